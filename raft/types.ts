@@ -108,3 +108,30 @@ export interface Message {
   /** Opaque request context (ReadIndex request ids, campaign-transfer markers). */
   context: Uint8Array;
 }
+
+/**
+ * What the core reads of the log. Synchronous on purpose: the core never waits on I/O.
+ * The driver keeps an in-memory image (the core's MemoryStorage) of the durable log store and
+ * updates it only after the durable write of a Ready batch has completed.
+ */
+export interface LogStorage {
+  /** The persisted hard state and membership at startup. */
+  initialState(): { hardState: HardState; confState: ConfState };
+  /** Entries [lo, hi), at least one if any exist, stopping once maxBytes would be exceeded. */
+  entries(lo: number, hi: number, maxBytes: number): Entry[];
+  /** Term of entry i; throws CompactedError below firstIndex()-1, UnavailableError above lastIndex(). */
+  term(i: number): number;
+  /** Index of the first entry still held (snapshot index + 1). */
+  firstIndex(): number;
+  lastIndex(): number;
+  /** The most recent snapshot; throws SnapshotTemporarilyUnavailableError if not ready yet. */
+  snapshot(): Snapshot;
+}
+
+/** What the durable log store hands the driver at start: everything needed to rebuild memory. */
+export interface DurableLogState {
+  hardState: HardState;
+  snapshot: Snapshot | null;
+  /** Entries after the snapshot, contiguous, in index order. */
+  entries: Entry[];
+}

@@ -1,0 +1,78 @@
+import { describe, it, expect } from 'vitest';
+import { createNaming } from '../naming/naming.js';
+import { ApiCatalog } from './catalog.js';
+import { builtinSchemas, SchemaIndex } from './openapi-index.js';
+import { compareVersionPriority, stabilityOf } from './versions.js';
+
+describe('versions', () => {
+  it('orders GA before beta before alpha, higher numbers first', () => {
+    expect(['v1alpha1', 'v1beta1', 'v1', 'v2', 'v2beta2', 'v1beta2', 'v10'].sort(compareVersionPriority)).toEqual([
+      'v10',
+      'v2',
+      'v1',
+      'v2beta2',
+      'v1beta2',
+      'v1beta1',
+      'v1alpha1',
+    ]);
+    expect([stabilityOf('v1'), stabilityOf('v1beta3'), stabilityOf('v2alpha1')]).toEqual(['ga', 'beta', 'alpha']);
+  });
+});
+
+describe('ApiCatalog', () => {
+  const cluster = new ApiCatalog(createNaming('cluster'));
+  const kube = new ApiCatalog(createNaming('kubernetes'));
+
+  it('serves the GA groups with the configured naming and the core group first', () => {
+    const names = cluster.groups().map((g) => g.name);
+    expect(names[0]).toBe('');
+    for (const g of ['apps', 'batch', 'autoscaling', 'policy', 'rbac.authorization.cluster.io', 'coordination.cluster.io',
+      'apiextensions.cluster.io', 'flowcontrol.apiserver.cluster.io', 'admissionregistration.cluster.io']) {
+      expect(names).toContain(g);
+    }
+    expect(names.some((n) => n.endsWith('k8s.io'))).toBe(false);
+    expect(kube.groups().map((g) => g.name)).toContain('rbac.authorization.k8s.io');
+  });
+
+  it('prefers autoscaling/v2 and stores HPAs there, serving v1 as well', () => {
+    expect(cluster.group('autoscaling')).toMatchObject({ versions: ['v2', 'v1'], preferredVersion: 'v2' });
+    expect(cluster.resource('autoscaling', 'v1', 'horizontalpodautoscalers')?.storageVersion).toBe('v2');
+  });
+
+  it('leaves beta and alpha versions off by default and turns them on by policy', () => {
+    expect(cluster.resource('networking.cluster.io', 'v1beta1', 'ipaddresses')).toBeUndefined();
+    const all = new ApiCatalog(createNaming('cluster'), () => true);
+    expect(all.resource('networking.cluster.io', 'v1beta1', 'ipaddresses')).toBeDefined();
+    expect(all.resource('networking.cluster.io', 'v1', 'ipaddresses')?.storageVersion).toBe('v1');
+  });
+
+  it('knows scope, kinds, verbs and sub-resources as upstream has them', () => {
+    const deploy = kube.resource('apps', 'v1', 'deployments')!;
+    expect(deploy).toMatchObject({ kind: 'Deployment', listKind: 'DeploymentList', namespaced: true, singularName: 'deployment' });
+    expect(deploy.shortNames).toEqual(['deploy']);
+    expect(deploy.categories).toEqual(['all']);
+    expect(deploy.subresources.get('scale')).toMatchObject({ kind: 'Scale', group: 'autoscaling', version: 'v1' });
+    expect(deploy.subresources.get('status')?.verbs).toEqual(['get', 'patch', 'update']);
+    expect(kube.resource('', 'v1', 'namespaces')).toMatchObject({ namespaced: false, kind: 'Namespace' });
+    expect(kube.resource('authorization.k8s.io', 'v1', 'subjectaccessreviews')?.verbs).toEqual(['create']);
+    expect(kube.resourceForKind('', 'v1', 'Pod')?.resource).toBe('pods');
+  });
+
+  it('lists each stored resource once', () => {
+    const stored = cluster.storedResources().map((r) => r.storageResource);
+    expect(new Set(stored).size).toBe(stored.length);
+    expect(stored).toContain('/configmaps');
+    expect(stored).not.toContain('authorization.k8s.io/subjectaccessreviews');
+  });
+});
+
+describe('SchemaIndex', () => {
+  it('resolves references and finds schemas by kind', () => {
+    const name = builtinSchemas.schemaNameForKind('apps', 'v1', 'Deployment');
+    expect(name).toBe('io.k8s.api.apps.v1.Deployment');
+    const deployment = builtinSchemas.get(name!)!;
+    const meta = builtinSchemas.resolve(deployment.properties!.metadata!);
+    expect(meta.properties?.name?.type).toBe('string');
+    expect(SchemaIndex.refName(deployment.properties!.spec!)).toBe('io.k8s.api.apps.v1.DeploymentSpec');
+  });
+});

@@ -1,0 +1,162 @@
+// internal/apierrors/status owns API errors: the Status object every failed request answers
+// with, and the constructors for each reason with upstream's message forms (clients parse
+// reasons and codes, people read messages). Handlers throw StatusError; one error handler in
+// internal/http writes it. Imports: field-errors.
+
+import { type FieldError, fieldErrorBody, formatFieldError } from './field-errors.js';
+
+export type StatusReason =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'Invalid'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable'
+  | 'Timeout';
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure' | 'Success';
+  message: string;
+  reason: StatusReason;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** A group plus a resource (`deployments.apps`) or kind (`Deployment.apps`) as messages print it. */
+export interface Qualified {
+  group: string;
+  /** Resource plural for most errors; Kind for Invalid. */
+  name: string;
+}
+
+export const qualifiedString = (q: Qualified): string => (q.group ? `${q.name}.${q.group}` : q.name);
+
+export class StatusError extends Error {
+  constructor(readonly status: Status) {
+    super(status.message);
+    this.name = 'StatusError';
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): StatusReason {
+    return this.status.reason;
+  }
+}
+
+function statusError(code: number, reason: StatusReason, message: string, details?: StatusDetails): StatusError {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details && Object.keys(details).length > 0) status.details = details;
+  return new StatusError(status);
+}
+
+const detailsFor = (q: Qualified, name?: string): StatusDetails => {
+  const d: StatusDetails = {};
+  if (name) d.name = name;
+  if (q.group) d.group = q.group;
+  d.kind = q.name;
+  return d;
+};
+
+export const errors = {
+  badRequest: (message: string, causes?: StatusCause[]): StatusError =>
+    statusError(400, 'BadRequest', message, causes ? { causes } : undefined),
+  unauthorized: (message = 'Unauthorized'): StatusError => statusError(401, 'Unauthorized', message),
+  forbidden: (q: Qualified, name: string | undefined, reason: string): StatusError =>
+    statusError(
+      403,
+      'Forbidden',
+      name ? `${qualifiedString(q)} "${name}" is forbidden: ${reason}` : `${qualifiedString(q)} is forbidden: ${reason}`,
+      detailsFor(q, name),
+    ),
+  /** A 403 that is not about a resource (non-resource paths). */
+  forbiddenMessage: (message: string): StatusError => statusError(403, 'Forbidden', message),
+  notFound: (q: Qualified, name?: string): StatusError =>
+    statusError(
+      404,
+      'NotFound',
+      name !== undefined ? `${qualifiedString(q)} "${name}" not found` : `${qualifiedString(q)} not found`,
+      detailsFor(q, name),
+    ),
+  /** 404 for a path the server does not serve at all. */
+  pathNotFound: (): StatusError => statusError(404, 'NotFound', 'the server could not find the requested resource'),
+  methodNotSupported: (q?: Qualified, method?: string): StatusError =>
+    statusError(
+      405,
+      'MethodNotAllowed',
+      q && method
+        ? `${method} is not supported on resources of kind "${qualifiedString(q)}"`
+        : 'the server does not allow this method on the requested resource',
+      q ? detailsFor(q) : undefined,
+    ),
+  notAcceptable: (supported: readonly string[]): StatusError =>
+    statusError(
+      406,
+      'NotAcceptable',
+      `the server was unable to respond with a content type that the client supports (supported: ${supported.join(', ')})`,
+    ),
+  alreadyExists: (q: Qualified, name: string): StatusError =>
+    statusError(409, 'AlreadyExists', `${qualifiedString(q)} "${name}" already exists`, detailsFor(q, name)),
+  conflict: (q: Qualified, name: string, detail: string): StatusError =>
+    statusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedString(q)} "${name}": ${detail}`, detailsFor(q, name)),
+  gone: (message: string): StatusError => statusError(410, 'Gone', message),
+  expired: (message: string): StatusError => statusError(410, 'Expired', message),
+  requestEntityTooLarge: (limit: number): StatusError =>
+    statusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
+  unsupportedMediaType: (contentType: string, supported: readonly string[]): StatusError =>
+    statusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}` +
+        (contentType ? ` (got ${contentType})` : ''),
+    ),
+  /** 422 with one cause per field. `kind` is the Kind, as upstream prints `Deployment.apps "x" is invalid`. */
+  invalid: (kind: Qualified, name: string, fieldErrs: readonly FieldError[]): StatusError => {
+    const list = fieldErrs.map(formatFieldError);
+    const summary = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
+    return statusError(422, 'Invalid', `${qualifiedString(kind)} "${name}" is invalid: ${summary}`, {
+      ...detailsFor(kind, name),
+      causes: fieldErrs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),
+    });
+  },
+  tooManyRequests: (message: string, retryAfterSeconds: number): StatusError =>
+    statusError(429, 'TooManyRequests', message, { retryAfterSeconds }),
+  internal: (message: string): StatusError =>
+    statusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  serviceUnavailable: (message: string): StatusError => statusError(503, 'ServiceUnavailable', message),
+  timeout: (message: string, retryAfterSeconds: number): StatusError =>
+    statusError(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds }),
+};
+
+export const isStatusError = (e: unknown): e is StatusError => e instanceof StatusError;
+export const isNotFound = (e: unknown): boolean => isStatusError(e) && e.reason === 'NotFound';
+export const isConflict = (e: unknown): boolean => isStatusError(e) && e.reason === 'Conflict';
+export const isAlreadyExists = (e: unknown): boolean => isStatusError(e) && e.reason === 'AlreadyExists';

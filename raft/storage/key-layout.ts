@@ -1,0 +1,42 @@
+// raft/storage/key-layout.ts owns the byte layout of keys in the durable log store.
+// One byte of prefix names the record kind; entry keys append the index as 8 big-endian
+// bytes so that LevelDB's bytewise order is index order and a range scan is a log scan.
+//
+//   0x01                     format version (uvarint)
+//   0x02                     HardState
+//   0x03                     SnapshotMetadata (index, term, ConfState)
+//   0x04                     snapshot data (the application's image)
+//   0x10 ++ be64(index)      Entry
+
+export const FORMAT_VERSION = 1;
+
+export const VERSION_KEY = new Uint8Array([0x01]);
+export const HARD_STATE_KEY = new Uint8Array([0x02]);
+export const SNAPSHOT_META_KEY = new Uint8Array([0x03]);
+export const SNAPSHOT_DATA_KEY = new Uint8Array([0x04]);
+const ENTRY_PREFIX = 0x10;
+
+/** The key of entry `index` (1 ≤ index < 2^53). */
+export function entryKey(index: number): Uint8Array {
+  if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`entry index ${index}`);
+  const key = new Uint8Array(9);
+  key[0] = ENTRY_PREFIX;
+  // 2^53 does not fit 32-bit operators: split into a high and a low 32-bit word.
+  const hi = Math.floor(index / 0x100000000);
+  const lo = index % 0x100000000;
+  const view = new DataView(key.buffer);
+  view.setUint32(1, hi);
+  view.setUint32(5, lo);
+  return key;
+}
+
+/** The index an entry key names; throws on anything that is not an entry key. */
+export function indexOfEntryKey(key: Uint8Array): number {
+  if (key.length !== 9 || key[0] !== ENTRY_PREFIX) throw new RangeError('not an entry key');
+  const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
+  return view.getUint32(1) * 0x100000000 + view.getUint32(5);
+}
+
+/** Bounds of the entry key range: [ENTRY_RANGE_START, ENTRY_RANGE_END). */
+export const ENTRY_RANGE_START = new Uint8Array([ENTRY_PREFIX]);
+export const ENTRY_RANGE_END = new Uint8Array([ENTRY_PREFIX + 1]);

@@ -1,0 +1,301 @@
+// raft/storage/level-log-store.ts owns the LevelDB implementation of DurableLogStore: every
+// save() and compact() is one atomic batch written with sync, so a crash at any moment leaves
+// either the previous or the next consistent state. It keeps only bounds in memory (first and
+// last stored index, the last entry's term, the hard state and snapshot metadata); entries and
+// snapshot data live on disk. Key layout: key-layout.ts. Value encoding: raft/codec.
+
+import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level';
+import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
+import { BinaryReader } from '../codec/binary-reader.js';
+import { BinaryWriter } from '../codec/binary-writer.js';
+import {
+  decodeEntry,
+  decodeHardState,
+  decodeSnapshotMetadata,
+  encodeEntry,
+  encodeHardState,
+  encodeSnapshotMetadata,
+} from '../codec/raft-codec.js';
+import type { DurableLogState, Entry, HardState, SnapshotMetadata } from '../types.js';
+import {
+  ENTRY_RANGE_END,
+  ENTRY_RANGE_START,
+  FORMAT_VERSION,
+  HARD_STATE_KEY,
+  SNAPSHOT_DATA_KEY,
+  SNAPSHOT_META_KEY,
+  VERSION_KEY,
+  entryKey,
+  indexOfEntryKey,
+} from './key-layout.js';
+import { LogStoreError, type DurableLogStore, type LogSaveBatch } from './log-store.js';
+
+type Bytes = Uint8Array;
+type LevelDb = AbstractLevel<Bytes, Bytes, Bytes>;
+type BatchOp = AbstractBatchOperation<LevelDb, Bytes, Bytes>;
+
+const EMPTY_HARD_STATE: HardState = { term: 0, vote: 0, commit: 0 };
+
+/** A store backed by LevelDB at `location` (a directory), fsyncing every batch. */
+export function createLevelLogStore(location: string): DurableLogStore {
+  const db = new ClassicLevel<Bytes, Bytes>(location, { keyEncoding: 'view', valueEncoding: 'view' });
+  return new LevelLogStore(db as unknown as LevelDb);
+}
+
+/**
+ * A store in memory (memory-level), for tests of logic only: close() then open() on the same
+ * instance sees the same data, which simulates a clean restart but not a crash.
+ */
+export function createMemoryLogStore(): DurableLogStore {
+  const db = new MemoryLevel<Bytes, Bytes>({ keyEncoding: 'view', valueEncoding: 'view' });
+  return new LevelLogStore(db as unknown as LevelDb);
+}
+
+/** What the store knows about the log without reading it: bounds and a little metadata. */
+interface LogBounds {
+  hardState: HardState;
+  snapshot: SnapshotMetadata | null;
+  /** Lowest and highest stored entry index; both 0 when no entry is stored. */
+  firstStored: number;
+  lastStored: number;
+  /** Term of the entry at lastStored (0 when none). */
+  lastStoredTerm: number;
+}
+
+export class LevelLogStore implements DurableLogStore {
+  private bounds: LogBounds | null = null;
+  /** Tail of the serialized operation chain: save/compact/close run one after another. */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Set when a write failed: the in-memory bounds may no longer match the disk. */
+  private failed: unknown = null;
+
+  constructor(private readonly db: LevelDb) {}
+
+  async open(): Promise<DurableLogState> {
+    try {
+      await this.db.open();
+    } catch (cause) {
+      throw new LogStoreError('LOG_IO', `cannot open log store: ${(cause as Error).message}`, { cause });
+    }
+    this.failed = null;
+    const { state, bounds } = await this.load();
+    this.bounds = bounds;
+    return state;
+  }
+
+  save(batch: LogSaveBatch): Promise<void> {
+    return this.serialize(() => this.doSave(batch));
+  }
+
+  compact(index: number): Promise<void> {
+    return this.serialize(() => this.doCompact(index));
+  }
+
+  async close(): Promise<void> {
+    await this.tail.catch(() => undefined);
+    this.bounds = null;
+    if (this.db.status === 'open' || this.db.status === 'opening') await this.db.close();
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private serialize(op: () => Promise<void>): Promise<void> {
+    const run = this.tail.catch(() => undefined).then(op);
+    this.tail = run;
+    return run;
+  }
+
+  private openBounds(): LogBounds {
+    if (this.failed) throw new LogStoreError('LOG_IO', 'an earlier write failed; re-open the store', { cause: this.failed });
+    if (!this.bounds) throw new LogStoreError('LOG_CLOSED', 'log store is not open');
+    return this.bounds;
+  }
+
+  private async write(ops: BatchOp[]): Promise<void> {
+    if (ops.length === 0) return;
+    try {
+      // `sync` is a classic-level write option (fsync before resolving); memory-level ignores it.
+      const options: AbstractBatchOptions<Bytes, Bytes> & { sync: boolean } = { sync: true };
+      await this.db.batch(ops, options);
+    } catch (cause) {
+      this.failed = cause;
+      throw new LogStoreError('LOG_IO', `log store write failed: ${(cause as Error).message}`, { cause });
+    }
+  }
+
+  /** Term of entry `i`, or undefined if the log does not hold it (snapshot counts). */
+  private async termAt(b: LogBounds, i: number): Promise<number | undefined> {
+    if (i === 0) return 0;
+    if (b.lastStored !== 0 && i === b.lastStored) return b.lastStoredTerm;
+    if (b.lastStored !== 0 && i >= b.firstStored && i <= b.lastStored) {
+      const raw = await this.db.get(entryKey(i));
+      if (raw === undefined) throw new LogStoreError('LOG_CORRUPT', `entry ${i} missing inside [${b.firstStored}, ${b.lastStored}]`);
+      return decodeEntry(raw).term;
+    }
+    if (b.snapshot && i === b.snapshot.index) return b.snapshot.term;
+    return undefined;
+  }
+
+  private async doSave(batch: LogSaveBatch): Promise<void> {
+    const cur = this.openBounds();
+    const next: LogBounds = { ...cur };
+    const ops: BatchOp[] = [];
+    const deleteRange = (lo: number, hi: number): void => {
+      for (let i = lo; i <= hi; i++) ops.push({ type: 'del', key: entryKey(i) });
+    };
+
+    if (batch.snapshot) {
+      const meta = batch.snapshot.metadata;
+      const curSnapIndex = cur.snapshot?.index ?? 0;
+      if (meta.index < curSnapIndex) {
+        throw new LogStoreError('LOG_INVARIANT', `snapshot at ${meta.index} is older than the stored one at ${curSnapIndex}`);
+      }
+      const heldTerm = await this.termAt(cur, meta.index);
+      if (heldTerm !== meta.term && cur.lastStored !== 0) {
+        // Raft §7: no matching entry, so the whole log is superseded by the snapshot.
+        deleteRange(cur.firstStored, cur.lastStored);
+        next.firstStored = 0;
+        next.lastStored = 0;
+        next.lastStoredTerm = 0;
+      }
+      ops.push({ type: 'put', key: SNAPSHOT_META_KEY, value: encodeSnapshotMetadata(meta) });
+      ops.push({ type: 'put', key: SNAPSHOT_DATA_KEY, value: batch.snapshot.data });
+      next.snapshot = meta;
+    }
+
+    const snapIndex = next.snapshot?.index ?? 0;
+    // Entries the snapshot already covers are dropped (they are committed and identical).
+    const entries = batch.entries.filter((e) => e.index > snapIndex);
+    if (entries.length > 0) {
+      const first = entries[0]!;
+      const logLast = Math.max(next.lastStored, snapIndex);
+      if (first.index > logLast + 1) {
+        throw new LogStoreError('LOG_INVARIANT', `entry ${first.index} would leave a gap after ${logLast}`);
+      }
+      const prevTerm = await this.termAt(next, first.index - 1);
+      if (prevTerm === undefined || first.term < prevTerm) {
+        throw new LogStoreError('LOG_INVARIANT', `entry ${first.index} term ${first.term} precedes term ${prevTerm} of entry ${first.index - 1}`);
+      }
+      for (let k = 1; k < entries.length; k++) {
+        const e = entries[k]!;
+        const prev = entries[k - 1]!;
+        if (e.index !== prev.index + 1 || e.term < prev.term) {
+          throw new LogStoreError('LOG_INVARIANT', `entries not contiguous or terms decreasing at ${e.index}`);
+        }
+      }
+      // Committed entries are never rewritten: the store refuses rather than lose a commit.
+      for (const e of entries) {
+        if (e.index > cur.hardState.commit) break;
+        if ((await this.termAt(next, e.index)) !== e.term) {
+          throw new LogStoreError('LOG_INVARIANT', `entry ${e.index} is committed; refusing to overwrite it with term ${e.term}`);
+        }
+      }
+      const last = entries[entries.length - 1]!;
+      // A conflicting suffix beyond the new entries is discarded.
+      if (next.lastStored > last.index) deleteRange(last.index + 1, next.lastStored);
+      for (const e of entries) ops.push({ type: 'put', key: entryKey(e.index), value: encodeEntry(e) });
+      next.firstStored = next.lastStored === 0 ? first.index : Math.min(next.firstStored, first.index);
+      next.lastStored = last.index;
+      next.lastStoredTerm = last.term;
+    }
+
+    if (batch.hardState) {
+      next.hardState = { ...batch.hardState };
+      ops.push({ type: 'put', key: HARD_STATE_KEY, value: encodeHardState(batch.hardState) });
+    }
+    const lastIndex = Math.max(next.lastStored, snapIndex);
+    if (next.hardState.commit > lastIndex) {
+      throw new LogStoreError('LOG_INVARIANT', `commit ${next.hardState.commit} beyond last index ${lastIndex}`);
+    }
+
+    await this.write(ops);
+    this.bounds = next;
+  }
+
+  private async doCompact(index: number): Promise<void> {
+    const cur = this.openBounds();
+    const snapIndex = cur.snapshot?.index ?? 0;
+    if (index > snapIndex) {
+      throw new LogStoreError('LOG_INVARIANT', `cannot compact to ${index}: snapshot only covers ${snapIndex}`);
+    }
+    if (cur.lastStored === 0 || index < cur.firstStored) return;
+    const hi = Math.min(index, cur.lastStored);
+    const ops: BatchOp[] = [];
+    for (let i = cur.firstStored; i <= hi; i++) ops.push({ type: 'del', key: entryKey(i) });
+    await this.write(ops);
+    const next = { ...cur };
+    if (hi === cur.lastStored) {
+      next.firstStored = 0;
+      next.lastStored = 0;
+      next.lastStoredTerm = 0;
+    } else {
+      next.firstStored = hi + 1;
+    }
+    this.bounds = next;
+  }
+
+  /** Reads everything back and checks the invariants a crash must never break. */
+  private async load(): Promise<{ state: DurableLogState; bounds: LogBounds }> {
+    const corrupt = (msg: string): LogStoreError => new LogStoreError('LOG_CORRUPT', msg);
+    const version = await this.db.get(VERSION_KEY);
+    if (version === undefined) {
+      await this.write([{ type: 'put', key: VERSION_KEY, value: new BinaryWriter(1).uvarint(FORMAT_VERSION).finish().slice() }]);
+    } else {
+      const v = new BinaryReader(version).uvarint();
+      if (v !== FORMAT_VERSION) throw corrupt(`log store format ${v}, this build reads ${FORMAT_VERSION}`);
+    }
+
+    const decodeOrCorrupt = <T>(what: string, f: () => T): T => {
+      try {
+        return f();
+      } catch (cause) {
+        throw new LogStoreError('LOG_CORRUPT', `undecodable ${what}`, { cause });
+      }
+    };
+    const hsRaw = await this.db.get(HARD_STATE_KEY);
+    const hardState = hsRaw ? decodeOrCorrupt('hard state', () => decodeHardState(hsRaw)) : { ...EMPTY_HARD_STATE };
+    const metaRaw = await this.db.get(SNAPSHOT_META_KEY);
+    const snapMeta = metaRaw ? decodeOrCorrupt('snapshot metadata', () => decodeSnapshotMetadata(metaRaw)) : null;
+    let snapData: Uint8Array | undefined;
+    if (snapMeta) {
+      snapData = await this.db.get(SNAPSHOT_DATA_KEY);
+      if (snapData === undefined) throw corrupt('snapshot metadata without data');
+    }
+    const snapIndex = snapMeta?.index ?? 0;
+    const snapTerm = snapMeta?.term ?? 0;
+
+    const entries: Entry[] = [];
+    let firstStored = 0;
+    let lastStored = 0;
+    let lastStoredTerm = 0;
+    for await (const [key, value] of this.db.iterator({ gte: ENTRY_RANGE_START, lt: ENTRY_RANGE_END })) {
+      const index = indexOfEntryKey(key);
+      const e = decodeOrCorrupt(`entry ${index}`, () => decodeEntry(value));
+      if (e.index !== index) throw corrupt(`entry under key ${index} says index ${e.index}`);
+      if (lastStored !== 0 && index !== lastStored + 1) throw corrupt(`gap in log: ${lastStored} then ${index}`);
+      if (lastStored !== 0 && e.term < lastStoredTerm) throw corrupt(`term decreases at ${index}`);
+      if (firstStored === 0) firstStored = index;
+      lastStored = index;
+      lastStoredTerm = e.term;
+      if (index > snapIndex) {
+        if (entries.length === 0) {
+          if (index !== snapIndex + 1) throw corrupt(`first entry after snapshot ${snapIndex} is ${index}`);
+          if (e.term < snapTerm) throw corrupt(`entry ${index} term below snapshot term`);
+        }
+        entries.push(e);
+      }
+    }
+    const lastIndex = Math.max(lastStored, snapIndex);
+    if (hardState.commit > lastIndex) throw corrupt(`commit ${hardState.commit} beyond last index ${lastIndex}`);
+
+    // LevelDB hands back Buffers; callers get plain Uint8Arrays (a view, no copy).
+    const snapshot = snapMeta && snapData
+      ? { metadata: snapMeta, data: new Uint8Array(snapData.buffer, snapData.byteOffset, snapData.byteLength) }
+      : null;
+    return {
+      state: { hardState, snapshot, entries },
+      bounds: { hardState, snapshot: snapMeta, firstStored, lastStored, lastStoredTerm },
+    };
+  }
+}

@@ -1,0 +1,82 @@
+// raft/storage/log-store.ts owns the contract of the durable Raft log store: what a save
+// means, what survives a crash, which errors come back. Implementations: level-log-store.ts
+// (LevelDB through classic-level, and memory-level for logic tests). Conformance suite:
+// log-store-suite.ts.
+
+import type { DurableLogState, Entry, HardState, Snapshot } from '../types.js';
+
+/** What one Ready asks to make durable. */
+export interface LogSaveBatch {
+  /** Replaces the stored hard state when present. */
+  hardState?: HardState;
+  /**
+   * Appended in index order. They must be contiguous and start at most one past the last
+   * stored index; an entry at an index already held overwrites it and every stored entry
+   * after it is discarded (a new leader's log wins over a conflicting suffix).
+   */
+  entries: Entry[];
+  /**
+   * Installed before `entries`. Following the Raft paper (§7, InstallSnapshot): "If existing
+   * log entry has same index and term as snapshot's last included entry, retain log entries
+   * following it"; otherwise the whole log is discarded. Entries at or below the snapshot
+   * index are not reported by open() any more (compact() deletes them from disk).
+   * A snapshot older than the stored one is a programming error.
+   */
+  snapshot?: Snapshot;
+}
+
+export type LogStoreErrorCode =
+  /** The caller asked for something that would break the log's invariants (a gap, a commit past the end). */
+  | 'LOG_INVARIANT'
+  /** What is on disk does not satisfy the invariants: not recoverable without an operator. */
+  | 'LOG_CORRUPT'
+  /** The store is not open (never opened, or closed). */
+  | 'LOG_CLOSED'
+  /** The underlying database failed (I/O error, lock held by another process). */
+  | 'LOG_IO';
+
+export class LogStoreError extends Error {
+  readonly code: LogStoreErrorCode;
+  constructor(code: LogStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LogStoreError';
+    this.code = code;
+  }
+}
+
+export function isLogStoreError(err: unknown, code?: LogStoreErrorCode): err is LogStoreError {
+  return err instanceof LogStoreError && (code === undefined || err.code === code);
+}
+
+/**
+ * The durable half of a Raft node's log. One writer at a time: the driver owns the store and
+ * calls save() once per Ready, awaiting it before sending the Ready's messages.
+ *
+ * Crash consistency: each save() and compact() is a single atomic, fsynced database batch,
+ * so after a crash open() sees either all of a save or none of it, and always:
+ * entries contiguous and after the snapshot, hardState.commit ≤ last index (the snapshot
+ * index when there are no entries).
+ */
+export interface DurableLogStore {
+  /**
+   * Opens (creating if missing) and reads everything needed to rebuild the in-memory log.
+   * Rejects with LOG_CORRUPT when the stored state breaks an invariant, LOG_IO when the
+   * database cannot be opened (for example another process holds its lock).
+   */
+  open(): Promise<DurableLogState>;
+  /**
+   * Makes one Ready durable: one atomic batch written with sync, resolved only once it is on
+   * disk. Calls are serialized in call order. Rejects with LOG_INVARIANT (nothing written)
+   * when the batch would leave a gap, entries below the snapshot, or a commit index beyond
+   * the last index; with LOG_IO when the write failed (the store's state is then unknown and
+   * the caller must stop: re-open to recover).
+   */
+  save(batch: LogSaveBatch): Promise<void>;
+  /**
+   * Deletes stored entries with index ≤ `index`. `index` must not exceed the stored
+   * snapshot's index: entries not covered by a snapshot are never discarded (LOG_INVARIANT).
+   */
+  compact(index: number): Promise<void>;
+  /** Flushes and closes; later calls reject with LOG_CLOSED. Idempotent. */
+  close(): Promise<void>;
+}

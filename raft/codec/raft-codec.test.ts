@@ -2,17 +2,15 @@
 // valid encodings must either decode to something or throw CodecError; never anything else.
 
 import { describe, expect, it } from 'vitest';
-import { ConfChangeType, EntryType, MessageType, type Entry, type Message } from '../types.js';
+import { EntryType, MessageType, type Entry, type Message } from '../types.js';
 import { BinaryReader } from './binary-reader.js';
 import { BinaryWriter } from './binary-writer.js';
 import { CodecError } from './codec-error.js';
 import {
-  decodeConfChange,
   decodeEntry,
   decodeHardState,
   decodeMessage,
   decodeSnapshotMetadata,
-  encodeConfChange,
   encodeEntry,
   encodeHardState,
   encodeMessage,
@@ -93,22 +91,13 @@ describe('varints', () => {
 });
 
 describe('round trips', () => {
-  it('entries, hard state, snapshot metadata, conf change', () => {
+  it('entries, hard state, snapshot metadata', () => {
     const e = entry(2 ** 45, 12, 'payload');
     expect(decodeEntry(encodeEntry(e))).toEqual(e);
     const hs = { term: 5, vote: 3, commit: 2 ** 33 };
     expect(decodeHardState(encodeHardState(hs))).toEqual(hs);
     const meta = fullMessage().snapshot!.metadata;
     expect(decodeSnapshotMetadata(encodeSnapshotMetadata(meta))).toEqual(meta);
-    const cc = {
-      transition: 'explicit' as const,
-      changes: [
-        { type: ConfChangeType.AddNode, nodeId: 4 },
-        { type: ConfChangeType.RemoveNode, nodeId: 1 },
-      ],
-      context: new TextEncoder().encode('https://127.0.0.4:2380'),
-    };
-    expect(decodeConfChange(encodeConfChange(cc))).toEqual(cc);
   });
 
   it('messages with and without snapshot, with data omitted on request', () => {
@@ -191,7 +180,6 @@ describe('hostile input', () => {
       mustFailCleanly(() => decodeEntry(garbage));
       mustFailCleanly(() => decodeHardState(garbage));
       mustFailCleanly(() => decodeSnapshotMetadata(garbage));
-      mustFailCleanly(() => decodeConfChange(garbage));
     }
     const valid = encodeMessage(fullMessage());
     for (let i = 0; i < 3000; i++) {

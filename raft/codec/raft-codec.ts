@@ -1,15 +1,14 @@
 // raft/codec/raft-codec.ts owns the compact binary form of raft/types.ts values, shared by the
 // durable log store (raft/storage) and the wire (raft/transport). Fields are written in a fixed
-// order as varints and length-prefixed bytes; there are no tags, so any change to a layout must
+// order as varints and length-prefixed bytes (ConfChange entry data is the core's own
+// encoding, raft/core/conf-change.ts); there are no tags, so any change to a layout must
 // bump the version byte of the container that carries it (store format, wire frame).
 // Decoders validate everything (enum ranges, counts against the bytes left, trailing bytes)
 // and throw CodecError; they never trust a length before checking it against the input.
 
 import {
-  ConfChangeType,
   EntryType,
   MessageType,
-  type ConfChange,
   type ConfState,
   type Entry,
   type HardState,
@@ -44,8 +43,6 @@ const MESSAGE_TYPES: readonly MessageType[] = [
   MessageType.ReadIndexResp,
 ];
 const MESSAGE_TYPE_NUMBER = new Map<MessageType, number>(MESSAGE_TYPES.map((t, i) => [t, i]));
-
-const TRANSITIONS: readonly ConfChange['transition'][] = ['auto', 'implicit', 'explicit'];
 
 // ---- Entry ----------------------------------------------------------------------------------
 
@@ -142,32 +139,6 @@ export function decodeSnapshotMetadata(buf: Uint8Array): SnapshotMetadata {
   const m = readSnapshotMetadata(r);
   r.end();
   return m;
-}
-
-// ---- ConfChange -----------------------------------------------------------------------------
-
-export function encodeConfChange(cc: ConfChange): Uint8Array {
-  const w = new BinaryWriter(32 + cc.context.length);
-  const t = TRANSITIONS.indexOf(cc.transition);
-  if (t < 0) throw new RangeError(`unknown transition ${cc.transition}`);
-  w.uvarint(t).uvarint(cc.changes.length);
-  for (const c of cc.changes) w.uvarint(c.type).uvarint(c.nodeId);
-  w.bytes(cc.context);
-  return w.finish().slice();
-}
-
-export function decodeConfChange(buf: Uint8Array): ConfChange {
-  const r = new BinaryReader(buf);
-  const transition = TRANSITIONS[r.uvarintMax(TRANSITIONS.length - 1, 'transition')]!;
-  const n = r.uvarintMax(r.remaining, 'change count');
-  const changes: ConfChange['changes'] = [];
-  for (let i = 0; i < n; i++) {
-    const type = r.uvarintMax(ConfChangeType.AddLearnerNode, 'conf change type') as ConfChangeType;
-    changes.push({ type, nodeId: r.uvarint() });
-  }
-  const context = r.bytes();
-  r.end();
-  return { transition, changes, context };
 }
 
 // ---- Message --------------------------------------------------------------------------------

@@ -1,0 +1,276 @@
+// raft/core/raw-node.ts owns RawNode, the public face of the consensus core, and Ready, the
+// batch of work it hands to its driver. RawNode is single-threaded and synchronous: the driver
+// calls inputs (tick, step, propose, ...), then, when hasReady(), takes ready(), carries it out
+// in the documented order, and calls advance(ready). Nothing here does I/O or reads a clock.
+
+import {
+  type ConfChange,
+  type ConfState,
+  type Entry,
+  EntryType,
+  type HardState,
+  type Message,
+  MessageType,
+  type NodeId,
+  type Snapshot,
+} from '../types.js';
+import { encodeConfChange } from './conf-change.js';
+import { invariant, isProposalDropped, RaftInvariantError } from './errors.js';
+import { makeMessage } from './messages.js';
+import type { ProgressState } from './progress.js';
+import { Raft, type RaftConfig, type SoftState, StateType } from './raft.js';
+import type { ReadState } from './read-only.js';
+import { hardStateEqual } from './snapshots.js';
+
+/**
+ * One batch of work for the driver. Carry it out in this order:
+ *
+ *  1. Persist, durably when `mustSync`: `hardState` (if present), `entries` (appending, and
+ *     replacing any existing entries from entries[0].index on) and `snapshot` (if present).
+ *     Then update the MemoryStorage image: applySnapshot, append, setHardState.
+ *  2. Only then send `messages`. They may promise things (a vote, an acknowledged append) that
+ *     are true only once step 1 is durable; a crash in between must not leave a promise on
+ *     the wire that the restarted node does not keep. Messages to a node may be sent in any
+ *     order and may be dropped; Raft tolerates both.
+ *  3. Install `snapshot` into the state machine (if present), then apply `committedEntries` in
+ *     order. For EntryType.ConfChange entries, decode (decodeConfChange) and call
+ *     RawNode.applyConfChange. committedEntries may include entries from this same batch's
+ *     `entries` (a single-voter cluster commits at once), which is why step 1 comes first.
+ *  4. Hand `readStates` to waiting readers: each may be served once the state machine has
+ *     applied readState.index.
+ *  5. Call advance(ready). Only then may ready() be called again; inputs (tick, step,
+ *     propose...) may be fed in between.
+ */
+export interface Ready {
+  /** Leader and role, when they changed since the last Ready. Volatile: not to be persisted. */
+  softState?: SoftState;
+  /** Term, vote and commit, when they changed. Persist before sending messages. */
+  hardState?: HardState;
+  /** Linearizable reads that are ready to be served (see step 4). */
+  readStates: ReadState[];
+  /** Entries to append to durable storage before sending messages. */
+  entries: Entry[];
+  /** A snapshot received from the leader, to persist and install. */
+  snapshot?: Snapshot;
+  /** Committed entries to apply to the state machine, in order. */
+  committedEntries: Entry[];
+  /** Outbound messages; send after step 1 completed. */
+  messages: Message[];
+  /**
+   * Whether step 1 must reach stable storage (fsync) before messages go out: true when
+   * entries, term, vote or a snapshot changed. A change of commit index alone need not be
+   * synced; a lost commit index is re-learned from the leader.
+   */
+  mustSync: boolean;
+}
+
+export interface ProgressStatus {
+  match: number;
+  next: number;
+  state: ProgressState;
+  isLearner: boolean;
+  recentActive: boolean;
+  paused: boolean;
+  inflight: number;
+}
+
+export interface Status {
+  id: NodeId;
+  term: number;
+  vote: NodeId;
+  commit: number;
+  lead: NodeId;
+  raftState: StateType;
+  applied: number;
+  leadTransferee: NodeId;
+  config: ConfState;
+  /** Per-member replication progress; only on the leader. */
+  progress?: Map<NodeId, ProgressStatus>;
+}
+
+export type RawNodeConfig = RaftConfig;
+
+export class RawNode {
+  /** The protocol state machine. Exposed for tests and the simulator; drivers use the methods below. */
+  readonly raft: Raft;
+  private prevSoftState: SoftState;
+  private prevHardState: HardState;
+  private outstanding = false;
+
+  /**
+   * Starts (or restarts) a node from its storage. The storage must hold the node's durable
+   * state: its initialState() gives term, vote, commit and membership. A brand-new cluster is
+   * bootstrapped by giving each founding member a storage whose snapshot carries the initial
+   * ConfState (MemoryStorage.applySnapshot); a node joining later starts empty and receives
+   * everything from the leader.
+   */
+  constructor(config: RawNodeConfig) {
+    this.raft = new Raft(config);
+    this.prevSoftState = this.raft.softState();
+    this.prevHardState = this.raft.hardState();
+  }
+
+  /** Advances logical time by one tick (election and heartbeat timeouts are counted in ticks). */
+  tick(): void {
+    this.raft.tick();
+  }
+
+  /** Starts an election now (pre-vote first when enabled). */
+  campaign(): void {
+    this.raft.step(makeMessage({ type: MessageType.Hup, from: this.raft.id }));
+  }
+
+  /**
+   * Proposes data to be appended to the log. Throws ProposalDroppedError when it cannot be
+   * accepted (no leader known, transfer in progress). Acceptance is no promise of commitment:
+   * watch committedEntries, and retry on a timeout of your own.
+   */
+  propose(data: Uint8Array): void {
+    this.raft.step(
+      makeMessage({ type: MessageType.Prop, from: this.raft.id, entries: [{ term: 0, index: 0, type: EntryType.Normal, data }] }),
+    );
+  }
+
+  /**
+   * Proposes a membership change. It takes effect only when the driver applies the committed
+   * entry (applyConfChange). One change may be pending at a time; a further one is replaced
+   * in the log by an empty entry. An empty ConfChange with transition 'auto' leaves a joint config.
+   */
+  proposeConfChange(cc: ConfChange): void {
+    this.raft.step(
+      makeMessage({
+        type: MessageType.Prop,
+        from: this.raft.id,
+        entries: [{ term: 0, index: 0, type: EntryType.ConfChange, data: encodeConfChange(cc) }],
+      }),
+    );
+  }
+
+  /**
+   * Feeds a message received from the network. Local-only message types and responses from
+   * unknown peers are ignored; so is a forwarded proposal that cannot be accepted.
+   */
+  step(m: Message): void {
+    if (!this.raft.acceptsFromNetwork(m)) return;
+    try {
+      this.raft.step(m);
+    } catch (err) {
+      if (!isProposalDropped(err)) throw err;
+    }
+  }
+
+  /**
+   * Requests a linearizable read. `ctx` identifies the request (unique per outstanding read);
+   * the answer arrives as a ReadState with the same ctx in a later Ready (none if leadership is
+   * lost meanwhile: retry on a timeout).
+   */
+  readIndex(ctx: Uint8Array): void {
+    this.raft.step(makeMessage({ type: MessageType.ReadIndex, from: this.raft.id, context: ctx }));
+  }
+
+  /** Asks the leader to hand leadership to `transferee` (thesis §3.10). Forwarded if we're a follower. */
+  transferLeader(transferee: NodeId): void {
+    this.raft.step(makeMessage({ type: MessageType.TransferLeader, from: transferee, to: this.raft.id }));
+  }
+
+  /** The driver could not deliver to `id`: the leader stops pipelining to it and probes instead. */
+  reportUnreachable(id: NodeId): void {
+    this.raft.step(makeMessage({ type: MessageType.Unreachable, from: id }));
+  }
+
+  /** Outcome of sending a snapshot to `id`; on failure the leader will try again later. */
+  reportSnapshot(id: NodeId, ok: boolean): void {
+    this.raft.step(makeMessage({ type: MessageType.SnapStatus, from: id, reject: !ok }));
+  }
+
+  /** Applies a committed ConfChange (from committedEntries) and returns the new membership. */
+  applyConfChange(cc: ConfChange): ConfState {
+    return this.raft.applyConfChange(cc);
+  }
+
+  /** Whether ready() would return something to do. False while a Ready awaits advance(). */
+  hasReady(): boolean {
+    if (this.outstanding) return false;
+    const r = this.raft;
+    const ss = r.softState();
+    if (ss.lead !== this.prevSoftState.lead || ss.raftState !== this.prevSoftState.raftState) return true;
+    if (!hardStateEqual(r.hardState(), this.prevHardState)) return true;
+    if (r.raftLog.hasPendingSnapshot()) return true;
+    if (r.msgs.length > 0 || r.raftLog.unstableEntries().length > 0 || r.raftLog.hasNextCommittedEntries()) return true;
+    return r.readStates.length > 0;
+  }
+
+  /** Takes the next batch of work. Call advance(ready) after carrying it out, before the next ready(). */
+  ready(): Ready {
+    if (this.outstanding) throw new RaftInvariantError('ready() called again before advance()');
+    const r = this.raft;
+    const rd: Ready = {
+      readStates: r.readStates,
+      entries: r.raftLog.unstableEntries().slice(),
+      committedEntries: r.raftLog.nextCommittedEntries(),
+      messages: r.msgs,
+      mustSync: false,
+    };
+    const ss = r.softState();
+    if (ss.lead !== this.prevSoftState.lead || ss.raftState !== this.prevSoftState.raftState) {
+      rd.softState = ss;
+      this.prevSoftState = ss;
+    }
+    const hs = r.hardState();
+    if (!hardStateEqual(hs, this.prevHardState)) {
+      rd.hardState = hs;
+      rd.mustSync = hs.term !== this.prevHardState.term || hs.vote !== this.prevHardState.vote;
+      this.prevHardState = hs;
+    }
+    const snap = r.raftLog.unstable.snapshot;
+    if (snap) rd.snapshot = snap;
+    if (rd.entries.length > 0 || rd.snapshot) rd.mustSync = true;
+    r.msgs = [];
+    r.readStates = [];
+    this.outstanding = true;
+    return rd;
+  }
+
+  /** The driver carried out `rd`: persisted entries become stable, applied entries applied. */
+  advance(rd: Ready): void {
+    invariant(this.outstanding, 'advance() without an outstanding ready()');
+    this.outstanding = false;
+    const r = this.raft;
+    if (rd.entries.length > 0) {
+      const last = rd.entries[rd.entries.length - 1];
+      r.raftLog.stableTo(last.index, last.term);
+    }
+    if (rd.snapshot) r.appliedSnapshot(rd.snapshot);
+    if (rd.committedEntries.length > 0) r.appliedTo(rd.committedEntries[rd.committedEntries.length - 1].index);
+  }
+
+  status(): Status {
+    const r = this.raft;
+    const s: Status = {
+      id: r.id,
+      term: r.term,
+      vote: r.vote,
+      commit: r.raftLog.committed,
+      lead: r.lead,
+      raftState: r.state,
+      applied: r.raftLog.applied,
+      leadTransferee: r.leadTransferee,
+      config: r.trk.confState(),
+    };
+    if (r.state === StateType.Leader) {
+      s.progress = new Map();
+      r.trk.visit((id, pr) => {
+        s.progress?.set(id, {
+          match: pr.match,
+          next: pr.next,
+          state: pr.state,
+          isLearner: pr.isLearner,
+          recentActive: pr.recentActive,
+          paused: pr.isPaused(),
+          inflight: pr.inflights.count(),
+        });
+      });
+    }
+    return s;
+  }
+}

@@ -1,0 +1,141 @@
+// internal/store/applier owns turning committed commands into durable state: it evaluates each
+// command's compares against the key index, assigns revisions, and writes everything a batch of
+// commands changed — history records, tombstones, compaction deletes and metadata — as ONE
+// level batch, so a crash leaves either all of a batch or none of it. It is deterministic: the
+// same commands in the same order give the same revisions and bytes on every replica.
+// Nothing else writes the database's data. Imports: types, key-index, layout.
+
+import { KeyIndex } from './key-index.js';
+import { encodeRecord, historyKey, META_APPLIED, META_COMPACTED, META_REVISION } from './layout.js';
+import type { AppliedBatch, Command, StoreEvent, TxnResult } from './types.js';
+
+/**
+ * The part of a level database the store uses: classic-level (LevelDB) and memory-level both
+ * satisfy it. `sync` asks LevelDB to fsync before the write resolves.
+ */
+export interface LevelDb {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  get(key: string): Promise<Uint8Array | undefined>;
+  getMany(keys: string[]): Promise<Array<Uint8Array | undefined>>;
+  put(key: string, value: Uint8Array, options?: { sync?: boolean }): Promise<void>;
+  batch(
+    ops: Array<{ type: 'put'; key: string; value: Uint8Array } | { type: 'del'; key: string }>,
+    options?: { sync?: boolean },
+  ): Promise<void>;
+  iterator(options: { gte?: string; lt?: string }): AsyncIterable<[string, Uint8Array]>;
+}
+
+export interface CommittedCommand {
+  command: Command;
+  /** Log index of the entry (Raft); recorded so a restart knows what is already applied. */
+  index?: number;
+}
+
+export interface ApplierState {
+  revision: number;
+  compacted: number;
+  applied: number;
+}
+
+export class Applier {
+  constructor(
+    private readonly db: LevelDb,
+    private readonly index: KeyIndex,
+    readonly state: ApplierState,
+  ) {}
+
+  /**
+   * Applies commands in order and writes them durably (fsync when `sync`). Mutates the key
+   * index before the write: the caller must not expose revisions above the previous
+   * `state.revision` to readers until this resolves. A write failure leaves memory ahead of
+   * disk, which is unrecoverable in-process: the caller must treat it as fatal.
+   */
+  async apply(commands: CommittedCommand[], sync: boolean): Promise<{ results: TxnResult[]; batch: AppliedBatch }> {
+    const ops: Array<{ type: 'put'; key: string; value: Uint8Array } | { type: 'del'; key: string }> = [];
+    const events: StoreEvent[] = [];
+    const results: TxnResult[] = [];
+    let compactedRevision: number | undefined;
+    let revision = this.state.revision;
+    let applied = this.state.applied;
+
+    for (const { command, index } of commands) {
+      if (index !== undefined) {
+        // A replayed log entry that is already in the state: skip it, deterministically.
+        if (index <= applied) {
+          results.push({ succeeded: false, revision });
+          continue;
+        }
+        applied = index;
+      }
+      if (command.type === 'compact') {
+        if (command.revision > this.state.compacted && command.revision <= revision) {
+          this.state.compacted = command.revision;
+          compactedRevision = command.revision;
+          this.index.compact(command.revision, (key, rev) => ops.push({ type: 'del', key: historyKey(key, rev) }));
+        }
+        results.push({ succeeded: true, revision });
+        continue;
+      }
+      const failed = command.compares.find((c) => {
+        const latest = this.index.latest(c.key);
+        const current = latest && !latest.tombstone ? latest.revision : 0;
+        return current !== c.modRevision;
+      });
+      if (failed) {
+        results.push({ succeeded: false, revision, failedKey: failed.key });
+        continue;
+      }
+      const changes = command.ops.filter((op) => {
+        if (op.type === 'put') return true;
+        const latest = this.index.latest(op.key);
+        return latest !== undefined && !latest.tombstone;
+      });
+      if (changes.length === 0) {
+        results.push({ succeeded: true, revision });
+        continue;
+      }
+      revision++;
+      for (const op of changes) {
+        if (op.type === 'put') {
+          const r = this.index.put(op.key, revision);
+          ops.push({ type: 'put', key: historyKey(op.key, revision), value: encodeRecord(false, r.createRevision, r.version, op.value) });
+          events.push({
+            type: 'put',
+            kv: { key: op.key, value: op.value, createRevision: r.createRevision, modRevision: revision, version: r.version },
+          });
+        } else {
+          const createRevision = this.index.latest(op.key)!.createRevision;
+          this.index.tombstone(op.key, revision);
+          ops.push({ type: 'put', key: historyKey(op.key, revision), value: encodeRecord(true, createRevision, 0, new Uint8Array(0)) });
+          events.push({
+            type: 'delete',
+            kv: { key: op.key, value: new Uint8Array(0), createRevision, modRevision: revision, version: 0 },
+          });
+        }
+      }
+      results.push({ succeeded: true, revision });
+    }
+
+    ops.push({ type: 'put', key: META_REVISION, value: encodeNumber(revision) });
+    if (compactedRevision !== undefined) ops.push({ type: 'put', key: META_COMPACTED, value: encodeNumber(compactedRevision) });
+    if (applied !== this.state.applied) ops.push({ type: 'put', key: META_APPLIED, value: encodeNumber(applied) });
+    await this.db.batch(ops, { sync });
+    this.state.revision = revision;
+    this.state.applied = applied;
+    const batch: AppliedBatch = { revision, events };
+    if (compactedRevision !== undefined) batch.compactedRevision = compactedRevision;
+    return { results, batch };
+  }
+}
+
+export function encodeNumber(n: number): Uint8Array {
+  return Buffer.from(String(n), 'utf8');
+}
+
+export function decodeNumber(bytes: Uint8Array | undefined): number {
+  if (!bytes) return 0;
+  const n = Number(Buffer.from(bytes).toString('utf8'));
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error('corrupt store metadata');
+  return n;
+}

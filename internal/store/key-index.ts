@@ -1,0 +1,162 @@
+// internal/store/key-index owns the in-memory multi-version index (etcd's MVCC key index, in
+// our words): for every key, the revisions at which it was put or deleted, plus the keys in
+// sorted order for ranges. Values live in the level database under (key, revision); the index
+// says which (key, revision) holds the value visible at any revision. Pure data structure.
+// Imports: nothing from the project.
+
+/** One change of a key: a put (with its generation's create revision and version) or a tombstone. */
+export interface Revision {
+  revision: number;
+  tombstone: boolean;
+  createRevision: number;
+  version: number;
+}
+
+export class KeyIndex {
+  /** Revisions per key, ascending. The last entry is the key's current state. */
+  private readonly revisions = new Map<string, Revision[]>();
+  /** All keys with any retained revision, sorted (binary-searched; inserts are memmoves). */
+  private readonly sortedKeys: string[] = [];
+
+  get size(): number {
+    return this.sortedKeys.length;
+  }
+
+  /** The revision visible at `atRevision` (undefined when absent or deleted then). */
+  visible(key: string, atRevision: number): Revision | undefined {
+    const revs = this.revisions.get(key);
+    if (!revs) return undefined;
+    const r = floor(revs, atRevision);
+    return r && !r.tombstone ? r : undefined;
+  }
+
+  /** The latest change, tombstone included. */
+  latest(key: string): Revision | undefined {
+    const revs = this.revisions.get(key);
+    return revs ? revs[revs.length - 1] : undefined;
+  }
+
+  /** All retained changes of a key (ascending). */
+  history(key: string): readonly Revision[] {
+    return this.revisions.get(key) ?? [];
+  }
+
+  /** Records a put at `revision` and returns it; the generation continues unless the key was absent. */
+  put(key: string, revision: number): Revision {
+    let revs = this.revisions.get(key);
+    if (!revs) {
+      revs = [];
+      this.revisions.set(key, revs);
+      this.insertKey(key);
+    }
+    const last = revs[revs.length - 1];
+    const r: Revision =
+      last && !last.tombstone
+        ? { revision, tombstone: false, createRevision: last.createRevision, version: last.version + 1 }
+        : { revision, tombstone: false, createRevision: revision, version: 1 };
+    revs.push(r);
+    return r;
+  }
+
+  /** Records a delete at `revision`; returns false when the key was not live. */
+  tombstone(key: string, revision: number): boolean {
+    const revs = this.revisions.get(key);
+    const last = revs?.[revs.length - 1];
+    if (!revs || !last || last.tombstone) return false;
+    revs.push({ revision, tombstone: true, createRevision: last.createRevision, version: 0 });
+    return true;
+  }
+
+  /** Restores an entry read back from disk at start-up (entries may arrive in any key order, revisions ascending per key). */
+  restore(key: string, r: Revision): void {
+    let revs = this.revisions.get(key);
+    if (!revs) {
+      revs = [];
+      this.revisions.set(key, revs);
+      this.insertKey(key);
+    }
+    revs.push(r);
+  }
+
+  /**
+   * Drops history at or below `revision`, keeping for each key the newest put at or below it
+   * (it is still visible at later revisions) unless that is a tombstone. Calls `drop` for every
+   * (key, revision) removed so the caller can delete the stored value.
+   */
+  compact(revision: number, drop: (key: string, revision: number) => void): void {
+    const emptied: string[] = [];
+    for (const [key, revs] of this.revisions) {
+      let keepFrom = 0;
+      for (let i = revs.length - 1; i >= 0; i--) {
+        if (revs[i]!.revision <= revision) {
+          keepFrom = revs[i]!.tombstone ? i + 1 : i;
+          break;
+        }
+      }
+      if (keepFrom === 0) continue;
+      for (let i = 0; i < keepFrom; i++) drop(key, revs[i]!.revision);
+      revs.splice(0, keepFrom);
+      if (revs.length === 0) emptied.push(key);
+    }
+    for (const key of emptied) {
+      this.revisions.delete(key);
+      this.removeKey(key);
+    }
+  }
+
+  /** Keys starting with `prefix`, after `after` (exclusive) when given, in order. */
+  *keys(prefix: string, after?: string): Generator<string> {
+    const start = after !== undefined && after >= prefix ? upperBound(this.sortedKeys, after) : lowerBound(this.sortedKeys, prefix);
+    for (let i = start; i < this.sortedKeys.length; i++) {
+      const k = this.sortedKeys[i]!;
+      if (!k.startsWith(prefix)) return;
+      yield k;
+    }
+  }
+
+  private insertKey(key: string): void {
+    this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
+  }
+
+  private removeKey(key: string): void {
+    const i = lowerBound(this.sortedKeys, key);
+    if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+  }
+}
+
+/** The last entry with revision ≤ at. */
+function floor(revs: Revision[], at: number): Revision | undefined {
+  let lo = 0;
+  let hi = revs.length - 1;
+  let found: Revision | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (revs[mid]!.revision <= at) {
+      found = revs[mid];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+function lowerBound(a: string[], x: string): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function upperBound(a: string[], x: string): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,81 @@
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LevelRevisionStore } from './revision-store.js';
+import { runStoreSuite } from './store-suite.js';
+import { isStoreError } from './types.js';
+
+const enc = (s: string): Uint8Array => Buffer.from(s, 'utf8');
+const tempDir = () => mkdtempSync(join(tmpdir(), 'clusterd-store-'));
+
+runStoreSuite('memory', () => LevelRevisionStore.open({ storage: 'memory' }));
+runStoreSuite('leveldb', () => LevelRevisionStore.open({ storage: 'leveldb', path: join(tempDir(), 'db') }));
+
+describe('LevelRevisionStore', () => {
+  it('keeps data, revisions and history across a restart', async () => {
+    const dir = tempDir();
+    try {
+      let store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
+      await store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/k', value: enc('1') }] });
+      await store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/k', value: enc('2') }] });
+      await store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/gone', value: enc('x') }] });
+      await store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: '/gone' }] });
+      await store.close();
+      store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
+      expect(store.currentRevision()).toBe(4);
+      expect(await store.get('/k')).toMatchObject({ version: 2, modRevision: 2, createRevision: 1 });
+      expect(Buffer.from((await store.get('/k', 1))!.value).toString()).toBe('1');
+      expect(await store.get('/gone')).toBeUndefined();
+      const r = await store.execute({ type: 'txn', compares: [{ key: '/k', modRevision: 2 }], ops: [{ type: 'put', key: '/k', value: enc('3') }] });
+      expect(r).toEqual({ succeeded: true, revision: 5 });
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('compacts history: older reads fail with STORE_COMPACTED, the visible state stays', async () => {
+    const store = await LevelRevisionStore.open({ storage: 'memory' });
+    const put = (k: string, v: string) => store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: k, value: enc(v) }] });
+    await put('/a', '1'); // 1
+    await put('/a', '2'); // 2
+    await put('/b', '1'); // 3
+    await store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: '/b' }] }); // 4
+    await put('/a', '3'); // 5
+    await store.compact(4);
+    expect(store.compactedRevision()).toBe(4);
+    await expect(store.get('/a', 3)).rejects.toSatisfy((e: unknown) => isStoreError(e, 'STORE_COMPACTED'));
+    expect(Buffer.from((await store.get('/a', 4))!.value).toString()).toBe('2');
+    expect(Buffer.from((await store.get('/a'))!.value).toString()).toBe('3');
+    expect(await store.get('/b', 4)).toBeUndefined();
+    await expect(store.eventsSince('/', 2)).rejects.toSatisfy((e: unknown) => isStoreError(e, 'STORE_COMPACTED'));
+    expect((await store.eventsSince('/', 4)).map((e) => e.kv.modRevision)).toEqual([5]);
+    // Compaction is a command: the revision does not move and compacting backwards is a no-op.
+    expect(store.currentRevision()).toBe(5);
+    await store.compact(2);
+    expect(store.compactedRevision()).toBe(4);
+    await store.close();
+  });
+
+  it('refuses to open data written under another naming', async () => {
+    const dir = tempDir();
+    try {
+      const s = await LevelRevisionStore.open({ storage: 'leveldb', path: dir, naming: 'cluster' });
+      await s.close();
+      await expect(LevelRevisionStore.open({ storage: 'leveldb', path: dir, naming: 'kubernetes' })).rejects.toThrow(/--naming=cluster/);
+      const again = await LevelRevisionStore.open({ storage: 'leveldb', path: dir, naming: 'cluster' });
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects commands with two ops on one key', async () => {
+    const store = await LevelRevisionStore.open({ storage: 'memory' });
+    await expect(
+      store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/a', value: enc('1') }, { type: 'delete', key: '/a' }] }),
+    ).rejects.toThrow(/duplicate key/);
+    await store.close();
+  });
+});

@@ -1,0 +1,279 @@
+// internal/store/revision-store owns the multi-version key-value store over a level database
+// (LevelDB on disk, or memory-level for --storage=memory: the same code). Reads come from the
+// in-memory key index plus the database; every write is a Command handed to a Replicator and
+// applied by the Applier. It announces applied batches to subscribers (the watch cache) in
+// revision order, and runs periodic compaction as replicated commands.
+// Imports: types, key-index, layout, applier, replicator.
+
+import { Level } from 'level';
+import { MemoryLevel } from 'memory-level';
+import { Applier, decodeNumber, encodeNumber, type CommittedCommand, type LevelDb } from './applier.js';
+import { KeyIndex } from './key-index.js';
+import {
+  decodeRecord,
+  HISTORY_PREFIX,
+  historyKey,
+  isValidKey,
+  META_APPLIED,
+  META_COMPACTED,
+  META_NAMING,
+  META_REVISION,
+  parseHistoryKey,
+} from './layout.js';
+import { LocalReplicator, type Replicator } from './replicator.js';
+import {
+  StoreError,
+  type AppliedBatch,
+  type Command,
+  type KeyValue,
+  type RangeOptions,
+  type RangeResult,
+  type RevisionStore,
+  type StoreEvent,
+  type TxnResult,
+} from './types.js';
+
+export interface OpenStoreOptions {
+  /** 'leveldb' keeps data under `path`; 'memory' keeps nothing across restarts. */
+  storage: 'leveldb' | 'memory';
+  path?: string;
+  replicator?: Replicator;
+  /** fsync each applied batch (leveldb only). Default true: an acknowledged write survives kill -9. */
+  sync?: boolean;
+  /** Recorded on first open; a later open with another value fails (stored names would not match). */
+  naming?: string;
+}
+
+export class LevelRevisionStore implements RevisionStore {
+  private readonly listeners = new Set<(batch: AppliedBatch) => void>();
+  private closed = false;
+  /** Revision exposed to readers: only fully written batches. */
+  private durableRevision: number;
+  /** Reads below this fail even while a compaction is still being written. */
+  private readFloor: number;
+
+  private constructor(
+    private readonly db: LevelDb,
+    private readonly index: KeyIndex,
+    private readonly applier: Applier,
+    private readonly replicator: Replicator,
+    private readonly sync: boolean,
+  ) {
+    this.durableRevision = applier.state.revision;
+    this.readFloor = applier.state.compacted;
+    replicator.start((commands) => this.applyCommitted(commands));
+  }
+
+  static async open(options: OpenStoreOptions): Promise<LevelRevisionStore> {
+    let db: LevelDb;
+    if (options.storage === 'leveldb') {
+      if (!options.path) throw new Error('leveldb storage needs a path');
+      db = new Level<string, Uint8Array>(options.path, { keyEncoding: 'utf8', valueEncoding: 'view' }) as unknown as LevelDb;
+    } else {
+      db = new MemoryLevel<string, Uint8Array>({ keyEncoding: 'utf8', valueEncoding: 'view' }) as unknown as LevelDb;
+    }
+    await db.open();
+    try {
+      if (options.naming !== undefined) {
+        const stored = await db.get(META_NAMING);
+        const recorded = stored ? Buffer.from(stored).toString('utf8') : undefined;
+        if (recorded === undefined) await db.put(META_NAMING, Buffer.from(options.naming, 'utf8'), { sync: true });
+        else if (recorded !== options.naming) {
+          throw new StoreError(
+            'STORE_CORRUPT',
+            `the data in ${options.path ?? 'memory'} was written with --naming=${recorded}; start with that value or use another --data-dir`,
+          );
+        }
+      }
+      const [rev, compacted, applied] = await db.getMany([META_REVISION, META_COMPACTED, META_APPLIED]);
+      const index = new KeyIndex();
+      for await (const [stored, bytes] of db.iterator({ gte: HISTORY_PREFIX, lt: 'h0' })) {
+        const { key, revision } = parseHistoryKey(stored);
+        const r = decodeRecord(bytes);
+        index.restore(key, { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version });
+      }
+      const state = { revision: decodeNumber(rev), compacted: decodeNumber(compacted), applied: decodeNumber(applied) };
+      const applier = new Applier(db, index, state);
+      return new LevelRevisionStore(db, index, applier, options.replicator ?? new LocalReplicator(), options.sync ?? true);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+  }
+
+  currentRevision(): number {
+    return this.durableRevision;
+  }
+
+  compactedRevision(): number {
+    return this.readFloor;
+  }
+
+  /** Log index of the last applied entry (Raft replicas resume after it). */
+  appliedIndex(): number {
+    return this.applier.state.applied;
+  }
+
+  private checkRevision(revision: number | undefined): number {
+    if (this.closed) throw new StoreError('STORE_CLOSED', 'store is closed');
+    const current = this.durableRevision;
+    if (!revision) return current;
+    if (revision > current) {
+      throw new StoreError('STORE_FUTURE_REVISION', `revision ${revision} is newer than the current revision ${current}`, {
+        revision,
+        currentRevision: current,
+      });
+    }
+    if (revision < this.readFloor) {
+      throw new StoreError('STORE_COMPACTED', `revision ${revision} has been compacted (compacted revision ${this.readFloor})`, {
+        revision,
+        compactedRevision: this.readFloor,
+      });
+    }
+    return revision;
+  }
+
+  async get(key: string, revision?: number): Promise<KeyValue | undefined> {
+    const at = this.checkRevision(revision);
+    const r = this.index.visible(key, at);
+    if (!r) return undefined;
+    const bytes = await this.db.get(historyKey(key, r.revision));
+    if (!bytes) return this.missing(key, at);
+    return { key, value: decodeRecord(bytes).value, createRevision: r.createRevision, modRevision: r.revision, version: r.version };
+  }
+
+  async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
+    const at = this.checkRevision(options.revision);
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const picked: Array<{ key: string; revision: number; createRevision: number; version: number }> = [];
+    let more = false;
+    let count = 0;
+    for (const key of this.index.keys(prefix, options.count ? undefined : options.after)) {
+      const r = this.index.visible(key, at);
+      if (!r) continue;
+      if (options.count) {
+        count++;
+        if (options.after !== undefined && key <= options.after) continue;
+      }
+      if (picked.length >= limit) {
+        more = true;
+        if (!options.count) break;
+        continue;
+      }
+      picked.push({ key, revision: r.revision, createRevision: r.createRevision, version: r.version });
+    }
+    const values = picked.length ? await this.db.getMany(picked.map((p) => historyKey(p.key, p.revision))) : [];
+    const kvs: KeyValue[] = [];
+    for (let i = 0; i < picked.length; i++) {
+      const p = picked[i]!;
+      const bytes = values[i];
+      if (!bytes) return this.missing(p.key, at);
+      kvs.push({ key: p.key, value: decodeRecord(bytes).value, createRevision: p.createRevision, modRevision: p.revision, version: p.version });
+    }
+    const result: RangeResult = { kvs, more, revision: at };
+    if (options.count) result.count = count;
+    return result;
+  }
+
+  /** A value the index promised is gone: compacted meanwhile (expected) or corruption (not). */
+  private missing(key: string, at: number): never {
+    if (at < this.readFloor) {
+      throw new StoreError('STORE_COMPACTED', `revision ${at} has been compacted`, { revision: at, compactedRevision: this.readFloor });
+    }
+    throw new StoreError('STORE_CORRUPT', `store value for ${key} at revision ${at} is missing`);
+  }
+
+  async eventsSince(prefix: string, afterRevision: number): Promise<StoreEvent[]> {
+    this.checkRevision(afterRevision || undefined);
+    if (afterRevision < this.readFloor) {
+      throw new StoreError('STORE_COMPACTED', `revision ${afterRevision} has been compacted`, {
+        revision: afterRevision,
+        compactedRevision: this.readFloor,
+      });
+    }
+    const at = this.durableRevision;
+    const wanted: Array<{ key: string; rev: { revision: number; tombstone: boolean; createRevision: number; version: number }; prev?: number }> = [];
+    for (const key of this.index.keys(prefix)) {
+      const hist = this.index.history(key);
+      for (let i = 0; i < hist.length; i++) {
+        const h = hist[i]!;
+        if (h.revision <= afterRevision || h.revision > at) continue;
+        const before = i > 0 && !hist[i - 1]!.tombstone ? hist[i - 1]!.revision : undefined;
+        wanted.push(before !== undefined ? { key, rev: h, prev: before } : { key, rev: h });
+      }
+    }
+    wanted.sort((a, b) => a.rev.revision - b.rev.revision || (a.key < b.key ? -1 : 1));
+    const keys: string[] = [];
+    for (const w of wanted) {
+      keys.push(historyKey(w.key, w.rev.revision));
+      if (w.prev !== undefined) keys.push(historyKey(w.key, w.prev));
+    }
+    const values = keys.length ? await this.db.getMany(keys) : [];
+    const events: StoreEvent[] = [];
+    let v = 0;
+    for (const w of wanted) {
+      const cur = values[v++];
+      const prevBytes = w.prev !== undefined ? values[v++] : undefined;
+      if (!cur || (w.prev !== undefined && !prevBytes)) return this.missing(w.key, afterRevision);
+      const prevKv = prevBytes
+        ? (() => {
+            const p = decodeRecord(prevBytes);
+            return { key: w.key, value: p.value, createRevision: p.createRevision, modRevision: w.prev!, version: p.version };
+          })()
+        : undefined;
+      const rec = decodeRecord(cur);
+      const ev: StoreEvent = {
+        type: w.rev.tombstone ? 'delete' : 'put',
+        kv: { key: w.key, value: rec.value, createRevision: w.rev.createRevision, modRevision: w.rev.revision, version: w.rev.version },
+      };
+      if (prevKv) ev.prevKv = prevKv;
+      events.push(ev);
+    }
+    return events;
+  }
+
+  execute(command: Command): Promise<TxnResult> {
+    if (this.closed) return Promise.reject(new StoreError('STORE_CLOSED', 'store is closed'));
+    if (command.type === 'txn') {
+      const seen = new Set<string>();
+      for (const op of command.ops) {
+        // Two ops on one key at one revision would make history ambiguous.
+        if (!isValidKey(op.key) || seen.has(op.key)) return Promise.reject(new Error(`invalid or duplicate key in command: ${op.key}`));
+        seen.add(op.key);
+      }
+    }
+    return this.replicator.propose(command);
+  }
+
+  /** Compacts history at or below `revision` through the log, like any other write. */
+  compact(revision: number): Promise<TxnResult> {
+    return this.execute({ type: 'compact', revision });
+  }
+
+  subscribe(listener: (batch: AppliedBatch) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Apply function handed to the replicator: durable first, then visible, then announced. */
+  private async applyCommitted(commands: CommittedCommand[]): Promise<TxnResult[]> {
+    const compact = commands.find((c) => c.command.type === 'compact');
+    if (compact && compact.command.type === 'compact' && compact.command.revision > this.readFloor) {
+      this.readFloor = Math.min(compact.command.revision, this.durableRevision);
+    }
+    const { results, batch } = await this.applier.apply(commands, this.sync);
+    this.durableRevision = batch.revision;
+    this.readFloor = this.applier.state.compacted;
+    for (const listener of this.listeners) listener(batch);
+    return results;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.replicator.close();
+    this.closed = true;
+    await this.db.close();
+  }
+}
+
+export { encodeNumber };

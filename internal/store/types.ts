@@ -1,0 +1,130 @@
+// internal/store/types owns the storage vocabulary: versioned key-values, the Command every
+// mutation is expressed as, its result, the events applying it produces, and store errors with
+// stable codes. Everything above the store speaks these types; nothing here knows about objects.
+// Imports: nothing from the project.
+
+/** A key's value at one revision. Revisions are the store's global, gap-free mutation counter. */
+export interface KeyValue {
+  key: string;
+  value: Uint8Array;
+  /** Revision of the put that created this generation of the key. */
+  createRevision: number;
+  /** Revision of the last put (or, in delete events, of the delete). */
+  modRevision: number;
+  /** Number of puts since creation (1 after create). */
+  version: number;
+}
+
+/**
+ * A precondition on one key: the key's current modRevision must equal `modRevision`
+ * (0 = the key must not exist). This is the only compare the registry needs: it is how
+ * create-if-absent, update-if-unchanged and delete-if-unchanged are written.
+ */
+export interface Compare {
+  key: string;
+  modRevision: number;
+}
+
+export type Op = { type: 'put'; key: string; value: Uint8Array } | { type: 'delete'; key: string };
+
+/**
+ * Every mutation: all compares hold → all ops apply atomically at one new revision;
+ * any compare fails → nothing applies and the revision does not move.
+ * `compact` commands drop history at or below a revision (replicated so all replicas agree).
+ */
+export type Command =
+  | { type: 'txn'; compares: Compare[]; ops: Op[] }
+  | { type: 'compact'; revision: number };
+
+export interface TxnResult {
+  succeeded: boolean;
+  /** The store revision after this command (unchanged when it failed). */
+  revision: number;
+  /** The first failing compare's key when succeeded is false. */
+  failedKey?: string;
+}
+
+/** One applied change. A command that touches several keys emits several events at one revision. */
+export interface StoreEvent {
+  type: 'put' | 'delete';
+  /** For puts the new value; for deletes the key with an empty value and modRevision = the delete's revision. */
+  kv: KeyValue;
+  /** The value before this change, when there was one. */
+  prevKv?: KeyValue;
+}
+
+/** What an applied batch announces to subscribers, in revision order. */
+export interface AppliedBatch {
+  /** The store revision after the batch. */
+  revision: number;
+  events: StoreEvent[];
+  /** Set when the batch included a compaction: history at or below this revision is gone. */
+  compactedRevision?: number;
+}
+
+export type StoreErrorCode =
+  | 'STORE_COMPACTED'
+  | 'STORE_FUTURE_REVISION'
+  | 'STORE_CLOSED'
+  | 'STORE_CORRUPT'
+  | 'STORE_UNAVAILABLE';
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    readonly details: { revision?: number; compactedRevision?: number; currentRevision?: number } = {},
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export const isStoreError = (e: unknown, code?: StoreErrorCode): e is StoreError =>
+  e instanceof StoreError && (code === undefined || e.code === code);
+
+export interface RangeOptions {
+  /** Read at this revision (0 or absent = the latest applied). */
+  revision?: number;
+  /** At most this many results (0 or absent = all). */
+  limit?: number;
+  /** Start strictly after this key (for continuation). */
+  after?: string;
+  /** Count every match (ignoring limit and after) into `count`. */
+  count?: boolean;
+}
+
+export interface RangeResult {
+  kvs: KeyValue[];
+  /** True when results were cut by `limit`. */
+  more: boolean;
+  /** The revision the range was read at. */
+  revision: number;
+  /** Total matches when requested. */
+  count?: number;
+}
+
+/** The store contract the registry and watch cache build on. */
+export interface RevisionStore {
+  /** The last applied revision. */
+  currentRevision(): number;
+  /** History at or below this revision is unavailable. */
+  compactedRevision(): number;
+  /** The key at a revision (default latest). Throws STORE_COMPACTED / STORE_FUTURE_REVISION. */
+  get(key: string, revision?: number): Promise<KeyValue | undefined>;
+  /** Keys with `prefix`, in key order, at a revision. */
+  range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
+  /** Proposes a command; resolves once it is durably committed and applied. */
+  execute(command: Command): Promise<TxnResult>;
+  /**
+   * Subscribes to applied batches, in revision order, delivered synchronously after the
+   * batch is durable and before execute() resolves. Returns an unsubscribe function.
+   */
+  subscribe(listener: (batch: AppliedBatch) => void): () => void;
+  /**
+   * Applied events for keys under `prefix` with revision > `afterRevision`, in revision order,
+   * from retained history. Throws STORE_COMPACTED when afterRevision < compactedRevision().
+   */
+  eventsSince(prefix: string, afterRevision: number): Promise<StoreEvent[]>;
+  close(): Promise<void>;
+}

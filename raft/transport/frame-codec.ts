@@ -1,0 +1,192 @@
+// raft/transport/frame-codec.ts owns the byte framing of the transport's two channels.
+//
+// Message stream: a sequence of frames, each   u32 BE payload length | payload
+//   payload = version byte (1) | uvarint message count | messages (raft/codec)
+// A frame is one batch (what the driver sent to one peer in one go).
+//
+// Snapshot upload: u32 BE header length | header | snapshot data (exactly `dataLength` bytes)
+//   header  = version byte (1) | message with its snapshot data left out | uvarint dataLength
+//
+// Decoders enforce size limits before buffering, so a hostile peer cannot make a receiver
+// allocate more than the limit, and every malformation is a CodecError.
+
+import { BinaryReader } from '../codec/binary-reader.js';
+import { BinaryWriter } from '../codec/binary-writer.js';
+import { CodecError } from '../codec/codec-error.js';
+import { readMessage, writeMessage } from '../codec/raft-codec.js';
+import { MessageType, type Message } from '../types.js';
+
+export const WIRE_VERSION = 1;
+
+/** Encodes one batch as one frame. */
+export function encodeFrame(messages: readonly Message[]): Uint8Array {
+  const w = new BinaryWriter(256);
+  w.u32(0).byte(WIRE_VERSION).uvarint(messages.length);
+  for (const m of messages) writeMessage(w, m);
+  w.patchU32(0, w.length - 4);
+  return w.finish().slice();
+}
+
+function decodePayload(payload: Uint8Array): Message[] {
+  const r = new BinaryReader(payload);
+  const version = r.byte();
+  if (version !== WIRE_VERSION) throw new CodecError('CODEC_VERSION', `wire version ${version}`);
+  // A message takes well over 8 bytes; a count above that bound is a lie.
+  const n = r.uvarintMax(Math.floor(r.remaining / 8), 'message count');
+  const out: Message[] = [];
+  for (let i = 0; i < n; i++) out.push(readMessage(r));
+  r.end();
+  return out;
+}
+
+/**
+ * Incremental frame decoder for a byte stream. push() returns the batches completed by the
+ * chunk; it throws CodecError on a malformed or oversized frame, after which the stream must be
+ * abandoned. finish() throws if the stream ended inside a frame.
+ */
+export class FrameDecoder {
+  private chunks: Uint8Array[] = [];
+  private buffered = 0;
+
+  constructor(private readonly maxFrameBytes: number) {}
+
+  push(chunk: Uint8Array): Message[][] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const batches: Message[][] = [];
+    for (;;) {
+      if (this.buffered < 4) break;
+      const head = this.peek(4);
+      const len = ((head[0]! << 24) >>> 0) + (head[1]! << 16) + (head[2]! << 8) + head[3]!;
+      if (len > this.maxFrameBytes) throw new CodecError('CODEC_TOO_LARGE', `frame of ${len} bytes exceeds ${this.maxFrameBytes}`);
+      if (this.buffered < 4 + len) break;
+      this.take(4);
+      batches.push(decodePayload(this.take(len)));
+    }
+    return batches;
+  }
+
+  finish(): void {
+    if (this.buffered !== 0) throw new CodecError('CODEC_TRUNCATED', `stream ended inside a frame (${this.buffered} bytes)`);
+  }
+
+  private peek(n: number): Uint8Array {
+    const first = this.chunks[0]!;
+    if (first.length >= n) return first.subarray(0, n);
+    return this.flatten().subarray(0, n);
+  }
+
+  private take(n: number): Uint8Array {
+    let first = this.chunks[0]!;
+    if (first.length < n) first = this.flatten();
+    const out = first.subarray(0, n);
+    if (first.length === n) this.chunks.shift();
+    else this.chunks[0] = first.subarray(n);
+    this.buffered -= n;
+    return out;
+  }
+
+  private flatten(): Uint8Array {
+    const all = new Uint8Array(this.buffered);
+    let at = 0;
+    for (const c of this.chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    this.chunks = [all];
+    return all;
+  }
+}
+
+/** The header that precedes a snapshot's data on the snapshot channel. */
+export function encodeSnapshotHeader(m: Message): Uint8Array {
+  if (m.type !== MessageType.Snap || !m.snapshot) throw new RangeError('not a snapshot message');
+  const w = new BinaryWriter(128);
+  w.u32(0).byte(WIRE_VERSION);
+  writeMessage(w, m, { omitSnapshotData: true });
+  w.uvarint(m.snapshot.data.length);
+  w.patchU32(0, w.length - 4);
+  return w.finish().slice();
+}
+
+/**
+ * Incremental decoder of one snapshot upload: the header, then exactly dataLength bytes.
+ * push() returns the complete message (with its data re-attached) once all bytes arrived;
+ * bytes beyond that, or an upload that ends early (finish()), are CodecErrors.
+ */
+export class SnapshotUploadDecoder {
+  private header: Message | null = null;
+  private dataLength = 0;
+  private headerBytes = new FrameDecoderBuffer();
+  private data: Uint8Array[] = [];
+  private received = 0;
+  private done = false;
+
+  constructor(
+    private readonly maxHeaderBytes: number,
+    private readonly maxSnapshotBytes: number,
+  ) {}
+
+  push(chunk: Uint8Array): Message | null {
+    if (this.done) throw new CodecError('CODEC_INVALID', 'bytes after the snapshot data');
+    if (!this.header) {
+      this.headerBytes.append(chunk);
+      if (this.headerBytes.length < 4) return null;
+      const len = this.headerBytes.u32At0();
+      if (len > this.maxHeaderBytes) throw new CodecError('CODEC_TOO_LARGE', `snapshot header of ${len} bytes`);
+      if (this.headerBytes.length < 4 + len) return null;
+      const all = this.headerBytes.bytes();
+      const r = new BinaryReader(all.subarray(4, 4 + len));
+      const version = r.byte();
+      if (version !== WIRE_VERSION) throw new CodecError('CODEC_VERSION', `wire version ${version}`);
+      const m = readMessage(r);
+      this.dataLength = r.uvarint();
+      r.end();
+      if (m.type !== MessageType.Snap || !m.snapshot) throw new CodecError('CODEC_INVALID', 'snapshot upload without a snapshot message');
+      if (this.dataLength > this.maxSnapshotBytes) {
+        throw new CodecError('CODEC_TOO_LARGE', `snapshot of ${this.dataLength} bytes exceeds ${this.maxSnapshotBytes}`);
+      }
+      this.header = m;
+      chunk = all.subarray(4 + len);
+    }
+    if (chunk.length > 0) {
+      if (this.received + chunk.length > this.dataLength) throw new CodecError('CODEC_INVALID', 'bytes after the snapshot data');
+      this.data.push(chunk);
+      this.received += chunk.length;
+    }
+    if (this.received < this.dataLength) return null;
+    this.done = true;
+    const data = new Uint8Array(this.dataLength);
+    let at = 0;
+    for (const c of this.data) {
+      data.set(c, at);
+      at += c.length;
+    }
+    this.data = [];
+    return { ...this.header, snapshot: { metadata: this.header.snapshot!.metadata, data } };
+  }
+
+  finish(): void {
+    if (!this.done) throw new CodecError('CODEC_TRUNCATED', 'snapshot upload ended early');
+  }
+}
+
+/** A tiny growable buffer for the snapshot header, which may arrive split over chunks. */
+class FrameDecoderBuffer {
+  private buf = new Uint8Array(0);
+  get length(): number {
+    return this.buf.length;
+  }
+  append(chunk: Uint8Array): void {
+    const next = new Uint8Array(this.buf.length + chunk.length);
+    next.set(this.buf);
+    next.set(chunk, this.buf.length);
+    this.buf = next;
+  }
+  u32At0(): number {
+    return ((this.buf[0]! << 24) >>> 0) + (this.buf[1]! << 16) + (this.buf[2]! << 8) + this.buf[3]!;
+  }
+  bytes(): Uint8Array {
+    return this.buf;
+  }
+}

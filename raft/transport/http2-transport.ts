@@ -1,0 +1,517 @@
+// raft/transport/http2-transport.ts owns Raft messaging between processes over HTTP/2 with
+// mutual TLS. Every member runs one listener; to reach a peer it keeps one long-lived POST
+// stream (the message pipe) on which each batch is one frame (frame-codec.ts), and opens a
+// separate connection per snapshot upload so that many megabytes of snapshot never queue
+// behind, or ahead of, heartbeats. Both ends verify the other's certificate against the
+// cluster CA; optionally the peer's certificate must also name the member id it claims.
+//
+// Flow: send() → per-peer bounded PeerQueue → flush in a microtask → stream.write(frame).
+// When HTTP/2 flow control pushes back the queue absorbs, then drops (reportUnreachable).
+// A broken pipe drops what is queued, reports the peer unreachable and reconnects after an
+// exponential backoff.
+
+import * as http2 from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { CodecError } from '../codec/codec-error.js';
+import { MessageType, type Message, type NodeId } from '../types.js';
+import { Backoff } from './backoff.js';
+import type { TlsMaterial } from './cluster-ca.js';
+import { FrameDecoder, SnapshotUploadDecoder, encodeFrame, encodeSnapshotHeader } from './frame-codec.js';
+import { PeerQueue, type PeerQueueLimits } from './peer-queue.js';
+import type { SnapshotStatus, Transport, TransportHandler } from './transport.js';
+
+const STREAM_PATH = '/raft/v1/stream';
+const SNAPSHOT_PATH = '/raft/v1/snapshot';
+const H_FROM = 'x-raft-from';
+const H_TO = 'x-raft-to';
+const H_CLUSTER = 'x-raft-cluster';
+const WINDOW_BYTES = 8 << 20;
+
+export interface TransportTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: TransportTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface Http2TransportOptions {
+  /** This member's id: incoming streams must be addressed to it. */
+  id: NodeId;
+  /** Streams from another cluster are refused, so that misconfigured members cannot mix. */
+  clusterId: string;
+  /** Where to listen; port 0 picks a free port (see url()). */
+  listen: { host: string; port: number };
+  tls: TlsMaterial;
+  handler: TransportHandler;
+  /**
+   * When set, a peer must present a certificate whose subject CN equals peerCommonName(id) for
+   * the member id it claims (for example cluster-ca.ts's memberCommonName); without it any
+   * certificate issued by the cluster CA may speak for any member.
+   */
+  peerCommonName?: (id: NodeId) => string;
+  queue?: Partial<PeerQueueLimits>;
+  /** Largest message-stream frame accepted (and the receive-side guard). Default 64 MiB. */
+  maxFrameBytes?: number;
+  /** Largest snapshot accepted. Default 4 GiB. */
+  maxSnapshotBytes?: number;
+  /** Snapshot upload chunk size. Default 1 MiB. */
+  snapshotChunkBytes?: number;
+  /** A snapshot upload not acknowledged within this time fails. Default 5 minutes. */
+  snapshotTimeoutMs?: number;
+  backoff?: { initialMs?: number; maxMs?: number };
+  random?: () => number;
+  timers?: TransportTimers;
+  /** Diagnostics for refused connections and decode errors. Default: silent. */
+  log?: (line: string) => void;
+}
+
+/** Counters for tests and metrics. */
+export interface PeerStats {
+  framesSent: number;
+  messagesSent: number;
+  messagesDropped: number;
+  snapshotsSent: number;
+  snapshotsFailed: number;
+  connects: number;
+}
+
+export class Http2Transport implements Transport {
+  private readonly opts: Required<Omit<Http2TransportOptions, 'peerCommonName' | 'queue' | 'backoff'>> &
+    Pick<Http2TransportOptions, 'peerCommonName'>;
+  readonly queueLimits: PeerQueueLimits;
+  readonly backoffLimits: { initialMs: number; maxMs: number };
+  private readonly peers = new Map<NodeId, PeerSender>();
+  private readonly sessions = new Set<http2.ServerHttp2Session>();
+  private server: http2.Http2SecureServer | null = null;
+  private port = 0;
+  private stopped = false;
+
+  constructor(options: Http2TransportOptions) {
+    this.opts = {
+      maxFrameBytes: 64 << 20,
+      maxSnapshotBytes: 4 * 1024 ** 3,
+      snapshotChunkBytes: 1 << 20,
+      snapshotTimeoutMs: 5 * 60_000,
+      random: Math.random,
+      timers: realTimers,
+      log: () => undefined,
+      ...options,
+    };
+    this.queueLimits = { maxMessages: 4096, maxBytes: 64 << 20, ...options.queue };
+    this.backoffLimits = { initialMs: 50, maxMs: 2000, ...options.backoff };
+  }
+
+  /** The URL peers use to reach this member (valid after start()). */
+  url(): string {
+    return `https://${this.opts.listen.host}:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    const server = http2.createSecureServer({
+      key: this.opts.tls.key,
+      cert: this.opts.tls.cert,
+      ca: this.opts.tls.ca,
+      requestCert: true,
+      rejectUnauthorized: true,
+      allowHTTP1: false,
+      settings: { initialWindowSize: WINDOW_BYTES },
+    });
+    server.on('session', (session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+      session.on('error', () => undefined);
+      session.on('connect', () => session.setLocalWindowSize(WINDOW_BYTES * 4));
+    });
+    server.on('stream', (stream, headers) => this.onStream(stream, headers));
+    server.on('tlsClientError', (err) => this.opts.log(`raft transport: refused TLS client: ${err.message}`));
+    server.on('sessionError', () => undefined);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.listen.port, this.opts.listen.host, () => {
+        server.off('error', reject);
+        const addr = server.address();
+        this.port = typeof addr === 'object' && addr ? addr.port : this.opts.listen.port;
+        resolve();
+      });
+    });
+  }
+
+  send(messages: readonly Message[]): void {
+    if (this.stopped) return;
+    for (const m of messages) {
+      const peer = this.peers.get(m.to);
+      if (!peer) {
+        // Unknown peer: nothing to retry against. Tell the core so a leader stops waiting.
+        if (m.type === MessageType.Snap) this.opts.handler.reportSnapshot(m.to, 'failure');
+        this.opts.handler.reportUnreachable(m.to);
+        continue;
+      }
+      peer.enqueue(m);
+    }
+  }
+
+  addPeer(id: NodeId, url: string): void {
+    if (this.stopped || this.peers.has(id) || id === this.opts.id) return;
+    const peer = new PeerSender(id, url, this);
+    this.peers.set(id, peer);
+    peer.connect();
+  }
+
+  removePeer(id: NodeId): void {
+    const peer = this.peers.get(id);
+    if (!peer) return;
+    this.peers.delete(id);
+    peer.close();
+  }
+
+  updatePeer(id: NodeId, url: string): void {
+    this.peers.get(id)?.setUrl(url);
+  }
+
+  stats(id: NodeId): PeerStats | undefined {
+    const p = this.peers.get(id);
+    return p ? { ...p.stats } : undefined;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const peer of this.peers.values()) peer.close();
+    this.peers.clear();
+    const server = this.server;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of this.sessions) s.destroy();
+    await closed;
+  }
+
+  // ---- used by PeerSender -------------------------------------------------------------------
+
+  /** @internal */ get options(): typeof this.opts {
+    return this.opts;
+  }
+
+  /** @internal */ isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** @internal Handler calls are suppressed after stop(). */
+  report(kind: 'unreachable', id: NodeId): void;
+  report(kind: 'snapshot', id: NodeId, status: SnapshotStatus): void;
+  report(kind: 'unreachable' | 'snapshot', id: NodeId, status?: SnapshotStatus): void {
+    if (this.stopped) return;
+    if (kind === 'unreachable') this.opts.handler.reportUnreachable(id);
+    else this.opts.handler.reportSnapshot(id, status!);
+  }
+
+  /** @internal */ clientSettings(): http2.SecureClientSessionOptions {
+    return {
+      ca: this.opts.tls.ca,
+      cert: this.opts.tls.cert,
+      key: this.opts.tls.key,
+      settings: { initialWindowSize: WINDOW_BYTES },
+    };
+  }
+
+  /** @internal */ requestHeaders(path: string, to: NodeId): http2.OutgoingHttpHeaders {
+    return {
+      ':method': 'POST',
+      ':path': path,
+      [H_FROM]: String(this.opts.id),
+      [H_TO]: String(to),
+      [H_CLUSTER]: this.opts.clusterId,
+    };
+  }
+
+  // ---- receiving ----------------------------------------------------------------------------
+
+  private refuse(stream: http2.ServerHttp2Stream, status: number, why: string): void {
+    this.opts.log(`raft transport: refused stream: ${why}`);
+    if (!stream.headersSent && !stream.destroyed) stream.respond({ ':status': status }, { endStream: true });
+    else stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+  }
+
+  private deliver(m: Message): void {
+    if (this.stopped) return;
+    try {
+      this.opts.handler.process(m);
+    } catch (err) {
+      // The handler's contract is not to throw; a bug there must not take the listener down.
+      this.opts.log(`raft transport: handler threw: ${(err as Error).message}`);
+    }
+  }
+
+  private onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+    stream.on('error', () => undefined);
+    if (this.stopped) return this.refuse(stream, 503, 'stopping');
+    const path = headers[':path'];
+    if (headers[':method'] !== 'POST' || (path !== STREAM_PATH && path !== SNAPSHOT_PATH)) {
+      return this.refuse(stream, 404, `${String(headers[':method'])} ${String(path)}`);
+    }
+    if (headers[H_CLUSTER] !== this.opts.clusterId) return this.refuse(stream, 403, 'cluster id mismatch');
+    const from = Number(headers[H_FROM]);
+    const to = Number(headers[H_TO]);
+    if (!Number.isSafeInteger(from) || from <= 0) return this.refuse(stream, 400, 'bad sender id');
+    if (to !== this.opts.id) return this.refuse(stream, 404, `stream for member ${String(headers[H_TO])}, this is ${this.opts.id}`);
+    if (this.opts.peerCommonName) {
+      const cert = (stream.session?.socket as TLSSocket | undefined)?.getPeerCertificate();
+      const cn = cert?.subject?.CN;
+      if (cn !== this.opts.peerCommonName(from)) return this.refuse(stream, 403, `certificate ${String(cn)} cannot speak for member ${from}`);
+    }
+    // Every message must be from the authenticated sender and to this member.
+    const valid = (m: Message): boolean => m.from === from && m.to === this.opts.id;
+
+    if (path === STREAM_PATH) {
+      stream.respond({ ':status': 200 });
+      const decoder = new FrameDecoder(this.opts.maxFrameBytes);
+      stream.on('data', (chunk: Buffer) => {
+        if (stream.destroyed) return;
+        let batches: Message[][];
+        try {
+          batches = decoder.push(chunk);
+        } catch (err) {
+          this.opts.log(`raft transport: bad frame from ${from}: ${(err as Error).message}`);
+          stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR);
+          return;
+        }
+        for (const batch of batches) {
+          for (const m of batch) {
+            if (!valid(m)) {
+              this.opts.log(`raft transport: message ${m.from}→${m.to} on stream from ${from}`);
+              stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR);
+              return;
+            }
+            this.deliver(m);
+          }
+        }
+      });
+      stream.on('end', () => {
+        try {
+          decoder.finish();
+        } catch {
+          /* the peer went away mid-frame: nothing to deliver */
+        }
+        if (!stream.destroyed) stream.end();
+      });
+      return;
+    }
+
+    const upload = new SnapshotUploadDecoder(1 << 20, this.opts.maxSnapshotBytes);
+    let message: Message | null = null;
+    stream.on('data', (chunk: Buffer) => {
+      if (stream.destroyed) return;
+      try {
+        message = upload.push(chunk) ?? message;
+      } catch (err) {
+        const status = err instanceof CodecError && err.code === 'CODEC_TOO_LARGE' ? 413 : 400;
+        this.refuse(stream, status, `bad snapshot upload from ${from}: ${(err as Error).message}`);
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      }
+    });
+    stream.on('end', () => {
+      if (stream.destroyed || stream.headersSent) return;
+      if (!message) return this.refuse(stream, 400, 'snapshot upload ended early');
+      if (!valid(message)) return this.refuse(stream, 400, 'snapshot message not from the sender');
+      this.deliver(message);
+      stream.respond({ ':status': 200 }, { endStream: true });
+    });
+  }
+}
+
+/** The sending side towards one peer: its queue, its message pipe and its snapshot uploads. */
+class PeerSender {
+  readonly stats: PeerStats = { framesSent: 0, messagesSent: 0, messagesDropped: 0, snapshotsSent: 0, snapshotsFailed: 0, connects: 0 };
+  private readonly queue: PeerQueue;
+  private readonly backoff: Backoff;
+  private session: http2.ClientHttp2Session | null = null;
+  private stream: http2.ClientHttp2Stream | null = null;
+  private connected = false;
+  private blocked = false;
+  private flushScheduled = false;
+  private retryTimer: unknown = null;
+  private closed = false;
+  /** Bumped on every (re)connect so that events from an old connection are ignored. */
+  private generation = 0;
+  private snapshotAbort: (() => void) | null = null;
+
+  constructor(
+    readonly id: NodeId,
+    private url: string,
+    private readonly t: Http2Transport,
+  ) {
+    this.queue = new PeerQueue(t.queueLimits);
+    this.backoff = new Backoff({ ...t.backoffLimits, jitter: 0.2, random: t.options.random });
+  }
+
+  enqueue(m: Message): void {
+    if (this.closed) return;
+    if (m.type === MessageType.Snap) {
+      this.sendSnapshot(m);
+      return;
+    }
+    if (!this.queue.push(m)) {
+      this.stats.messagesDropped++;
+      this.t.report('unreachable', this.id);
+      return;
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  setUrl(url: string): void {
+    if (url === this.url) return;
+    this.url = url;
+    this.backoff.reset();
+    this.disconnect(false);
+    this.connect();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.clear();
+    this.disconnect(false);
+    this.snapshotAbort?.();
+  }
+
+  connect(): void {
+    if (this.closed || this.session) return;
+    if (this.retryTimer !== null) {
+      this.t.options.timers.clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    const gen = ++this.generation;
+    const session = http2.connect(this.url, this.t.clientSettings());
+    this.session = session;
+    const fail = (): void => {
+      if (gen === this.generation) this.onBroken();
+    };
+    session.on('error', fail);
+    session.on('close', fail);
+    session.on('goaway', fail);
+    const stream = session.request(this.t.requestHeaders(STREAM_PATH, this.id), { endStream: false });
+    this.stream = stream;
+    stream.on('response', (headers) => {
+      if (gen !== this.generation) return;
+      if (headers[':status'] !== 200) return fail();
+      this.connected = true;
+      this.stats.connects++;
+      this.backoff.reset();
+      this.flush();
+    });
+    stream.on('drain', () => {
+      if (gen !== this.generation) return;
+      this.blocked = false;
+      this.flush();
+    });
+    stream.on('error', fail);
+    stream.on('close', fail);
+    // The receiver never sends a body on the pipe; consume to keep flow control moving.
+    stream.resume();
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.closed || !this.connected || this.blocked || !this.stream) return;
+    const maxBatch = Math.max(1, Math.floor(this.t.options.maxFrameBytes / 4));
+    while (this.queue.length > 0) {
+      const batch = this.queue.takeBatch(maxBatch);
+      const ok = this.stream.write(encodeFrame(batch));
+      this.stats.framesSent++;
+      this.stats.messagesSent += batch.length;
+      if (!ok) {
+        this.blocked = true;
+        return;
+      }
+    }
+  }
+
+  private disconnect(_reconnect: boolean): void {
+    this.generation++;
+    this.connected = false;
+    this.blocked = false;
+    this.stream?.close();
+    this.stream = null;
+    this.session?.destroy();
+    this.session = null;
+    if (this.retryTimer !== null) {
+      this.t.options.timers.clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+  }
+
+  /** The pipe broke or never came up: drop what is queued, tell the core, retry later. */
+  private onBroken(): void {
+    this.disconnect(true);
+    const dropped = this.queue.clear();
+    this.stats.messagesDropped += dropped;
+    this.t.report('unreachable', this.id);
+    if (this.closed || this.t.isStopped()) return;
+    const delay = this.backoff.next();
+    this.retryTimer = this.t.options.timers.setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  /**
+   * Uploads one snapshot on its own connection. At most one upload per peer is in flight;
+   * a second one fails at once (the leader retries once the first is reported).
+   */
+  private sendSnapshot(m: Message): void {
+    if (this.snapshotAbort) {
+      this.stats.snapshotsFailed++;
+      this.t.report('snapshot', this.id, 'failure');
+      return;
+    }
+    const { timers, snapshotChunkBytes, snapshotTimeoutMs } = this.t.options;
+    const session = http2.connect(this.url, this.t.clientSettings());
+    session.on('error', () => undefined);
+    const req = session.request(this.t.requestHeaders(SNAPSHOT_PATH, this.id), { endStream: false });
+    let settled = false;
+    const settle = (status: SnapshotStatus): void => {
+      if (settled) return;
+      settled = true;
+      this.snapshotAbort = null;
+      timers.clearTimeout(timer);
+      req.close();
+      session.close();
+      if (status === 'finish') this.stats.snapshotsSent++;
+      else this.stats.snapshotsFailed++;
+      if (status === 'failure') this.t.report('unreachable', this.id);
+      this.t.report('snapshot', this.id, status);
+    };
+    const timer = timers.setTimeout(() => settle('failure'), snapshotTimeoutMs);
+    this.snapshotAbort = () => settle('failure');
+    req.on('response', (headers) => settle(headers[':status'] === 200 ? 'finish' : 'failure'));
+    req.on('error', () => settle('failure'));
+    req.on('close', () => settle('failure'));
+    session.on('close', () => settle('failure'));
+    req.resume();
+
+    const data = m.snapshot!.data;
+    let offset = 0;
+    const pump = (): void => {
+      if (settled) return;
+      while (offset < data.length) {
+        const end = Math.min(data.length, offset + snapshotChunkBytes);
+        const ok = req.write(data.subarray(offset, end));
+        offset = end;
+        if (!ok) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    if (req.write(encodeSnapshotHeader(m))) pump();
+    else req.once('drain', pump);
+  }
+}

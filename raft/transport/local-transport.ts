@@ -1,0 +1,98 @@
+// raft/transport/local-transport.ts owns an in-process Transport for tests of the driver: every
+// member of a LocalNetwork delivers to the others through microtasks (never synchronously, so
+// re-entrancy bugs show up as they would over a socket). The network can cut links both ways
+// to simulate partitions; a cut link drops and reports the peer unreachable.
+
+import { MessageType, type Message, type NodeId } from '../types.js';
+import type { Transport, TransportHandler } from './transport.js';
+
+export class LocalNetwork {
+  private readonly members = new Map<NodeId, LocalTransport>();
+  private readonly cuts = new Set<string>();
+
+  /** A transport for member `id`; it joins the network when started. */
+  transport(id: NodeId, handler: TransportHandler): LocalTransport {
+    return new LocalTransport(id, handler, this);
+  }
+
+  /** Cuts every link of `id` in both directions. */
+  isolate(id: NodeId): void {
+    for (const other of this.members.keys()) if (other !== id) this.cut(id, other);
+  }
+
+  /** Cuts the link between a and b in both directions. */
+  cut(a: NodeId, b: NodeId): void {
+    this.cuts.add(`${a}>${b}`);
+    this.cuts.add(`${b}>${a}`);
+  }
+
+  healAll(): void {
+    this.cuts.clear();
+  }
+
+  /** @internal */ join(t: LocalTransport): void {
+    this.members.set(t.id, t);
+  }
+
+  /** @internal */ leave(t: LocalTransport): void {
+    if (this.members.get(t.id) === t) this.members.delete(t.id);
+  }
+
+  /** @internal Returns false when the message cannot be delivered. */
+  route(from: NodeId, m: Message): boolean {
+    const target = this.members.get(m.to);
+    if (!target || this.cuts.has(`${from}>${m.to}`)) return false;
+    const copy = structuredClone(m);
+    queueMicrotask(() => target.receive(copy));
+    return true;
+  }
+}
+
+export class LocalTransport implements Transport {
+  private readonly peers = new Set<NodeId>();
+  private running = false;
+
+  constructor(
+    readonly id: NodeId,
+    private readonly handler: TransportHandler,
+    private readonly network: LocalNetwork,
+  ) {}
+
+  async start(): Promise<void> {
+    this.running = true;
+    this.network.join(this);
+  }
+
+  send(messages: readonly Message[]): void {
+    if (!this.running) return;
+    for (const m of messages) {
+      const ok = this.peers.has(m.to) && this.network.route(this.id, m);
+      if (m.type === MessageType.Snap) {
+        const status = ok ? 'finish' : 'failure';
+        queueMicrotask(() => this.running && this.handler.reportSnapshot(m.to, status));
+      }
+      if (!ok) queueMicrotask(() => this.running && this.handler.reportUnreachable(m.to));
+    }
+  }
+
+  addPeer(id: NodeId): void {
+    this.peers.add(id);
+  }
+
+  removePeer(id: NodeId): void {
+    this.peers.delete(id);
+  }
+
+  updatePeer(): void {
+    /* addresses mean nothing in process */
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.network.leave(this);
+  }
+
+  /** @internal */ receive(m: Message): void {
+    if (this.running) this.handler.process(m);
+  }
+}

@@ -1,0 +1,48 @@
+// raft/transport/transport.ts owns the contract between a Raft driver and the network: the
+// driver hands over outgoing messages after it has persisted the Ready they came from, and
+// receives incoming messages and delivery reports through a TransportHandler.
+// Implementations: http2-transport.ts (mutual TLS between processes) and local-transport.ts
+// (in-process, for tests). Raft tolerates loss, duplication and reordering across batches, so
+// a transport may drop; it must never block the caller.
+
+import type { Message, NodeId } from '../types.js';
+
+export type SnapshotStatus = 'finish' | 'failure';
+
+/** What the transport calls back into. All methods are called synchronously and must not throw. */
+export interface TransportHandler {
+  /**
+   * One message from a peer, already decoded and addressed to this member. Messages from one
+   * peer arrive in the order that peer sent them, except snapshots, which travel separately.
+   */
+  process(message: Message): void;
+  /** Messages to `id` were dropped (queue full, connection failed): the leader should probe it. */
+  reportUnreachable(id: NodeId): void;
+  /** Outcome of sending a snapshot message to `id` (etcd's ReportSnapshot). */
+  reportSnapshot(id: NodeId, status: SnapshotStatus): void;
+}
+
+export interface Transport {
+  /** Starts accepting connections. Resolves once listening (a no-op for in-process transports). */
+  start(): Promise<void>;
+  /**
+   * Queues messages for their `to` peers and returns at once. Messages queued in one call (and
+   * in calls within the same synchronous run) go to each peer as one batch. Messages to an
+   * unknown peer, or beyond a peer's queue bound, are dropped and reported unreachable;
+   * snapshot messages (type Snap) are streamed on their own channel and reported through
+   * reportSnapshot. The caller keeps ownership of the array; the messages must not be
+   * mutated afterwards.
+   */
+  send(messages: readonly Message[]): void;
+  /** Starts (or keeps) a connection to `id` at `url`. Adding a known peer is a no-op. */
+  addPeer(id: NodeId, url: string): void;
+  /** Stops sending to `id`; queued messages are dropped, an in-flight snapshot fails. */
+  removePeer(id: NodeId): void;
+  /** Changes `id`'s address; the next connection attempt uses it. */
+  updatePeer(id: NodeId, url: string): void;
+  /**
+   * Closes every connection and the listener. Afterwards send() drops silently and no handler
+   * method is called. Idempotent.
+   */
+  stop(): Promise<void>;
+}

@@ -2,7 +2,9 @@
 // our words): for every key, the revisions at which it was put or deleted, plus the keys in
 // sorted order for ranges. Values live in the level database under (key, revision); the index
 // says which (key, revision) holds the value visible at any revision. Pure data structure.
-// Imports: nothing from the project.
+// Imports: sorted-keys.
+
+import { SortedKeys } from './sorted-keys.js';
 
 /** One change of a key: a put (with its generation's create revision and version) or a tombstone. */
 export interface Revision {
@@ -15,11 +17,11 @@ export interface Revision {
 export class KeyIndex {
   /** Revisions per key, ascending. The last entry is the key's current state. */
   private readonly revisions = new Map<string, Revision[]>();
-  /** All keys with any retained revision, sorted (binary-searched; inserts are memmoves). */
-  private readonly sortedKeys: string[] = [];
+  /** All keys with any retained revision, sorted. */
+  private readonly sortedKeys = new SortedKeys();
 
   get size(): number {
-    return this.sortedKeys.length;
+    return this.sortedKeys.size;
   }
 
   /** The revision visible at `atRevision` (undefined when absent or deleted then). */
@@ -47,7 +49,7 @@ export class KeyIndex {
     if (!revs) {
       revs = [];
       this.revisions.set(key, revs);
-      this.insertKey(key);
+      this.sortedKeys.add(key);
     }
     const last = revs[revs.length - 1];
     const r: Revision =
@@ -73,7 +75,7 @@ export class KeyIndex {
     if (!revs) {
       revs = [];
       this.revisions.set(key, revs);
-      this.insertKey(key);
+      this.sortedKeys.add(key);
     }
     revs.push(r);
   }
@@ -100,27 +102,13 @@ export class KeyIndex {
     }
     for (const key of emptied) {
       this.revisions.delete(key);
-      this.removeKey(key);
+      this.sortedKeys.delete(key);
     }
   }
 
   /** Keys starting with `prefix`, after `after` (exclusive) when given, in order. */
-  *keys(prefix: string, after?: string): Generator<string> {
-    const start = after !== undefined && after >= prefix ? upperBound(this.sortedKeys, after) : lowerBound(this.sortedKeys, prefix);
-    for (let i = start; i < this.sortedKeys.length; i++) {
-      const k = this.sortedKeys[i]!;
-      if (!k.startsWith(prefix)) return;
-      yield k;
-    }
-  }
-
-  private insertKey(key: string): void {
-    this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
-  }
-
-  private removeKey(key: string): void {
-    const i = lowerBound(this.sortedKeys, key);
-    if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+  keys(prefix: string, after?: string): Generator<string> {
+    return this.sortedKeys.range(prefix, after);
   }
 }
 
@@ -137,26 +125,4 @@ function floor(revs: Revision[], at: number): Revision | undefined {
     } else hi = mid - 1;
   }
   return found;
-}
-
-function lowerBound(a: string[], x: string): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function upperBound(a: string[], x: string): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -1,0 +1,53 @@
+// internal/storedobject owns the byte form of API objects in the store and the watch cache.
+// Stored bytes are JSON written in a fixed shape — `{"kind":…,"apiVersion":…,"metadata":{…},…}`
+// with no resourceVersion, because the revision is only known when the command is applied.
+// Serving bytes are the stored bytes with `"resourceVersion":"<rev>"` spliced in as the first
+// metadata member: a memcpy, not a parse and re-encode. The splice point is the first
+// `"metadata":{` in the bytes, which is the top-level one because kind and apiVersion come
+// first and JSON strings cannot contain an unescaped quote.
+// Imports: nothing from the project.
+
+export type JsonObject = Record<string, unknown>;
+
+const METADATA_OPEN = Buffer.from('"metadata":{', 'utf8');
+
+/** Encodes an object for the store: kind, apiVersion, metadata first; resourceVersion dropped. */
+export function encodeStored(obj: JsonObject): Buffer {
+  const { kind, apiVersion, metadata, ...rest } = obj;
+  const meta = { ...((metadata as JsonObject | undefined) ?? {}) };
+  delete meta.resourceVersion;
+  return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }), 'utf8');
+}
+
+/** Splices the resource version into stored bytes. Throws on bytes not written by encodeStored. */
+export function withResourceVersion(stored: Uint8Array, revision: number): Buffer {
+  const buf = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  const at = buf.indexOf(METADATA_OPEN);
+  if (at < 0) throw new Error('stored object has no metadata');
+  const cut = at + METADATA_OPEN.length;
+  const empty = buf[cut] === 0x7d; // '}'
+  const insert = Buffer.from(`"resourceVersion":"${revision}"${empty ? '' : ','}`, 'utf8');
+  return Buffer.concat([buf.subarray(0, cut), insert, buf.subarray(cut)], buf.length + insert.length);
+}
+
+/**
+ * Replaces the resource version in serving bytes (made by withResourceVersion), as a DELETED
+ * event needs: the object's last state, versioned at the delete's revision.
+ */
+export function replaceResourceVersion(serving: Buffer, revision: number): Buffer {
+  const at = serving.indexOf(METADATA_OPEN);
+  const start = at + METADATA_OPEN.length;
+  const head = '"resourceVersion":"';
+  if (at < 0 || serving.toString('utf8', start, start + head.length) !== head) throw new Error('serving bytes carry no resourceVersion');
+  const end = serving.indexOf(0x22, start + head.length); // closing quote
+  const insert = Buffer.from(String(revision), 'utf8');
+  return Buffer.concat([serving.subarray(0, start + head.length), insert, serving.subarray(end)]);
+}
+
+/** Parses stored bytes into an object carrying its resource version. */
+export function decodeStored(stored: Uint8Array, revision: number): JsonObject {
+  const obj = JSON.parse(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8')) as JsonObject;
+  const meta = (obj.metadata ?? {}) as JsonObject;
+  obj.metadata = { resourceVersion: String(revision), ...meta };
+  return obj;
+}

@@ -1,0 +1,138 @@
+// internal/watchcache/resource-cache owns the cached state of one stored resource (one key
+// prefix such as /registry/apps/deployments/): its current objects in key order, a bounded
+// ring of recent events for watch replay, and its watchers.
+// Imports: store/sorted-keys, types, watcher.
+
+import { SortedKeys } from '../store/sorted-keys.js';
+import type { CacheEntry, CacheEvent, EntryFilter } from './types.js';
+import { CacheWatcher } from './watcher.js';
+
+export interface ListOptions {
+  /** Restrict to keys under this sub-prefix (a namespace: `<prefix><ns>/`). */
+  keyPrefix?: string;
+  /** Start strictly after this key. */
+  after?: string;
+  /** At most this many matching entries; `more` tells whether others follow. */
+  limit?: number;
+  filter?: EntryFilter;
+}
+
+export interface ListResult {
+  entries: CacheEntry[];
+  /** True when matching entries remain after the last one returned. */
+  more: boolean;
+  /** How many entries (unfiltered, within keyPrefix) follow the last one returned. */
+  remaining: number;
+}
+
+export class ResourceCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private readonly sortedKeys = new SortedKeys();
+  private readonly ring: CacheEvent[] = [];
+  private ringStart = 0;
+  /** Every event with revision > oldestReplayable is in the ring. */
+  private oldestReplayable: number;
+  readonly watchers = new Set<CacheWatcher>();
+
+  constructor(
+    readonly prefix: string,
+    private readonly ringCapacity: number,
+    startRevision: number,
+  ) {
+    this.oldestReplayable = startRevision;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): CacheEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Loads an entry during priming (no event, no watchers yet). */
+  load(entry: CacheEntry): void {
+    this.sortedKeys.add(entry.key);
+    this.entries.set(entry.key, entry);
+  }
+
+  /** Applies one change and fans it out. `next` undefined means the key was deleted. */
+  apply(ev: CacheEvent): void {
+    if (ev.type === 'DELETED') {
+      this.entries.delete(ev.entry.key);
+      this.sortedKeys.delete(ev.entry.key);
+    } else {
+      this.sortedKeys.add(ev.entry.key);
+      this.entries.set(ev.entry.key, ev.entry);
+    }
+    this.record(ev);
+    for (const w of this.watchers) w.deliver(ev);
+  }
+
+  private record(ev: CacheEvent): void {
+    if (this.ring.length - this.ringStart >= this.ringCapacity) {
+      this.oldestReplayable = this.ring[this.ringStart]!.revision;
+      this.ringStart++;
+      // Compact the backing array now and then instead of shifting on every event.
+      if (this.ringStart > this.ringCapacity) {
+        this.ring.splice(0, this.ringStart);
+        this.ringStart = 0;
+      }
+    }
+    this.ring.push(ev);
+  }
+
+  /**
+   * Events with revision > `after` from the ring, or undefined when the ring no longer holds
+   * all of them (the caller then replays from the store's history).
+   */
+  eventsSince(after: number): CacheEvent[] | undefined {
+    if (after < this.oldestReplayable) return undefined;
+    const out: CacheEvent[] = [];
+    // Binary search for the first event newer than `after`.
+    let lo = this.ringStart;
+    let hi = this.ring.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.ring[mid]!.revision <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.ring.length; i++) out.push(this.ring[i]!);
+    return out;
+  }
+
+  /** Drops ring history at or below a compacted revision: it can no longer be replayed consistently. */
+  forgetBefore(revision: number): void {
+    if (revision > this.oldestReplayable) {
+      while (this.ringStart < this.ring.length && this.ring[this.ringStart]!.revision <= revision) this.ringStart++;
+      this.oldestReplayable = revision;
+    }
+  }
+
+  list(options: ListOptions = {}): ListResult {
+    const { keyPrefix = this.prefix, after, filter } = options;
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const { start, end } = this.sortedKeys.span(keyPrefix, after);
+    const entries: CacheEntry[] = [];
+    let i = start;
+    for (; i < end; i++) {
+      const e = this.entries.get(this.sortedKeys.at(i))!;
+      if (filter && !filter(e)) continue;
+      if (entries.length >= limit) break;
+      entries.push(e);
+    }
+    let more = false;
+    if (i < end) {
+      if (!filter) more = true;
+      else {
+        for (let j = i; j < end; j++) {
+          if (filter(this.entries.get(this.sortedKeys.at(j))!)) {
+            more = true;
+            break;
+          }
+        }
+      }
+    }
+    return { entries, more, remaining: more ? end - i : 0 };
+  }
+}

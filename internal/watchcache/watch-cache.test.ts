@@ -1,0 +1,122 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { LevelRevisionStore } from '../store/revision-store.js';
+import { encodeStored } from '../storedobject/stored-object.js';
+import { WatchCache } from './watch-cache.js';
+import type { CacheEntry, WatchOutput } from './types.js';
+import type { CacheWatcher } from './watcher.js';
+
+const PREFIX = '/registry/core/configmaps/';
+const keyOf = (ns: string, name: string) => `${PREFIX}${ns}/${name}`;
+const cm = (ns: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) =>
+  encodeStored({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: ns, labels }, data });
+
+describe('WatchCache', () => {
+  let store: LevelRevisionStore;
+  let cache: WatchCache;
+  const put = (ns: string, name: string, labels?: Record<string, string>, data?: Record<string, string>) =>
+    store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: keyOf(ns, name), value: cm(ns, name, labels, data) }] });
+  const del = (ns: string, name: string) => store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: keyOf(ns, name) }] });
+  const parse = (e: CacheEntry) => JSON.parse(e.bytes.toString()) as { metadata: { name: string; resourceVersion: string; labels?: Record<string, string> } };
+  const summarize = (outs: WatchOutput[]) =>
+    outs.map((o) => ('entry' in o ? `${o.type} ${o.entry.name}@${parse(o.entry).metadata.resourceVersion}` : o.type === 'BOOKMARK' ? `BOOKMARK@${o.revision}` : `ERROR ${o.code}`));
+  const take = (w: CacheWatcher) => summarize(w.drain());
+
+  beforeEach(async () => {
+    store = await LevelRevisionStore.open({ storage: 'memory' });
+    cache = new WatchCache(store, { root: '/registry/', specFor: () => undefined, ringCapacity: 4 });
+  });
+  afterEach(async () => {
+    cache.stop();
+    await store.close();
+  });
+
+  it('primes from the store, then follows applied batches; bytes carry the resource version', async () => {
+    await put('a', 'one');
+    await put('b', 'two');
+    await cache.start();
+    expect(cache.revision).toBe(2);
+    await put('a', 'three');
+    const rc = cache.resource(PREFIX);
+    expect(rc.list().entries.map((e) => e.name)).toEqual(['one', 'three', 'two']);
+    expect(rc.list({ keyPrefix: `${PREFIX}a/` }).entries.map((e) => e.name)).toEqual(['one', 'three']);
+    expect(parse(rc.get(keyOf('a', 'three'))!).metadata.resourceVersion).toBe('3');
+    expect(cache.revision).toBe(3);
+  });
+
+  it('pages in key order and reports what remains', async () => {
+    for (const n of ['e', 'a', 'c', 'b', 'd']) await put('ns', n);
+    await cache.start();
+    const rc = cache.resource(PREFIX);
+    const p1 = rc.list({ limit: 2 });
+    expect([p1.entries.map((e) => e.name), p1.more, p1.remaining]).toEqual([['a', 'b'], true, 3]);
+    const p2 = rc.list({ limit: 2, after: p1.entries[1]!.key, filter: (e) => e.name !== 'd' });
+    expect([p2.entries.map((e) => e.name), p2.more]).toEqual([['c', 'e'], false]);
+  });
+
+  it('starts a watch with the current state, then delivers changes in order', async () => {
+    await put('a', 'x');
+    await cache.start();
+    const w = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 0 });
+    await put('a', 'x', {}, { k: 'v' });
+    await put('a', 'y');
+    await del('a', 'x');
+    expect(take(w)).toEqual(['ADDED x@1', 'MODIFIED x@2', 'ADDED y@3', 'DELETED x@4']);
+    w.bookmark();
+    expect(take(w)).toEqual(['BOOKMARK@4']);
+  });
+
+  it('replays from the ring, from the store beyond it, and fails with 410 once compacted', async () => {
+    await cache.start();
+    for (let i = 1; i <= 8; i++) await put('n', `o${i}`); // revisions 1..8, ring holds 5..8
+    const fromRing = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 6 });
+    expect(take(fromRing)).toEqual(['ADDED o7@7', 'ADDED o8@8']);
+    const fromStore = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 2 });
+    await put('n', 'o9'); // arrives while the store replay loads
+    await fromStore.ready();
+    await new Promise((r) => setImmediate(r));
+    expect(take(fromStore)).toEqual(['ADDED o3@3', 'ADDED o4@4', 'ADDED o5@5', 'ADDED o6@6', 'ADDED o7@7', 'ADDED o8@8', 'ADDED o9@9']);
+    await store.compact(5);
+    const tooOld = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 3 });
+    expect(take(tooOld)).toEqual(['ERROR 410']);
+    expect(tooOld.closed).toBe('error');
+  });
+
+  it('turns selection changes into ADDED and DELETED for a filtered watcher', async () => {
+    await cache.start();
+    const w = cache.watch({ prefix: PREFIX, filter: (e) => e.labels.app === 'web', fromRevision: 0 });
+    await put('a', 'p', { app: 'db' });
+    await put('a', 'p', { app: 'web' });
+    await put('a', 'p', { app: 'web', tier: 'x' });
+    await put('a', 'p', { app: 'db' });
+    await del('a', 'p');
+    expect(take(w)).toEqual(['ADDED p@2', 'MODIFIED p@3', 'DELETED p@4']);
+  });
+
+  it('closes a watcher that falls too far behind without stalling writers or other watchers', async () => {
+    cache = new WatchCache(store, { root: '/registry/', specFor: () => undefined, watcherCapacity: 3 });
+    await cache.start();
+    const slow = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 0 });
+    const fast = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 0 });
+    const seen: string[] = [];
+    const reader = (async () => {
+      for await (const out of fast) if ('entry' in out) seen.push(out.entry.name);
+    })();
+    for (let i = 0; i < 10; i++) {
+      await put('n', `o${i}`);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(slow.closed).toBe('overflow');
+    expect(fast.closed).toBeUndefined();
+    fast.close();
+    await reader;
+    expect(seen).toHaveLength(10);
+  });
+
+  it('waits for a revision and times out on one that never comes', async () => {
+    await cache.start();
+    const waiting = cache.waitForRevision(1, 5_000);
+    await put('a', 'x');
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(cache.waitForRevision(99, 10)).rejects.toThrow(/Too large resource version/);
+  });
+});

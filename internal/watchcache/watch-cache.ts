@@ -1,0 +1,270 @@
+// internal/watchcache/watch-cache owns this replica's in-memory view of the store: it primes
+// from a consistent range, then follows applied batches only (never writes), keeping one
+// ResourceCache per stored resource. It serves get/list at its current revision, waits for a
+// revision on behalf of consistent reads, and starts watches with replay from its rings or,
+// further back, from the store's history.
+// Imports: store (types), storedobject, types, resource-cache, watcher.
+
+import type { AppliedBatch, KeyValue, RevisionStore, StoreEvent } from '../store/types.js';
+import { StoreError } from '../store/types.js';
+import { decodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
+import { ResourceCache } from './resource-cache.js';
+import type { CacheEntry, CacheEvent, EntryFilter, ResourceSpec } from './types.js';
+import { CacheWatcher } from './watcher.js';
+
+export interface WatchCacheOptions {
+  /** Root of all object keys (`/registry/`); keys are `<root><group>/<resource>/[<ns>/]<name>`. */
+  root: string;
+  /** Resolves the spec of a resource prefix (`/registry/apps/deployments/`). */
+  specFor(prefix: string): ResourceSpec | undefined;
+  /** Events kept per resource for watch replay. */
+  ringCapacity?: number;
+  /** Outputs a watcher may have queued before it is closed as too slow. */
+  watcherCapacity?: number;
+}
+
+export interface WatchOptions {
+  /** Resource prefix (`/registry/core/pods/`). */
+  prefix: string;
+  filter: EntryFilter;
+  /**
+   * 0 = start with synthetic ADDED events for the current state, then changes;
+   * n > 0 = changes after revision n (410-style StoreError STORE_COMPACTED when that is gone).
+   */
+  fromRevision: number;
+  /** Restrict the initial state to keys under this prefix (a namespace). */
+  keyPrefix?: string;
+}
+
+const DEFAULT_SPEC: ResourceSpec = {
+  attributes: (obj) => {
+    const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string> };
+    const fields: Record<string, string> = { 'metadata.name': meta.name ?? '' };
+    if (meta.namespace !== undefined) fields['metadata.namespace'] = meta.namespace;
+    return { labels: meta.labels ?? {}, fields };
+  },
+};
+
+export class WatchCache {
+  private readonly resources = new Map<string, ResourceCache>();
+  private rev = 0;
+  private started = false;
+  private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
+  private unsubscribe: (() => void) | undefined;
+  private readonly ringCapacity: number;
+  private readonly watcherCapacity: number;
+
+  constructor(
+    private readonly store: RevisionStore,
+    private readonly options: WatchCacheOptions,
+  ) {
+    this.ringCapacity = options.ringCapacity ?? 4096;
+    this.watcherCapacity = options.watcherCapacity ?? 10_000;
+  }
+
+  /** The revision of the last applied batch this cache has processed. */
+  get revision(): number {
+    return this.rev;
+  }
+
+  get ready(): boolean {
+    return this.started;
+  }
+
+  /**
+   * Primes from the store. Batches applied while the range is read are held and replayed
+   * after it, skipping what the range already contains.
+   */
+  async start(): Promise<void> {
+    const held: AppliedBatch[] = [];
+    let priming = true;
+    this.unsubscribe = this.store.subscribe((batch) => (priming ? held.push(batch) : this.onBatch(batch)));
+    const snapshot = await this.store.range(this.options.root, { revision: this.store.currentRevision() });
+    for (const kv of snapshot.kvs) {
+      const entry = this.toEntry(kv, kv.modRevision);
+      if (entry) this.resourceFor(kv.key, snapshot.revision)?.load(entry);
+    }
+    this.rev = snapshot.revision;
+    priming = false;
+    for (const batch of held) if (batch.revision > this.rev) this.onBatch(batch);
+    this.started = true;
+    this.wakeWaiters();
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    for (const rc of this.resources.values()) for (const w of rc.watchers) w.close('cache-stopped');
+  }
+
+  /** The resource prefix of an object key: `<root><group>/<resource>/`. */
+  prefixOf(key: string): string | undefined {
+    const root = this.options.root;
+    if (!key.startsWith(root)) return undefined;
+    const a = key.indexOf('/', root.length);
+    const b = a < 0 ? -1 : key.indexOf('/', a + 1);
+    return b < 0 ? undefined : key.slice(0, b + 1);
+  }
+
+  resource(prefix: string): ResourceCache {
+    let rc = this.resources.get(prefix);
+    if (!rc) {
+      rc = new ResourceCache(prefix, this.ringCapacity, this.rev);
+      this.resources.set(prefix, rc);
+    }
+    return rc;
+  }
+
+  private resourceFor(key: string, atRevision: number): ResourceCache | undefined {
+    const prefix = this.prefixOf(key);
+    if (!prefix) return undefined;
+    let rc = this.resources.get(prefix);
+    if (!rc) {
+      rc = new ResourceCache(prefix, this.ringCapacity, atRevision);
+      this.resources.set(prefix, rc);
+    }
+    return rc;
+  }
+
+  private toEntry(kv: KeyValue, revision: number): CacheEntry | undefined {
+    const prefix = this.prefixOf(kv.key);
+    if (!prefix) return undefined;
+    const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
+    let obj: Record<string, unknown>;
+    try {
+      obj = decodeStored(kv.value, revision);
+    } catch {
+      // A value that does not decode is served by the store path (forced deletion); the cache skips it.
+      return undefined;
+    }
+    const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
+    const { labels, fields } = spec.attributes(obj);
+    return {
+      key: kv.key,
+      namespace: meta.namespace ?? '',
+      name: meta.name ?? '',
+      revision,
+      bytes: withResourceVersion(kv.value, revision),
+      labels,
+      fields,
+    };
+  }
+
+  private onBatch(batch: AppliedBatch): void {
+    const touched = new Set<ResourceCache>();
+    for (const ev of batch.events) {
+      const rc = this.resourceFor(ev.kv.key, this.rev);
+      if (!rc) continue;
+      const cacheEvent = this.toCacheEvent(rc, ev);
+      if (cacheEvent) {
+        rc.apply(cacheEvent);
+        touched.add(rc);
+      }
+    }
+    if (batch.compactedRevision !== undefined) {
+      for (const rc of this.resources.values()) rc.forgetBefore(batch.compactedRevision);
+    }
+    this.rev = batch.revision;
+    for (const rc of this.resources.values()) for (const w of rc.watchers) w.progress(batch.revision);
+    this.wakeWaiters();
+  }
+
+  private toCacheEvent(rc: ResourceCache, ev: StoreEvent): CacheEvent | undefined {
+    const prev = rc.get(ev.kv.key);
+    const revision = ev.kv.modRevision;
+    if (ev.type === 'delete') {
+      if (!prev) return undefined;
+      const last: CacheEntry = { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
+      return { type: 'DELETED', revision, entry: last, prev };
+    }
+    const entry = this.toEntry(ev.kv, revision);
+    if (!entry) return undefined;
+    return prev ? { type: 'MODIFIED', revision, entry, prev } : { type: 'ADDED', revision, entry };
+  }
+
+  /** Resolves once the cache has applied `revision` (or rejects after `timeoutMs`). */
+  waitForRevision(revision: number, timeoutMs: number): Promise<void> {
+    if (this.started && this.rev >= revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { revision, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(new StoreError('STORE_FUTURE_REVISION', `Too large resource version: ${revision}, current: ${this.rev}`, {
+          revision,
+          currentRevision: this.rev,
+        }));
+      }, timeoutMs);
+      timer.unref?.();
+      this.waiters.push(waiter);
+    });
+  }
+
+  private wakeWaiters(): void {
+    if (!this.started) return;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if (w.revision <= this.rev) {
+        this.waiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  /**
+   * Starts a watch. Registration and the choice of replay happen synchronously, so no applied
+   * batch can fall between the state a watcher starts from and the live events it receives.
+   */
+  watch(options: WatchOptions): CacheWatcher {
+    const rc = this.resource(options.prefix);
+    const start = options.fromRevision > 0 ? options.fromRevision : this.rev;
+    const watcher = new CacheWatcher(options.filter, this.watcherCapacity, start, (w) => rc.watchers.delete(w));
+    if (options.fromRevision <= 0) {
+      for (const entry of rc.list({ keyPrefix: options.keyPrefix ?? options.prefix }).entries) watcher.initial(entry);
+      rc.watchers.add(watcher);
+      return watcher;
+    }
+    if (options.fromRevision < this.store.compactedRevision()) {
+      watcher.fail(410, 'Expired', `too old resource version: ${options.fromRevision} (${this.store.compactedRevision()})`);
+      return watcher;
+    }
+    const fromRing = rc.eventsSince(options.fromRevision);
+    rc.watchers.add(watcher);
+    if (fromRing) {
+      watcher.release(fromRing);
+      return watcher;
+    }
+    // Older than the ring: replay from the store's history, holding live events meanwhile.
+    watcher.hold();
+    const upTo = this.rev;
+    this.store
+      .eventsSince(options.prefix, options.fromRevision)
+      .then((events) => {
+        const replay: CacheEvent[] = [];
+        const state = new Map<string, CacheEntry>();
+        for (const ev of events) {
+          if (ev.kv.modRevision > upTo) break;
+          const prevEntry = state.get(ev.kv.key) ?? (ev.prevKv ? this.toEntry(ev.prevKv, ev.prevKv.modRevision) : undefined);
+          if (ev.type === 'delete') {
+            if (!prevEntry) continue;
+            const last = { ...prevEntry, revision: ev.kv.modRevision, bytes: replaceResourceVersion(prevEntry.bytes, ev.kv.modRevision) };
+            replay.push({ type: 'DELETED', revision: ev.kv.modRevision, entry: last, prev: prevEntry });
+            state.delete(ev.kv.key);
+          } else {
+            const entry = this.toEntry(ev.kv, ev.kv.modRevision);
+            if (!entry) continue;
+            replay.push(prevEntry ? { type: 'MODIFIED', revision: entry.revision, entry, prev: prevEntry } : { type: 'ADDED', revision: entry.revision, entry });
+            state.set(ev.kv.key, entry);
+          }
+        }
+        watcher.release(replay);
+      })
+      .catch((e: unknown) => {
+        if (e instanceof StoreError && e.code === 'STORE_COMPACTED') {
+          watcher.fail(410, 'Expired', `too old resource version: ${options.fromRevision} (${this.store.compactedRevision()})`);
+        } else {
+          watcher.fail(500, 'InternalError', `watch replay failed: ${String(e)}`);
+        }
+      });
+    return watcher;
+  }
+}

@@ -1,0 +1,154 @@
+// internal/watchcache/watcher owns one watch's delivery state: its filter, a bounded queue of
+// outputs, and the async iteration the HTTP layer reads from. Writers never wait on a watcher:
+// when the queue is full the watcher is closed and its consumer resumes from the last version
+// it saw (memory per watcher stays bounded; one slow client cannot stall the others).
+// Imports: types.
+
+import type { CacheEntry, CacheEvent, EntryFilter, WatchOutput } from './types.js';
+
+export type CloseReason = 'consumer' | 'overflow' | 'cache-stopped' | 'error';
+
+export class CacheWatcher implements AsyncIterable<WatchOutput> {
+  private readonly queue: WatchOutput[] = [];
+  private waiting: (() => void) | undefined;
+  private closedReason: CloseReason | undefined;
+  /** Live events that arrived while a replay from the store was still loading. */
+  private held: CacheEvent[] | undefined;
+  /** Every event up to this revision has been queued (or filtered out): safe bookmark value. */
+  private progressRevision: number;
+  /** Changes at or below this revision are not this watcher's to deliver. */
+  private readonly startRevision: number;
+
+  constructor(
+    readonly filter: EntryFilter,
+    readonly capacity: number,
+    startRevision: number,
+    private readonly onClose: (w: CacheWatcher) => void,
+  ) {
+    this.progressRevision = startRevision;
+    this.startRevision = startRevision;
+  }
+
+  get closed(): CloseReason | undefined {
+    return this.closedReason;
+  }
+
+  /** Called by the cache for each change of the watched resource, in revision order. */
+  deliver(ev: CacheEvent): void {
+    if (this.closedReason || ev.revision <= this.startRevision) return;
+    if (this.held) {
+      this.held.push(ev);
+      return;
+    }
+    this.route(ev);
+  }
+
+  /** Called by the cache after each applied batch, matching or not. */
+  progress(revision: number): void {
+    if (!this.held && revision > this.progressRevision) this.progressRevision = revision;
+  }
+
+  /** Hold live events until a replay (loaded asynchronously) has been delivered. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /**
+   * Delivers replayed events (those after the start revision), then what was held meanwhile.
+   * The cache guarantees replay and held events do not overlap: replay ends where holding began.
+   */
+  release(replay: readonly CacheEvent[]): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const ev of replay) if (ev.revision > this.startRevision) this.route(ev);
+    for (const ev of held) this.route(ev);
+  }
+
+  /** Queues a synthetic ADDED (initial state) without filter transitions. */
+  initial(entry: CacheEntry): void {
+    if (this.filter(entry)) this.push({ type: 'ADDED', entry });
+  }
+
+  /** Queues a bookmark at the latest fully delivered revision, unless events are still pending. */
+  bookmark(initialEventsEnd = false): boolean {
+    if (this.closedReason || this.held) return false;
+    this.push(initialEventsEnd ? { type: 'BOOKMARK', revision: this.progressRevision, initialEventsEnd } : { type: 'BOOKMARK', revision: this.progressRevision });
+    return true;
+  }
+
+  /** The revision up to which this watcher has seen everything. */
+  get revision(): number {
+    return this.progressRevision;
+  }
+
+  /** Ends the stream with an ERROR output (for example 410 when history is gone). */
+  fail(code: number, reason: string, message: string): void {
+    if (this.closedReason) return;
+    this.queue.push({ type: 'ERROR', code, reason, message });
+    this.close('error');
+  }
+
+  private route(ev: CacheEvent): void {
+    const now = ev.type !== 'DELETED' && this.filter(ev.entry);
+    const before = ev.prev !== undefined && this.filter(ev.prev);
+    if (ev.revision > this.progressRevision) this.progressRevision = ev.revision;
+    if (ev.type === 'DELETED') {
+      if (this.filter(ev.entry)) this.push({ type: 'DELETED', entry: ev.entry });
+      return;
+    }
+    // A change that moves an object into or out of the selection is an ADDED or DELETED for this watcher.
+    if (now && before) this.push({ type: 'MODIFIED', entry: ev.entry });
+    else if (now) this.push({ type: 'ADDED', entry: ev.entry });
+    else if (before) this.push({ type: 'DELETED', entry: ev.entry });
+  }
+
+  private push(out: WatchOutput): void {
+    if (this.closedReason) return;
+    if (this.queue.length >= this.capacity) {
+      this.close('overflow');
+      return;
+    }
+    this.queue.push(out);
+    this.wake();
+  }
+
+  private wake(): void {
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.();
+  }
+
+  /** Stops delivery; the consumer drains what is queued (an ERROR stays last), then ends. */
+  close(reason: CloseReason = 'consumer'): void {
+    if (this.closedReason) return;
+    this.closedReason = reason;
+    if (reason === 'overflow') this.queue.length = 0;
+    this.onClose(this);
+    this.wake();
+  }
+
+  /** Number of outputs waiting to be consumed. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Takes what is queued now without waiting (for batching writes). */
+  drain(): WatchOutput[] {
+    return this.queue.splice(0);
+  }
+
+  /** Resolves when something is queued or the watcher closes. */
+  async ready(): Promise<void> {
+    if (this.queue.length > 0 || this.closedReason) return;
+    await new Promise<void>((resolve) => (this.waiting = resolve));
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchOutput> {
+    for (;;) {
+      await this.ready();
+      const batch = this.drain();
+      for (const out of batch) yield out;
+      if (batch.length === 0 && this.closedReason) return;
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { describe, it, expect } from 'vitest';
+import { FlagError, helpText, parseFlags, type ServerConfig } from './flags.js';
+import { parseDuration } from './duration.js';
+import { enablementFrom, parseRuntimeConfig } from './runtime-config.js';
+import { stabilityOf } from '../schema/versions.js';
+
+const parse = (...args: string[]) => parseFlags(args) as ServerConfig;
+
+describe('flags', () => {
+  it('has the documented defaults', () => {
+    const c = parse();
+    expect(c).toMatchObject({ dataDir: './data', bindAddress: '0.0.0.0', securePort: 6443, storage: 'leveldb', naming: 'cluster', compactionIntervalMs: 300_000, logLevel: 'warn' });
+    expect(c.featureGates.enabled('APIResponseCompression')).toBe(true);
+    expect(c.featureGates.enabled('CBORServingAndStorage')).toBe(false);
+  });
+
+  it('accepts --name=value and --name value', () => {
+    const c = parse('--secure-port=0', '--data-dir', '/tmp/x', '--naming=kubernetes', '--storage=memory', '--shutdown-delay-duration=2s');
+    expect(c).toMatchObject({ securePort: 0, dataDir: '/tmp/x', naming: 'kubernetes', storage: 'memory', shutdownDelayMs: 2000 });
+  });
+
+  it.each([
+    [['--nope'], /unknown flag: --nope/],
+    [['--secure-port=70000'], /--secure-port/],
+    [['--storage=etcd'], /must be one of leveldb, memory/],
+    [['--naming=k8s'], /must be one of cluster, kubernetes/],
+    [['--bind-address=localhost'], /not an IP address/],
+    [['--livez-grace-period=5 minutes'], /invalid duration/],
+    [['--feature-gates=Nope=true'], /unrecognized feature gate: Nope/],
+    [['--feature-gates=ServerSideApply=false'], /locked to true/],
+    [['--feature-gates=CBORServingAndStorage=maybe'], /must be true or false/],
+    [['--runtime-config=batch/v1=perhaps'], /true or false/],
+    [['--tls-cert-file=/a.crt'], /must be given together/],
+    [['--data-dir'], /needs an argument/],
+    [['stray'], /unexpected argument/],
+  ])('rejects %j', (args, message) => {
+    expect(() => parseFlags(args)).toThrow(FlagError);
+    expect(() => parseFlags(args)).toThrow(message);
+  });
+
+  it('documents every flag in --help', () => {
+    expect(parseFlags(['--help'])).toBe('help');
+    const text = helpText();
+    for (const flag of ['data-dir', 'bind-address', 'secure-port', 'storage', 'naming', 'feature-gates', 'runtime-config', 'livez-grace-period', 'shutdown-delay-duration', 'tls-cert-file', 'tls-private-key-file', 'client-ca-file', 'compaction-interval']) {
+      expect(text).toContain(`--${flag}=`);
+    }
+  });
+
+  it('parses Go durations', () => {
+    expect([parseDuration('1h30m'), parseDuration('250ms'), parseDuration('0'), parseDuration('1.5s')]).toEqual([5_400_000, 250, 0, 1500]);
+  });
+});
+
+describe('runtime-config', () => {
+  const enabled = (text: string) => enablementFrom(parseRuntimeConfig(text), stabilityOf);
+  it.each([
+    ['', 'batch', 'v1', undefined, true],
+    ['', 'networking.cluster.io', 'v1beta1', undefined, false],
+    ['batch/v1=false', 'batch', 'v1', undefined, false],
+    ['api/beta=true', 'networking.cluster.io', 'v1beta1', undefined, true],
+    ['api/all=true', 'scheduling.cluster.io', 'v1alpha1', undefined, true],
+    ['api/all=true,api/alpha=false', 'scheduling.cluster.io', 'v1alpha1', undefined, false],
+    ['v1=false', '', 'v1', undefined, false],
+    ['networking.cluster.io/v1beta1/ipaddresses', 'networking.cluster.io', 'v1beta1', undefined, true],
+    ['networking.cluster.io/v1beta1/ipaddresses', 'networking.cluster.io', 'v1beta1', 'ipaddresses', true],
+    ['networking.cluster.io/v1beta1/ipaddresses', 'networking.cluster.io', 'v1beta1', 'servicecidrs', false],
+    ['apps/v1/daemonsets=false', 'apps', 'v1', 'daemonsets', false],
+    ['apps/v1/daemonsets=false', 'apps', 'v1', 'deployments', true],
+  ])('%s → %s/%s %s served: %s', (text, group, version, resource, expected) => {
+    expect(enabled(text)(group, version, resource)).toBe(expected);
+  });
+});

@@ -1,0 +1,260 @@
+// internal/selectors/field-sets owns which fields each kind can be selected by, and their values:
+// upstream's per-kind field-label conversion functions (which names a request may use, renames
+// such as `spec.host` → `spec.nodeName`, and the error text for anything else) and the
+// `ToSelectableFields` functions (the field set of one object). Kinds without a conversion
+// function accept only `metadata.name` and `metadata.namespace`, as upstream's default does.
+// Imports: field-selector, apierrors.
+
+import { errors } from '../apierrors/status.js';
+import { FieldSelector, type FieldSet, parseFieldSelector } from './field-selector.js';
+
+/** What this module needs to know about a served resource; the catalog's ResourceInfo fits. */
+export interface FieldSelectableResource {
+  /** Served group name, used in messages. */
+  readonly group: string;
+  /** Group name in the schema data (upstream spelling); '' for the core group. */
+  readonly upstreamGroup: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+/** A string-valued field at `path`, `''` when absent or not a string. */
+function str(obj: unknown, ...path: string[]): string {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (typeof cur !== 'object' || cur === null) return '';
+    cur = (cur as Obj)[p];
+  }
+  return typeof cur === 'string' ? cur : '';
+}
+
+/** An integer field rendered as Go's strconv.Itoa would, `0` when absent. */
+function int(obj: unknown, ...path: string[]): string {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (typeof cur !== 'object' || cur === null) return '0';
+    cur = (cur as Obj)[p];
+  }
+  return typeof cur === 'number' && Number.isFinite(cur) ? String(Math.trunc(cur)) : '0';
+}
+
+function bool(obj: unknown, ...path: string[]): string {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (typeof cur !== 'object' || cur === null) return 'false';
+    cur = (cur as Obj)[p];
+  }
+  return cur === true ? 'true' : 'false';
+}
+
+interface KindFields {
+  /** Selector name a request may use → the field-set name it is matched against. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The rejection message for `label`, as this kind's upstream conversion function words it. */
+  readonly unsupported: (label: string, r: FieldSelectableResource) => string;
+  /** Kind-specific fields of one object (metadata.* are added by fieldsetFor). */
+  readonly fields: (obj: unknown) => Record<string, string>;
+}
+
+const identity = (...names: string[]): Record<string, string> => Object.fromEntries(names.map((n) => [n, n]));
+const notSupported = (label: string): string => `field label not supported: ${label}`;
+
+function eventFields(obj: unknown): Record<string, string> {
+  // Core events name the subject `involvedObject`; events.k8s.io names it `regarding`. Both
+  // versions are matched by the core names, as upstream stores one internal kind for both.
+  const o = (obj ?? {}) as Obj;
+  const subject = o.involvedObject ?? o.regarding;
+  const source = str(o, 'source', 'component') || str(o, 'deprecatedSource', 'component') || str(o, 'reportingController');
+  return {
+    'involvedObject.kind': str(subject, 'kind'),
+    'involvedObject.namespace': str(subject, 'namespace'),
+    'involvedObject.name': str(subject, 'name'),
+    'involvedObject.uid': str(subject, 'uid'),
+    'involvedObject.apiVersion': str(subject, 'apiVersion'),
+    'involvedObject.resourceVersion': str(subject, 'resourceVersion'),
+    'involvedObject.fieldPath': str(subject, 'fieldPath'),
+    reason: str(o, 'reason'),
+    reportingComponent: str(o, 'reportingController'),
+    source,
+    type: str(o, 'type'),
+  };
+}
+
+const EVENT_LABELS = identity(
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
+  'metadata.namespace',
+  'metadata.name',
+);
+
+/** Keyed by `<upstream group>/<resource>`. */
+const KINDS: Readonly<Record<string, KindFields>> = {
+  '/pods': {
+    labels: {
+      ...identity(
+        'metadata.name',
+        'metadata.namespace',
+        'spec.nodeName',
+        'spec.restartPolicy',
+        'spec.schedulerName',
+        'spec.serviceAccountName',
+        'spec.hostNetwork',
+        'status.phase',
+        'status.podIP',
+        // Accepted but absent from the field set upstream, so it only ever equals ''.
+        'status.podIPs',
+        'status.nominatedNodeName',
+      ),
+      // Old clients send spec.host.
+      'spec.host': 'spec.nodeName',
+    },
+    unsupported: notSupported,
+    fields: (pod) => {
+      const ips = (pod as Obj | undefined)?.status as Obj | undefined;
+      const first = Array.isArray(ips?.podIPs) ? (ips!.podIPs as unknown[])[0] : undefined;
+      return {
+        'spec.nodeName': str(pod, 'spec', 'nodeName'),
+        'spec.restartPolicy': str(pod, 'spec', 'restartPolicy'),
+        'spec.schedulerName': str(pod, 'spec', 'schedulerName'),
+        'spec.serviceAccountName': str(pod, 'spec', 'serviceAccountName'),
+        'spec.hostNetwork': bool(pod, 'spec', 'hostNetwork'),
+        'status.phase': str(pod, 'status', 'phase'),
+        // The first of podIPs, which is how upstream defines the primary IP.
+        'status.podIP': first !== undefined ? str(first, 'ip') : '',
+        'status.nominatedNodeName': str(pod, 'status', 'nominatedNodeName'),
+      };
+    },
+  },
+  '/nodes': {
+    labels: identity('metadata.name', 'spec.unschedulable'),
+    unsupported: notSupported,
+    fields: (node) => ({ 'spec.unschedulable': bool(node, 'spec', 'unschedulable') }),
+  },
+  '/replicationcontrollers': {
+    labels: identity('metadata.name', 'metadata.namespace', 'status.replicas'),
+    unsupported: notSupported,
+    fields: (rc) => ({ 'status.replicas': int(rc, 'status', 'replicas') }),
+  },
+  '/events': { labels: EVENT_LABELS, unsupported: notSupported, fields: eventFields },
+  '/namespaces': {
+    labels: identity('status.phase', 'metadata.name'),
+    unsupported: notSupported,
+    fields: (ns) => ({ 'status.phase': str(ns, 'status', 'phase') }),
+  },
+  '/secrets': {
+    labels: identity('type', 'metadata.namespace', 'metadata.name'),
+    unsupported: notSupported,
+    fields: (secret) => ({ type: str(secret, 'type') }),
+  },
+  '/services': {
+    labels: identity('metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type'),
+    unsupported: notSupported,
+    fields: (svc) => ({ 'spec.clusterIP': str(svc, 'spec', 'clusterIP'), 'spec.type': str(svc, 'spec', 'type') }),
+  },
+  'batch/jobs': {
+    labels: identity('metadata.name', 'metadata.namespace', 'status.successful'),
+    unsupported: (label) => `field label ${JSON.stringify(label)} not supported for batchv1.Job`,
+    fields: (job) => ({ 'status.successful': int(job, 'status', 'succeeded') }),
+  },
+  'certificates.k8s.io/certificatesigningrequests': {
+    labels: identity('metadata.name', 'spec.signerName'),
+    unsupported: notSupported,
+    fields: (csr) => ({ 'spec.signerName': str(csr, 'spec', 'signerName') }),
+  },
+  'certificates.k8s.io/clustertrustbundles': {
+    labels: identity('metadata.name', 'spec.signerName'),
+    unsupported: notSupported,
+    fields: (ctb) => ({ 'spec.signerName': str(ctb, 'spec', 'signerName') }),
+  },
+  'certificates.k8s.io/podcertificaterequests': {
+    labels: identity('metadata.name', 'spec.signerName', 'spec.podName', 'spec.nodeName'),
+    unsupported: notSupported,
+    fields: (pcr) => ({
+      'spec.signerName': str(pcr, 'spec', 'signerName'),
+      'spec.podName': str(pcr, 'spec', 'podName'),
+      'spec.nodeName': str(pcr, 'spec', 'nodeName'),
+    }),
+  },
+  'events.k8s.io/events': {
+    labels: {
+      reason: 'reason',
+      'regarding.kind': 'involvedObject.kind',
+      'regarding.namespace': 'involvedObject.namespace',
+      'regarding.name': 'involvedObject.name',
+      'regarding.uid': 'involvedObject.uid',
+      'regarding.apiVersion': 'involvedObject.apiVersion',
+      'regarding.resourceVersion': 'involvedObject.resourceVersion',
+      'regarding.fieldPath': 'involvedObject.fieldPath',
+      reportingController: 'reportingComponent',
+      source: 'source',
+      type: 'type',
+      'metadata.namespace': 'metadata.namespace',
+      'metadata.name': 'metadata.name',
+    },
+    unsupported: notSupported,
+    fields: eventFields,
+  },
+  'resource.k8s.io/resourceslices': {
+    labels: identity('metadata.name', 'spec.nodeName', 'spec.driver'),
+    unsupported: (label, r) => `field label not supported for ${r.group}/${r.version}, Kind=ResourceSlice: ${label}`,
+    fields: (slice) => ({ 'spec.nodeName': str(slice, 'spec', 'nodeName'), 'spec.driver': str(slice, 'spec', 'driver') }),
+  },
+};
+
+const DEFAULT_KIND: KindFields = {
+  labels: identity('metadata.name', 'metadata.namespace'),
+  unsupported: (label) => `${JSON.stringify(label)} is not a known field selector: only "metadata.name", "metadata.namespace"`,
+  fields: () => ({}),
+};
+
+const kindFields = (r: FieldSelectableResource): KindFields => KINDS[`${r.upstreamGroup}/${r.resource}`] ?? DEFAULT_KIND;
+
+/** The selector names a request may use for this resource, sorted. */
+export function selectableFields(resource: FieldSelectableResource): string[] {
+  return Object.keys(kindFields(resource).labels).sort();
+}
+
+/**
+ * Checks every field of `selector` against what the resource supports and rewrites the names to
+ * the ones fieldsetFor produces. Throws a 400 BadRequest with the kind's upstream message for
+ * the first unsupported field (upstream stops at the first too).
+ */
+export function validateFieldSelector(resource: FieldSelectableResource, selector: FieldSelector): FieldSelector {
+  const spec = kindFields(resource);
+  return selector.transform((field, value) => {
+    const mapped = Object.prototype.hasOwnProperty.call(spec.labels, field) ? spec.labels[field] : undefined;
+    if (mapped === undefined) throw errors.badRequest(spec.unsupported(field, resource));
+    return { field: mapped, value };
+  });
+}
+
+/** parseFieldSelector followed by validateFieldSelector: the one call list/watch handlers need. */
+export function parseFieldSelectorFor(resource: FieldSelectableResource, text: string): FieldSelector {
+  return validateFieldSelector(resource, parseFieldSelector(text));
+}
+
+/**
+ * The field set of one object of this resource, in the names validateFieldSelector produces:
+ * `metadata.name`, `metadata.namespace` for namespaced kinds, and the kind's own fields.
+ * Tolerates any shape: missing fields read as upstream's zero values.
+ */
+export function fieldsetFor(resource: FieldSelectableResource, obj: unknown): FieldSet {
+  const meta = (obj as Obj | undefined)?.metadata;
+  const set: Record<string, string> = { ...kindFields(resource).fields(obj) };
+  set['metadata.name'] = str(meta, 'name');
+  if (resource.namespaced) set['metadata.namespace'] = str(meta, 'namespace');
+  return set;
+}

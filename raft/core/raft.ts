@@ -166,10 +166,12 @@ export class Raft {
 
   private loadState(hs: HardState): void {
     invariant(
-      hs.commit >= this.raftLog.committed && hs.commit <= this.raftLog.lastIndex(),
+      hs.commit <= this.raftLog.lastIndex(),
       () => `${this.id} state.commit ${hs.commit} is out of range [${this.raftLog.committed}, ${this.raftLog.lastIndex()}]`,
     );
-    this.raftLog.committed = hs.commit;
+    // A commit index below the snapshot can be persisted when only the (unsynced) commit
+    // update was lost in a crash; the snapshot itself proves everything up to it committed.
+    this.raftLog.committed = Math.max(hs.commit, this.raftLog.committed);
     this.term = hs.term;
     this.vote = hs.vote;
   }
@@ -209,7 +211,9 @@ export class Raft {
     let ents: Entry[];
     try {
       prevTerm = this.raftLog.term(prevIndex);
-      ents = this.raftLog.entries(pr.next, this.maxMsgSize);
+      // With a full window (reached after a heartbeat response unpaused us) send an empty
+      // MsgApp: if every inflight message was lost, its answer is what frees the window.
+      ents = pr.state === 'replicate' && pr.inflights.full() ? [] : this.raftLog.entries(pr.next, this.maxMsgSize);
     } catch (err) {
       if (!isCompacted(err)) throw err;
       return this.maybeSendSnapshot(to, pr);

@@ -1,0 +1,133 @@
+// internal/pki/pki owns the data directory's PKI: on first start it generates the CA, the
+// serving certificate, the admin client certificate and the service-account signing key pair
+// under <data-dir>/pki (private keys mode 0600) and writes <data-dir>/admin.kubeconfig; later
+// starts reuse what is there. Imports: certificates.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority, issueCertificate, loadCertificateAuthority } from './certificates.js';
+
+export interface PkiPaths {
+  dir: string;
+  caCert: string;
+  caKey: string;
+  serverCert: string;
+  serverKey: string;
+  adminCert: string;
+  adminKey: string;
+  saKey: string;
+  saPub: string;
+}
+
+export function pkiPaths(dataDir: string): PkiPaths {
+  const dir = join(dataDir, 'pki');
+  return {
+    dir,
+    caCert: join(dir, 'ca.crt'),
+    caKey: join(dir, 'ca.key'),
+    serverCert: join(dir, 'apiserver.crt'),
+    serverKey: join(dir, 'apiserver.key'),
+    adminCert: join(dir, 'admin.crt'),
+    adminKey: join(dir, 'admin.key'),
+    saKey: join(dir, 'sa.key'),
+    saPub: join(dir, 'sa.pub'),
+  };
+}
+
+const writePrivate = (path: string, pem: string) => {
+  writeFileSync(path, pem, { mode: 0o600 });
+  chmodSync(path, 0o600); // mode is ignored when the file existed
+};
+
+/** SANs of the serving certificate: loopback names, the host name and the bind address. */
+export function servingNames(bindAddress: string): { dnsNames: string[]; ipAddresses: string[] } {
+  const dnsNames = [...new Set(['localhost', hostname(), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'])];
+  const ipAddresses = ['127.0.0.1', '::1'];
+  if (bindAddress !== '0.0.0.0' && bindAddress !== '::' && !ipAddresses.includes(bindAddress)) ipAddresses.push(bindAddress);
+  return { dnsNames, ipAddresses };
+}
+
+/** Generates whatever is missing; returns the paths. Idempotent. */
+export async function ensurePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
+  const p = pkiPaths(dataDir);
+  mkdirSync(p.dir, { recursive: true, mode: 0o700 });
+  let ca;
+  if (existsSync(p.caCert) && existsSync(p.caKey)) {
+    ca = await loadCertificateAuthority(readFileSync(p.caCert, 'utf8'), readFileSync(p.caKey, 'utf8'));
+  } else {
+    ca = await createCertificateAuthority('clusterd-ca');
+    writeFileSync(p.caCert, ca.certPem);
+    writePrivate(p.caKey, ca.keyPem);
+  }
+  if (!existsSync(p.serverCert) || !existsSync(p.serverKey)) {
+    const server = await issueCertificate(ca, { commonName: 'clusterd-apiserver', usage: 'server', ...servingNames(bindAddress) });
+    writeFileSync(p.serverCert, server.certPem);
+    writePrivate(p.serverKey, server.keyPem);
+  }
+  if (!existsSync(p.adminCert) || !existsSync(p.adminKey)) {
+    const admin = await issueCertificate(ca, { commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
+    writeFileSync(p.adminCert, admin.certPem);
+    writePrivate(p.adminKey, admin.keyPem);
+  }
+  if (!existsSync(p.saKey) || !existsSync(p.saPub)) {
+    // Service-account tokens are RS256 upstream; clients that verify them expect RSA.
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writePrivate(p.saKey, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
+    writeFileSync(p.saPub, publicKey.export({ format: 'pem', type: 'spki' }).toString());
+  }
+  return p;
+}
+
+export interface KubeconfigOptions {
+  server: string;
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+  user?: string;
+  cluster?: string;
+}
+
+/** A kubeconfig with the credentials embedded, so it works from any directory. */
+export function kubeconfigText(o: KubeconfigOptions): string {
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+  const cluster = o.cluster ?? 'clusterd';
+  const user = o.user ?? 'admin';
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    `- name: ${cluster}`,
+    '  cluster:',
+    `    server: ${o.server}`,
+    `    certificate-authority-data: ${b64(o.caPem)}`,
+    'users:',
+    `- name: ${user}`,
+    '  user:',
+    `    client-certificate-data: ${b64(o.certPem)}`,
+    `    client-key-data: ${b64(o.keyPem)}`,
+    'contexts:',
+    `- name: ${user}@${cluster}`,
+    '  context:',
+    `    cluster: ${cluster}`,
+    `    user: ${user}`,
+    `current-context: ${user}@${cluster}`,
+    'preferences: {}',
+    '',
+  ].join('\n');
+}
+
+export function writeAdminKubeconfig(dataDir: string, paths: PkiPaths, server: string): string {
+  const path = join(dataDir, 'admin.kubeconfig');
+  writePrivate(
+    path,
+    kubeconfigText({
+      server,
+      caPem: readFileSync(paths.caCert, 'utf8'),
+      certPem: readFileSync(paths.adminCert, 'utf8'),
+      keyPem: readFileSync(paths.adminKey, 'utf8'),
+    }),
+  );
+  return path;
+}

@@ -1,0 +1,79 @@
+// internal/validation/plain-json owns the small type guards and readers used to walk objects in
+// their JSON form (what the codecs produce): records, arrays, strings and numbers, where a value
+// of the wrong type reads as absent. Type errors themselves are reported by schema validation;
+// the per-kind rules only need to not crash on them.
+// Imports: nothing from the project.
+
+/** A JSON object (not null, not an array). */
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const objectAt = (v: unknown, key: string): JsonObject | undefined => {
+  if (!isObject(v)) return undefined;
+  const child = v[key];
+  return isObject(child) ? child : undefined;
+};
+
+export const arrayAt = (v: unknown, key: string): unknown[] | undefined => {
+  if (!isObject(v)) return undefined;
+  const child = v[key];
+  return Array.isArray(child) ? child : undefined;
+};
+
+export const stringAt = (v: unknown, key: string): string | undefined => {
+  if (!isObject(v)) return undefined;
+  const child = v[key];
+  return typeof child === 'string' ? child : undefined;
+};
+
+export const numberAt = (v: unknown, key: string): number | undefined => {
+  if (!isObject(v)) return undefined;
+  const child = v[key];
+  return typeof child === 'number' && Number.isFinite(child) ? child : undefined;
+};
+
+export const booleanAt = (v: unknown, key: string): boolean | undefined => {
+  if (!isObject(v)) return undefined;
+  const child = v[key];
+  return typeof child === 'boolean' ? child : undefined;
+};
+
+/** A map of strings (labels, annotations, selectors); non-string values are skipped. */
+export const stringMapAt = (v: unknown, key: string): Record<string, string> | undefined => {
+  const m = objectAt(v, key);
+  if (!m) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(m)) if (typeof val === 'string') out[k] = val;
+  return out;
+};
+
+/** Absent and null are the same thing to the API (Go decodes both to the zero value). */
+export const isAbsent = (v: unknown): boolean => v === undefined || v === null;
+
+const isEmptyList = (v: unknown): boolean => isAbsent(v) || (Array.isArray(v) && v.length === 0);
+
+/**
+ * Structural equality of JSON values the way upstream's semantic equality sees them: absent ≡ null
+ * ≡ missing key, and an empty list ≡ no list (Go's nil and empty slices compare equal there).
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (isEmptyList(a) && isEmptyList(b)) return true;
+  if (a === b) return true;
+  if (typeof a !== typeof b || isAbsent(a) || isAbsent(b)) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!jsonEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return false;
+}
+
+/** Deep copy of a JSON value (structuredClone copes with everything the codecs produce). */
+export const cloneJson = <T>(v: T): T => structuredClone(v);

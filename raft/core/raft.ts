@@ -98,6 +98,8 @@ export class Raft {
   readOnly: ReadOnly;
   /** ReadIndex requests that arrived before this leader committed an entry of its term. */
   pendingReadIndexMessages: Message[] = [];
+  /** This leader is no longer a voter and steps down once a voter has caught up (maybeHandOff). */
+  handingOff = false;
   /** Ticks since the last election timeout reset (leader: since the last check-quorum round). */
   electionElapsed = 0;
   heartbeatElapsed = 0;
@@ -331,6 +333,7 @@ export class Raft {
       this.trk.progress.set(id, fresh);
     });
     this.pendingConfIndex = 0;
+    this.handingOff = false;
     this.readOnly = new ReadOnly(this.readOnly.option);
     // Requests parked for a previous leadership are dropped; clients retry.
     this.pendingReadIndexMessages = [];
@@ -555,10 +558,11 @@ export class Raft {
         }
       }
     } else if (m.term < this.term) {
-      if ((this.checkQuorum || this.preVote) && (m.type === MessageType.Heartbeat || m.type === MessageType.App)) {
-        // A leader that was partitioned away sees our higher term and steps down. Without this,
-        // with check-quorum or pre-vote a stale leader would never learn of the new term: we
-        // ignore its messages and nobody bumps terms through it.
+      if (m.type === MessageType.Heartbeat || m.type === MessageType.App) {
+        // §5.1: the reply carries our term so a stale leader steps down. This matters most when
+        // our term ran ahead while we could not reach the others (e.g. campaigning in a stale
+        // configuration whose voters are gone): without this reply, the leader would keep
+        // replicating at its lower term, we would keep ignoring it, and we would never catch up.
         this.send(makeMessage({ type: MessageType.AppResp, to: m.from }));
       } else if (m.type === MessageType.PreVote) {
         // Reject at our term so the pre-candidate learns it is behind.
@@ -714,8 +718,8 @@ export class Raft {
 
   private stepLeaderProposal(m: Message): void {
     invariant(m.entries.length > 0, `${this.id} stepped empty MsgProp`);
-    if (!this.trk.progress.has(this.id)) {
-      // We were removed from the configuration while leading; don't accept proposals.
+    if (!this.trk.progress.has(this.id) || this.handingOff) {
+      // We were removed (or demoted) while leading; don't accept proposals.
       throw new ProposalDroppedError();
     }
     if (this.leadTransferee !== NONE) {
@@ -802,6 +806,7 @@ export class Raft {
       this.info(() => `${this.id} sent MsgTimeoutNow to ${m.from} after received MsgAppResp`);
       this.sendTimeoutNow(m.from);
     }
+    this.maybeHandOff();
   }
 
   private stepCandidate(m: Message): void {
@@ -1042,10 +1047,9 @@ export class Raft {
     const cs = this.trk.confState();
     const pr = this.trk.progress.get(this.id);
     this.isLearner = pr !== undefined && pr.isLearner;
-    if ((pr === undefined || this.isLearner) && this.state === StateType.Leader) {
-      this.info(() => `${this.id} stepping down: no longer a voter`);
-      this.becomeFollower(this.term, NONE);
-      return cs;
+    if ((pr === undefined || this.isLearner) && this.state === StateType.Leader && !this.handingOff) {
+      this.info(() => `${this.id} is no longer a voter; handing leadership to an up-to-date voter`);
+      this.handingOff = true;
     }
     if (this.state !== StateType.Leader || cs.voters.length === 0) return cs;
     if (this.maybeCommit()) {
@@ -1057,7 +1061,29 @@ export class Raft {
     }
     const tpr = this.trk.progress.get(this.leadTransferee);
     if (this.leadTransferee !== NONE && (tpr === undefined || tpr.isLearner)) this.abortLeaderTransfer();
+    this.maybeHandOff();
     return cs;
+  }
+
+  /**
+   * A leader that applied a configuration without itself as a voter steps down (thesis
+   * §4.2.2), but not at once: the remaining voters may not know yet that the change
+   * committed, and if our log is longer than theirs we would refuse them our vote while no
+   * longer being able to campaign ourselves, and nobody could win. So we keep replicating
+   * (refusing proposals) until a voter's log matches ours entirely, then ask it to campaign
+   * (TimeoutNow) and step down; with the longest log it wins.
+   */
+  private maybeHandOff(): void {
+    if (!this.handingOff || this.state !== StateType.Leader) return;
+    const last = this.raftLog.lastIndex();
+    for (const id of this.trk.config.voters.incoming.sorted()) {
+      const pr = this.trk.progress.get(id);
+      if (id === this.id || !pr || pr.match !== last) continue;
+      this.info(() => `${this.id} hands leadership to ${id} and steps down`);
+      this.sendTimeoutNow(id);
+      this.becomeFollower(this.term, NONE);
+      return;
+    }
   }
 
   /** Exposed for RawNode: whether a message from the network should be accepted at all. */

@@ -553,8 +553,26 @@ export class Simulation {
     const leader = this.leader();
     this.fail(
       `liveness: no stable leader with all proposals committed within ${this.opts.livenessTicks} ticks after faults stopped ` +
-        `(leader=${leader?.id ?? 'none'}, pending=${[...this.pending.keys()].slice(0, 5).join(',')}${this.pending.size > 5 ? '...' : ''})`,
+        `(leader=${leader?.id ?? 'none'}, pending=${[...this.pending.keys()].slice(0, 5).join(',')}${this.pending.size > 5 ? '...' : ''})\n` +
+        this.describeNodes(),
     );
+  }
+
+  describeNodes(): string {
+    const lines: string[] = [];
+    for (const n of this.nodes.values()) {
+      if (!n.rn) {
+        lines.push(`  ${n.id}: ${n.decommissioned ? 'decommissioned' : 'down'}`);
+        continue;
+      }
+      const st = n.rn.status();
+      const r = n.rn.raft;
+      lines.push(
+        `  ${n.id}: ${st.raftState} term=${st.term} vote=${st.vote} lead=${st.lead} commit=${st.commit} applied=${st.applied} ` +
+          `last=${r.raftLog.lastIndex()}/${r.raftLog.lastTerm()} first=${r.raftLog.firstIndex()} conf=${JSON.stringify(st.config)} promotable=${r.promotable()}`,
+      );
+    }
+    return lines.join('\n');
   }
 
   /** A leader that every live member follows, and every accepted proposal applied. */

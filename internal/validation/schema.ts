@@ -1,0 +1,230 @@
+// internal/validation/schema owns checking objects against their OpenAPI schema (spec §4.8,
+// issue 6 §4–5): types, required properties, enums, formats (int32/int64 ranges, date-time,
+// base64 bytes), int-or-string, quantities and list-map/set uniqueness, one FieldError per field
+// path; and the unknown-field handling of `fieldValidation` (find, or prune and report, the
+// fields the schema does not declare). Null counts as absent, as Go's decoder treats it for
+// built-in kinds. Trees come compiled and cached from schema-compile.
+// Imports: apierrors (FieldError), naming (Naming type), schema-compile, quantity, plain-json.
+
+import { fieldErrors, fieldPath, type FieldError } from '../apierrors/field-errors.js';
+import type { Naming } from '../naming/naming.js';
+import { builtinCompiler, type CompiledArray, type CompiledNode, type CompiledObject, type SchemaCompiler } from './schema-compile.js';
+import { parseQuantity, QUANTITY_FORMAT_MESSAGE } from './quantity.js';
+import { isObject } from './plain-json.js';
+
+export interface SchemaOptions {
+  /** Naming of the served API: spelling of `x-…` properties inside CRD schemas. */
+  readonly naming?: Naming;
+  /** Another compiler (custom-resource schemas); the built-in one by default. */
+  readonly compiler?: SchemaCompiler;
+}
+
+const compilerOf = (opts?: SchemaOptions): SchemaCompiler => opts?.compiler ?? builtinCompiler(opts?.naming);
+
+function rootNode(schemaName: string, opts?: SchemaOptions): CompiledNode {
+  const node = compilerOf(opts).named(schemaName);
+  if (!node) throw new Error(`unknown schema ${schemaName}`);
+  return node;
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+// JSON numbers beyond ±2^63 cannot be int64 values; below that, JS doubles are what we have.
+const INT64_LIMIT = 2 ** 63;
+
+const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function isRFC3339(value: string): boolean {
+  const m = RFC3339_RE.exec(value);
+  if (!m) return false;
+  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
+  if (mo! < 1 || mo! > 12 || d! < 1 || h! > 23 || mi! > 59 || s! > 60) return false;
+  const daysInMonth = new Date(Date.UTC(y!, mo!, 0)).getUTCDate();
+  return d! <= daysInMonth;
+}
+
+/** Standard padded base64; CR and LF are ignored as Go's decoder does. */
+export function isBase64(value: string): boolean {
+  const compact = value.includes('\n') || value.includes('\r') ? value.replace(/[\r\n]/g, '') : value;
+  return BASE64_RE.test(compact);
+}
+
+/** Decoded length of valid standard base64. */
+export function base64DecodedLength(value: string): number {
+  const compact = value.replace(/[\r\n]/g, '');
+  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
+  return (compact.length / 4) * 3 - padding;
+}
+
+const jsonTypeName = (v: unknown): string => {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+};
+
+/** Upstream's (kube-openapi's) type error: the value is the actual type's name. */
+function typeError(path: string, expected: string, value: unknown): FieldError {
+  const actual = jsonTypeName(value);
+  return fieldErrors.typeInvalid(path, actual, `${path || 'body'} in body must be of type ${expected}: "${actual}"`);
+}
+
+function enumError(path: string, value: unknown, values: ReadonlySet<unknown>): FieldError {
+  return fieldErrors.notSupported(path, value, [...values].map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
+}
+
+class Walker {
+  readonly errors: FieldError[] = [];
+
+  value(v: unknown, node: CompiledNode, path: string): void {
+    if (v === null || v === undefined) return;
+    switch (node.kind) {
+      case 'any':
+        return;
+      case 'string':
+        if (typeof v !== 'string') return void this.errors.push(typeError(path, 'string', v));
+        if (node.enumValues && !node.enumValues.has(v)) return void this.errors.push(enumError(path, v, node.enumValues));
+        if (node.format === 'date-time' && !isRFC3339(v)) {
+          this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type date-time: "${v}"`));
+        } else if (node.format === 'byte' && !isBase64(v)) {
+          this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type byte: "${v.length > 64 ? `${v.slice(0, 64)}…` : v}"`));
+        }
+        return;
+      case 'integer':
+        if (typeof v !== 'number' || !Number.isInteger(v)) return void this.errors.push(typeError(path, 'integer', v));
+        if (node.bits === 32 ? v < INT32_MIN || v > INT32_MAX : Math.abs(v) >= INT64_LIMIT) {
+          this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type int${node.bits}: "${v}"`));
+        } else if (node.enumValues && !node.enumValues.has(v)) {
+          this.errors.push(enumError(path, v, node.enumValues));
+        }
+        return;
+      case 'number':
+        if (typeof v !== 'number') return void this.errors.push(typeError(path, 'number', v));
+        if (node.enumValues && !node.enumValues.has(v)) this.errors.push(enumError(path, v, node.enumValues));
+        return;
+      case 'boolean':
+        if (typeof v !== 'boolean') this.errors.push(typeError(path, 'boolean', v));
+        return;
+      case 'int-or-string':
+        if (typeof v === 'string') return;
+        if (typeof v !== 'number' || !Number.isInteger(v)) return void this.errors.push(typeError(path, 'integer,string', v));
+        if (v < INT32_MIN || v > INT32_MAX) this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type int32: "${v}"`));
+        return;
+      case 'quantity':
+        if (typeof v !== 'string' && typeof v !== 'number') return void this.errors.push(typeError(path, 'string,number', v));
+        if (!parseQuantity(v)) this.errors.push(fieldErrors.invalid(path, v, QUANTITY_FORMAT_MESSAGE));
+        return;
+      case 'array':
+        return this.array(v, node, path);
+      case 'object':
+        return this.object(v, node, path);
+    }
+  }
+
+  private object(v: unknown, node: CompiledObject, path: string): void {
+    if (!isObject(v)) return void this.errors.push(typeError(path, 'object', v));
+    for (const key of node.required) {
+      if (v[key] === undefined || v[key] === null) this.errors.push(fieldErrors.required(fieldPath.child(path, key), ''));
+    }
+    if (node.properties.size > 0) {
+      for (const [key, child] of Object.entries(v)) {
+        const prop = node.properties.get(key);
+        if (prop) this.value(child, prop.node, fieldPath.child(path, key));
+      }
+    } else if (node.additional && node.additional.kind !== 'any') {
+      for (const [key, child] of Object.entries(v)) this.value(child, node.additional, fieldPath.key(path, key));
+    }
+  }
+
+  private array(v: unknown, node: CompiledArray, path: string): void {
+    if (!Array.isArray(v)) return void this.errors.push(typeError(path, 'array', v));
+    if (node.items.kind !== 'any') for (let i = 0; i < v.length; i++) this.value(v[i], node.items, fieldPath.index(path, i));
+    if (node.skipUniqueness || v.length < 2) return;
+    if (node.listType === 'set') {
+      const seen = new Set<string>();
+      v.forEach((item, i) => {
+        const key = JSON.stringify(item);
+        if (seen.has(key)) this.errors.push(fieldErrors.duplicate(fieldPath.index(path, i), item));
+        seen.add(key);
+      });
+    } else if (node.listType === 'map' && node.mapKeys.length > 0) {
+      const seen = new Set<string>();
+      v.forEach((item, i) => {
+        if (!isObject(item)) return;
+        // Items missing a key field are reported by `required` (or defaulted); not a duplicate.
+        if (node.mapKeys.some((k) => item[k] === undefined || item[k] === null)) return;
+        const keyObj = Object.fromEntries(node.mapKeys.map((k) => [k, item[k]]));
+        const key = JSON.stringify(keyObj);
+        if (seen.has(key)) this.errors.push(fieldErrors.duplicate(fieldPath.index(path, i), keyObj));
+        seen.add(key);
+      });
+    }
+  }
+}
+
+/** Validates a value against a compiled node; paths start at `path` ('' for a whole object). */
+export function validateNode(value: unknown, node: CompiledNode, path = ''): FieldError[] {
+  const w = new Walker();
+  w.value(value, node, path);
+  return w.errors;
+}
+
+/**
+ * Validates a whole object against its component schema (for example
+ * `io.k8s.api.apps.v1.Deployment`). Run defaulting first: built-in schemas mark some fields
+ * required that upstream fills before validating. Throws only for an unknown schema name (a
+ * programming error); bad input yields FieldErrors.
+ */
+export function validateAgainstSchema(schemaName: string, obj: unknown, opts?: SchemaOptions): FieldError[] {
+  return validateNode(obj, rootNode(schemaName, opts));
+}
+
+/** Visits every field the schema does not declare; `remove` drops each one from its parent. */
+function walkUnknown(v: unknown, node: CompiledNode, path: string, out: string[], remove: boolean): void {
+  if (node.kind === 'array') {
+    if (!Array.isArray(v) || node.items.kind === 'any') return;
+    for (let i = 0; i < v.length; i++) walkUnknown(v[i], node.items, `${path}[${i}]`, out, remove);
+    return;
+  }
+  if (node.kind !== 'object' || !isObject(v)) return;
+  if (node.properties.size === 0) {
+    if (node.additional && node.additional.kind !== 'any') {
+      for (const [key, child] of Object.entries(v)) walkUnknown(child, node.additional, `${path}.${key}`, out, remove);
+    }
+    return;
+  }
+  for (const key of Object.keys(v)) {
+    const prop = node.properties.get(key);
+    if (prop) {
+      walkUnknown(v[key], prop.node, `${path}.${key}`, out, remove);
+    } else if (!node.preserveUnknown && !(node.embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))) {
+      out.push(`${path}.${key}`);
+      if (remove) delete v[key];
+    }
+  }
+}
+
+/**
+ * Paths of the fields `obj` carries that its schema does not declare, in document order, each
+ * with a leading dot (`.spec.foo`, `.spec.containers[0].bar`, map entries as `.key`). Fields under
+ * free-form or preserve-unknown-fields schemas (RawExtension, CRD opt-outs) are never unknown.
+ */
+export function findUnknownFields(schemaName: string, obj: unknown, opts?: SchemaOptions): string[] {
+  const out: string[] = [];
+  walkUnknown(obj, rootNode(schemaName, opts), '', out, false);
+  return out;
+}
+
+/**
+ * Removes the undeclared fields from `obj` in place (fieldValidation Ignore and Warn) and returns
+ * their paths in the form findUnknownFields uses.
+ */
+export function pruneUnknownFields(schemaName: string, obj: unknown, opts?: SchemaOptions): string[] {
+  const out: string[] = [];
+  walkUnknown(obj, rootNode(schemaName, opts), '', out, true);
+  return out;
+}
+
+/** The text upstream puts in a `Warning: 299 - "…"` header for one unknown field. */
+export const unknownFieldWarning = (path: string): string => `unknown field "${path.startsWith('.') ? path.slice(1) : path}"`;

@@ -310,6 +310,10 @@ describe('pod wide cells', () => {
     expect(row.cells.slice(5)).toEqual(['10.0.0.1', 'n1', 'n2', '1/2']);
   });
 
+  it('falls back to status.podIP when podIPs is empty', () => {
+    expect(printPod(pod({}, { podIP: '10.1.1.1' }), ctx).cells[5]).toBe('10.1.1.1');
+  });
+
   it('uses <none> for what is missing', () => {
     expect(printPod(pod({}, {}), ctx).cells.slice(5)).toEqual(['<none>', '<none>', '<none>', '<none>']);
   });

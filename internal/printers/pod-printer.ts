@@ -152,8 +152,9 @@ export function printPod(pod: unknown, ctx: PrintContext): PrintedRow {
     restartsText = `${restarts} (${humanDuration(ctx.now.getTime() - lastRestart)} ago)`;
   }
 
-  const firstIP = list(status.podIPs).map(obj)[0];
-  const podIP = str(firstIP?.ip) || '<none>';
+  // podIPs[0] is the primary IP; objects written with only podIP convert to podIPs: [podIP].
+  const ips = list(status.podIPs).map(obj);
+  const podIP = (ips.length > 0 ? str(ips[0]!.ip) : str(status.podIP)) || '<none>';
   const nodeName = str(spec.nodeName) || '<none>';
   const nominated = str(status.nominatedNodeName) || '<none>';
 

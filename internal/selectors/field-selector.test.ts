@@ -197,6 +197,7 @@ describe('field sets', () => {
       'status.podIP': '10.0.0.1',
       'status.nominatedNodeName': 'n2',
     });
+    expect(fieldsetFor(pods, { status: { podIP: '10.9.9.9' } })['status.podIP']).toBe('10.9.9.9');
     const empty = fieldsetFor(pods, { metadata: { name: 'q' } });
     expect(empty['spec.hostNetwork']).toBe('false');
     expect(empty['status.podIP']).toBe('');

@@ -132,8 +132,9 @@ const KINDS: Readonly<Record<string, KindFields>> = {
         'spec.serviceAccountName': str(pod, 'spec', 'serviceAccountName'),
         'spec.hostNetwork': bool(pod, 'spec', 'hostNetwork'),
         'status.phase': str(pod, 'status', 'phase'),
-        // The first of podIPs, which is how upstream defines the primary IP.
-        'status.podIP': first !== undefined ? str(first, 'ip') : '',
+        // The first of podIPs is the primary IP; objects written with only podIP convert to
+        // podIPs: [podIP] upstream.
+        'status.podIP': first !== undefined ? str(first, 'ip') : str(pod, 'status', 'podIP'),
         'status.nominatedNodeName': str(pod, 'status', 'nominatedNodeName'),
       };
     },

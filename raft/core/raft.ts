@@ -564,15 +564,19 @@ export class Raft {
         // configuration whose voters are gone): without this reply, the leader would keep
         // replicating at its lower term, we would keep ignoring it, and we would never catch up.
         this.send(makeMessage({ type: MessageType.AppResp, to: m.from }));
-      } else if (m.type === MessageType.PreVote) {
-        // Reject at our term so the pre-candidate learns it is behind.
+      } else if (m.type === MessageType.PreVote || m.type === MessageType.Vote) {
+        // Reject at our term so the candidate learns it is behind (§5.1: the reply carries
+        // currentTerm "for candidate to update itself"). Otherwise a candidate whose term
+        // lags ours could keep campaigning below us indefinitely.
         this.info(() => `${this.id} [logterm: ${this.raftLog.lastTerm()}, index: ${this.raftLog.lastIndex()}, vote: ${this.vote}] rejected ${m.type} from ${m.from} [logterm: ${m.logTerm}, index: ${m.index}] at term ${this.term}`);
-        this.send(makeMessage({ type: MessageType.PreVoteResp, to: m.from, term: this.term, reject: true }));
+        this.send(this.voteRejection(m));
       } else {
         this.info(() => `${this.id} [term: ${this.term}] ignored a ${m.type} message with lower term from ${m.from} [term: ${m.term}]`);
       }
       return;
     }
+
+    if ((m.type === MessageType.VoteResp || m.type === MessageType.PreVoteResp) && m.reject) this.learnCommit(m);
 
     switch (m.type) {
       case MessageType.Hup:
@@ -596,12 +600,39 @@ export class Raft {
           }
         } else {
           this.info(() => `${this.id} [logterm: ${this.raftLog.lastTerm()}, index: ${this.raftLog.lastIndex()}, vote: ${this.vote}] rejected ${m.type} from ${m.from} [logterm: ${m.logTerm}, index: ${m.index}] at term ${this.term}`);
-          this.send(makeMessage({ type: voteResponseType(m.type), to: m.from, term: this.term, reject: true }));
+          this.send(this.voteRejection(m));
         }
         return;
       }
       default:
         this.stepFn(m);
+    }
+  }
+
+  /**
+   * A vote rejection carries the voter's commit index and the term of that entry. A voter
+   * that refuses us because its log is longer may know that entries we hold are committed,
+   * including a configuration change we have not applied; without learning that, we could keep
+   * campaigning in a configuration that needs the vote of a node that left (or was demoted)
+   * and will never vote for us. Safe by Log Matching: if we hold the same (index, term), our
+   * log up to it equals the one committed there.
+   */
+  private voteRejection(m: Message): Message {
+    const commit = this.raftLog.committed;
+    return makeMessage({
+      type: voteResponseType(m.type),
+      to: m.from,
+      term: this.term,
+      reject: true,
+      commit,
+      logTerm: this.raftLog.termOrZero(commit),
+    });
+  }
+
+  private learnCommit(m: Message): void {
+    if (m.commit > this.raftLog.committed && this.raftLog.matchTerm(m.commit, m.logTerm)) {
+      this.info(() => `${this.id} learned commit index ${m.commit} from ${m.from}'s vote rejection`);
+      this.raftLog.commitTo(m.commit);
     }
   }
 

@@ -1,0 +1,223 @@
+// internal/codec/protobuf/message-plans owns the mapping between upstream protobuf messages
+// (proto/k8s-protos.json) and the JSON form of objects: for each message, its fields in
+// field-number order with the JSON property each one carries (renamed fields, structs that JSON
+// flattens, custom-JSON types from proto/json-proto-name-map.json), and what decoding keeps when Go
+// wrote a zero value. Imports: protobufjs, schema (data files, OpenAPI index).
+//
+// Which fields are Go pointers is not in the descriptors (every field is proto2 `optional`). The
+// encoder does not need to know: it writes exactly the fields present in the JSON form, which is
+// what Go writes for pointers, and leaves out absent non-pointer fields, which decode to the same
+// zero value. The decoder does need it, because Go writes every non-pointer field, empty or not,
+// and upstream's JSON then omits the empty ones (omitempty). The rule used (see keepEmptyString):
+//  - numbers and booleans are always kept: an explicit 0/false may be a pointer that was set
+//    (`replicas: 0`, `automountServiceAccountToken: false`), and keeping a non-pointer zero only
+//    adds a redundant field, while dropping a pointer zero would change meaning;
+//  - empty strings are dropped unless the OpenAPI schema marks the property required or gives it a
+//    default (openapi-gen emits a zero default exactly for non-pointer, non-omitempty fields), or
+//    the field is a known pointer whose empty string means something (storageClassName);
+//  - messages are kept when present (Go writes non-pointer structs always, and prints them as {}),
+//    except an empty Time, which Go prints as null;
+//  - a repeated field the schema marks required is given [] when absent (`items` of lists).
+
+import protobuf from 'protobufjs';
+import { readDataFile } from '../../schema/data-files.js';
+import { builtinSchemas, SchemaIndex, type SchemaNode } from '../../schema/openapi-index.js';
+
+export type ScalarType = 'string' | 'bool' | 'int32' | 'int64' | 'double' | 'bytes';
+
+/** Messages whose JSON form is not an object of their proto fields. */
+export type SpecialKind =
+  | 'time'
+  | 'microtime'
+  | 'duration'
+  | 'quantity'
+  | 'intorstring'
+  | 'rawjson'
+  | 'rawextension'
+  | 'stringlist'
+  | 'orbool'
+  | 'orarray'
+  | 'orstringarray';
+
+export interface FieldPlan {
+  readonly protoName: string;
+  readonly number: number;
+  /** The JSON property (unused for inline fields). */
+  readonly jsonKey: string;
+  readonly scalar: ScalarType | undefined;
+  /** Full name (no leading dot) of the message type, for message fields and map values. */
+  readonly message: string | undefined;
+  readonly repeated: boolean;
+  /** map<string, V>; scalar/message describe V. */
+  readonly map: boolean;
+  /** An embedded Go struct whose fields JSON flattens into this object. */
+  readonly inline: boolean;
+  /** Decoding keeps an empty string or empty bytes value. */
+  readonly keepEmpty: boolean;
+  /** Decoding writes [] for an absent repeated field. */
+  readonly emptyListWhenAbsent: boolean;
+}
+
+export interface MessagePlan {
+  readonly fullName: string;
+  readonly special: SpecialKind | undefined;
+  /** Sorted by field number: the order Go writes. */
+  readonly fields: readonly FieldPlan[];
+  /** Declaration order (Go struct order): the order decoded JSON properties are produced in. */
+  readonly declared: readonly FieldPlan[];
+  /** The OpenAPI component name, when the message has one. */
+  readonly schemaName: string | undefined;
+}
+
+interface NameMap {
+  openapiSchemaPrefixToProtoPackage: Record<string, string>;
+  schemas: Record<string, { protoType: string; renamed?: Record<string, string>; inlined?: string[] }>;
+}
+
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const SPECIAL_BY_NAME: Record<string, SpecialKind> = {
+  [`${META}.Time`]: 'time',
+  [`${META}.MicroTime`]: 'microtime',
+  [`${META}.Duration`]: 'duration',
+  [`${META}.FieldsV1`]: 'rawjson',
+  [`${META}.Verbs`]: 'stringlist',
+  'k8s.io.apimachinery.pkg.api.resource.Quantity': 'quantity',
+  'k8s.io.apimachinery.pkg.api.resource.QuantityValue': 'quantity',
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'intorstring',
+  'k8s.io.apimachinery.pkg.runtime.RawExtension': 'rawextension',
+};
+
+function specialKind(type: protobuf.Type): SpecialKind | undefined {
+  const name = type.fullName.slice(1);
+  const known = SPECIAL_BY_NAME[name];
+  if (known) return known;
+  if (name.startsWith('k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.')) {
+    switch (type.name) {
+      case 'JSON':
+        return 'rawjson';
+      case 'JSONSchemaPropsOrBool':
+        return 'orbool';
+      case 'JSONSchemaPropsOrArray':
+        return 'orarray';
+      case 'JSONSchemaPropsOrStringArray':
+        return 'orstringarray';
+    }
+  }
+  // ExtraValue (authentication, authorization, certificates) is a Go []string named type.
+  if (type.name === 'ExtraValue' && type.fieldsArray.length === 1 && type.fieldsArray[0]!.name === 'items') return 'stringlist';
+  return undefined;
+}
+
+/**
+ * Pointer strings whose empty value differs from absence (`storageClassName: ""` disables dynamic
+ * provisioning), so decoding keeps "" even though the schema has no default. `schema.property`.
+ */
+const KEEP_EMPTY_POINTER_STRINGS = new Set([
+  'io.k8s.api.core.v1.PersistentVolumeClaimSpec.storageClassName',
+  'io.k8s.api.core.v1.PersistentVolumeClaimSpec.volumeAttributesClassName',
+  'io.k8s.api.core.v1.PersistentVolumeClaimStatus.currentVolumeAttributesClassName',
+  'io.k8s.api.discovery.v1.EndpointPort.name',
+]);
+
+const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
+
+export class ProtoSchema {
+  private readonly root: protobuf.Root;
+  private readonly nameMap: NameMap;
+  private readonly plans = new Map<string, MessagePlan>();
+  private readonly protoToSchema = new Map<string, string>();
+  /** Inline-only message → the schema of the struct it is embedded in (whose properties it fills). */
+  private readonly inlineParent = new Map<string, string>();
+
+  constructor(
+    private readonly schemas: SchemaIndex = builtinSchemas,
+    descriptors: () => unknown = () => JSON.parse(readDataFile('k8s-protos.json')),
+    nameMap: () => unknown = () => JSON.parse(readDataFile('json-proto-name-map.json')),
+  ) {
+    this.root = protobuf.Root.fromJSON(descriptors() as protobuf.INamespace);
+    this.root.resolveAll();
+    this.nameMap = nameMap() as NameMap;
+    for (const name of Object.keys(schemas.all())) {
+      const proto = this.mapSchemaName(name);
+      if (proto) this.protoToSchema.set(proto, name);
+    }
+  }
+
+  private mapSchemaName(schemaName: string): string | undefined {
+    const listed = this.nameMap.schemas[schemaName];
+    if (listed) return listed.protoType;
+    for (const [prefix, pkg] of Object.entries(this.nameMap.openapiSchemaPrefixToProtoPackage)) {
+      if (schemaName.startsWith(prefix)) return pkg + schemaName.slice(prefix.length);
+    }
+    return undefined;
+  }
+
+  private lookup(fullName: string): protobuf.Type | undefined {
+    const found = this.root.lookup(fullName);
+    return found instanceof protobuf.Type ? found : undefined;
+  }
+
+  /**
+   * The proto message for an OpenAPI schema name (`io.k8s.api.core.v1.Pod`) or a proto full name
+   * (`k8s.io.api.core.v1.Pod`), or undefined when there is none (Table, custom resources).
+   */
+  messageFor(name: string): string | undefined {
+    const mapped = this.mapSchemaName(name);
+    if (mapped && this.lookup(mapped)) return mapped;
+    if (this.lookup(name)) return name.startsWith('.') ? name.slice(1) : name;
+    return undefined;
+  }
+
+  plan(fullName: string): MessagePlan {
+    const cached = this.plans.get(fullName);
+    if (cached) return cached;
+    const type = this.lookup(fullName);
+    if (!type) throw new Error(`no protobuf message ${fullName}`);
+    const schemaName = this.protoToSchema.get(fullName);
+    const entry = schemaName ? this.nameMap.schemas[schemaName] : undefined;
+    const policySchemaName = schemaName ?? this.inlineParent.get(fullName);
+    const policy = policySchemaName ? this.schemas.get(policySchemaName) : undefined;
+    const required = new Set(policy?.required ?? []);
+    const declared: FieldPlan[] = [];
+    for (const f of type.fieldsArray) {
+      const inline = entry?.inlined?.includes(f.name) ?? false;
+      const jsonKey = entry?.renamed?.[f.name] ?? f.name;
+      const isScalar = SCALARS.has(f.type);
+      let message: string | undefined;
+      if (!isScalar) {
+        const rt = f.resolvedType;
+        if (!(rt instanceof protobuf.Type)) throw new Error(`unsupported field type ${f.type} in ${fullName}.${f.name}`);
+        message = rt.fullName.slice(1);
+        if (inline && schemaName && !this.protoToSchema.has(message)) this.inlineParent.set(message, schemaName);
+      }
+      const prop: SchemaNode | undefined = policy?.properties?.[jsonKey];
+      declared.push({
+        protoName: f.name,
+        number: f.id,
+        jsonKey,
+        scalar: isScalar ? (f.type as ScalarType) : undefined,
+        message,
+        repeated: f.repeated && !f.map,
+        map: f.map,
+        inline,
+        keepEmpty:
+          required.has(jsonKey) ||
+          (prop !== undefined && prop.default !== undefined) ||
+          KEEP_EMPTY_POINTER_STRINGS.has(`${policySchemaName}.${jsonKey}`),
+        emptyListWhenAbsent: f.repeated && !f.map && required.has(jsonKey),
+      });
+      if (f.map && (f as protobuf.MapField).keyType !== 'string') {
+        throw new Error(`unsupported map key type in ${fullName}.${f.name}`);
+      }
+    }
+    const plan: MessagePlan = {
+      fullName,
+      special: specialKind(type),
+      fields: [...declared].sort((a, b) => a.number - b.number),
+      declared,
+      schemaName,
+    };
+    this.plans.set(fullName, plan);
+    return plan;
+  }
+}

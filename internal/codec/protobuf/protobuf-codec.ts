@@ -1,0 +1,329 @@
+// internal/codec/protobuf/protobuf-codec owns the protobuf wire format of built-in objects as
+// upstream writes it: the envelope (magic `k8s\0` + runtime.Unknown{typeMeta, raw,
+// contentEncoding, contentType}), the raw message of each kind, and the watch stream framing.
+// Objects cross this boundary in their JSON form with served group names; the proto bytes carry
+// group names only inside strings (typeMeta.apiVersion, ownerReferences, …), so the only naming
+// work here is finding the schema of an enveloped object from its apiVersion.
+// Imports: apierrors, naming, schema (OpenAPI index), protobuf internals.
+
+import { errors } from '../../apierrors/status.js';
+import type { Naming } from '../../naming/naming.js';
+import { builtinSchemas, type SchemaIndex } from '../../schema/openapi-index.js';
+import { CompiledMessages, ENVELOPE_MAGIC, type CodecHooks } from './compiled-messages.js';
+import { ProtoSchema } from './message-plans.js';
+import { protobufError, WireReader } from './wire-reader.js';
+import { acquireWriter, releaseWriter, type WireWriter } from './wire-writer.js';
+
+export interface ProtobufCodecOptions {
+  /** OpenAPI schemas (default: the built-in index). */
+  schemas?: SchemaIndex;
+  /** Shared descriptors; building them costs ~100 ms, so share one ProtoSchema per process. */
+  protoSchema?: ProtoSchema;
+  /** Maximum message nesting accepted when decoding (default 1000). */
+  maxDepth?: number;
+}
+
+/** The decoded runtime.Unknown envelope. */
+export interface Envelope {
+  apiVersion: string;
+  kind: string;
+  raw: Uint8Array;
+  contentEncoding: string;
+  contentType: string;
+}
+
+export interface WatchEventValue {
+  type: string;
+  /** The object in JSON form (decoded from its envelope). */
+  object: unknown;
+}
+
+const WATCH_EVENT = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
+const META_PREFIX = 'io.k8s.apimachinery.pkg.apis.meta.';
+
+let sharedProtoSchema: ProtoSchema | undefined;
+
+/** One ProtoSchema per process for the built-in schemas (descriptors are immutable data). */
+export function defaultProtoSchema(): ProtoSchema {
+  sharedProtoSchema ??= new ProtoSchema();
+  return sharedProtoSchema;
+}
+
+export class ProtobufCodec {
+  private readonly schemas: SchemaIndex;
+  private readonly proto: ProtoSchema;
+  private readonly compiled: CompiledMessages;
+
+  constructor(
+    readonly naming: Naming,
+    options: ProtobufCodecOptions = {},
+  ) {
+    this.schemas = options.schemas ?? builtinSchemas;
+    this.proto = options.protoSchema ?? (options.schemas ? new ProtoSchema(options.schemas) : defaultProtoSchema());
+    const hooks: CodecHooks = {
+      decodeEmbeddedEnvelope: (raw, depth) => this.decodeAt(raw, undefined, depth),
+    };
+    this.compiled = new CompiledMessages(this.proto, hooks, options.maxDepth ?? 1000);
+  }
+
+  /** The media type of this codec under the configured naming. */
+  get mediaType(): string {
+    return this.naming.protobufMediaType;
+  }
+
+  /**
+   * Whether a schema (OpenAPI component name in upstream spelling, or a proto full name) has a
+   * protobuf message. False for Table, custom resources and aggregated kinds: the HTTP layer
+   * answers 406/415 for those, as upstream does.
+   */
+  supports(schemaName: string): boolean {
+    return this.proto.messageFor(schemaName) !== undefined;
+  }
+
+  /**
+   * The schema name of a served apiVersion/kind (`apps/v1`, `Deployment`), or undefined when the
+   * kind is not built in. Meta kinds without a group-version-kind marker (APIGroupList,
+   * APIVersions, PartialObjectMetadataList, …) resolve under the meta group or the core `v1`.
+   */
+  schemaNameFor(apiVersion: string, kind: string): string | undefined {
+    const slash = apiVersion.lastIndexOf('/');
+    const servedGroup = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    const group = servedGroup === '' ? '' : this.naming.upstreamGroup(servedGroup);
+    if (group === undefined) return undefined;
+    const byKind = this.schemas.schemaNameForKind(group, version, kind);
+    if (byKind) return byKind;
+    if (group === '' || group === 'meta.k8s.io') {
+      const metaVersion = group === '' ? 'v1' : version;
+      const candidate = `${META_PREFIX}${metaVersion}.${kind}`;
+      if (this.supports(candidate)) return candidate;
+    }
+    return undefined;
+  }
+
+  private messageOf(schemaName: string): string {
+    const m = this.proto.messageFor(schemaName);
+    if (!m) throw errors.internal(`no protobuf message for ${schemaName}`);
+    return m;
+  }
+
+  /**
+   * The full protobuf body of an object: envelope with typeMeta from the object's
+   * apiVersion/kind and raw = the object's message. Throws a 500 StatusError when the object does
+   * not fit its schema's types (a server bug) or the schema has no message (check supports()).
+   */
+  encode(obj: object, schemaName: string): Buffer {
+    const encode = this.compiled.encoder(this.messageOf(schemaName));
+    const o = obj as Record<string, unknown>;
+    const w = acquireWriter();
+    try {
+      w.raw(ENVELOPE_MAGIC);
+      writeTypeMeta(w, stringOr(o.apiVersion), stringOr(o.kind));
+      w.byte(0x12);
+      const s = w.fork();
+      encode(w, obj);
+      w.join(s);
+      // contentEncoding and contentType: Go writes both, empty.
+      w.byte2(0x1a, 0);
+      w.byte2(0x22, 0);
+      return w.finish();
+    } finally {
+      releaseWriter(w);
+    }
+  }
+
+  /**
+   * The object's message without the envelope, as list items and cached per-object encodings use
+   * it. In repeated message fields (a list's `items`) a Uint8Array element is taken as an item's
+   * already-encoded raw message, so a list can be assembled from cached item bytes.
+   */
+  encodeRaw(obj: object, schemaName: string): Buffer {
+    const encode = this.compiled.encoder(this.messageOf(schemaName));
+    const w = acquireWriter();
+    try {
+      encode(w, obj);
+      return w.finish();
+    } finally {
+      releaseWriter(w);
+    }
+  }
+
+  /** Wraps an already-encoded raw message in the envelope. */
+  wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
+    const w = acquireWriter();
+    try {
+      w.raw(ENVELOPE_MAGIC);
+      writeTypeMeta(w, apiVersion, kind);
+      w.byte(0x12);
+      w.bytes(raw);
+      w.byte2(0x1a, 0);
+      w.byte2(0x22, 0);
+      return w.finish();
+    } finally {
+      releaseWriter(w);
+    }
+  }
+
+  /** Reads the envelope. Throws 400 for a missing magic prefix or malformed Unknown message. */
+  readEnvelope(bytes: Uint8Array): Envelope {
+    if (bytes.length < 4 || bytes[0] !== 0x6b || bytes[1] !== 0x38 || bytes[2] !== 0x73 || bytes[3] !== 0x00) {
+      throw errors.badRequest('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+    }
+    const r = new WireReader(bytes);
+    r.pos = 4;
+    const end = bytes.length;
+    const env: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(0), contentEncoding: '', contentType: '' };
+    while (r.pos < end) {
+      const t = r.tag(end);
+      switch (t) {
+        case 0x0a: {
+          const e = r.lenEnd(end);
+          while (r.pos < e) {
+            const t2 = r.tag(e);
+            if (t2 === 0x0a) env.apiVersion = r.string(e);
+            else if (t2 === 0x12) env.kind = r.string(e);
+            else if (t2 >>> 3 === 1 || t2 >>> 3 === 2) throw protobufError(`wrong wireType = ${t2 & 7} for field ${t2 >>> 3 === 1 ? 'APIVersion' : 'Kind'}`);
+            else r.skip(t2, e, 1, 2);
+          }
+          break;
+        }
+        case 0x12:
+          env.raw = r.bytes(end);
+          break;
+        case 0x1a:
+          env.contentEncoding = r.string(end);
+          break;
+        case 0x22:
+          env.contentType = r.string(end);
+          break;
+        default:
+          if (t >>> 3 >= 1 && t >>> 3 <= 4) throw protobufError(`wrong wireType = ${t & 7} for field ${['', 'TypeMeta', 'Raw', 'ContentEncoding', 'ContentType'][t >>> 3]}`);
+          r.skip(t, end, 0, 2);
+      }
+    }
+    return env;
+  }
+
+  /**
+   * Decodes a full protobuf body into the JSON form, `kind` and `apiVersion` first (from the
+   * envelope). Without schemaName the schema is found from the envelope's apiVersion/kind.
+   * Throws a 400 StatusError for anything malformed, hostile or of an unknown kind.
+   */
+  decode(bytes: Uint8Array, schemaName?: string): Record<string, unknown> {
+    return this.decodeAt(bytes, schemaName, 0);
+  }
+
+  private decodeAt(bytes: Uint8Array, schemaName: string | undefined, depth: number): Record<string, unknown> {
+    const env = this.readEnvelope(bytes);
+    if (env.contentEncoding !== '') throw errors.badRequest(`unsupported protobuf content encoding ${JSON.stringify(env.contentEncoding)}`);
+    if (env.contentType !== '' && env.contentType !== 'application/vnd.kubernetes.protobuf' && env.contentType !== this.naming.protobufMediaType) {
+      throw errors.badRequest(`unsupported content type ${JSON.stringify(env.contentType)} inside a protobuf envelope`);
+    }
+    const name = schemaName ?? this.schemaNameFor(env.apiVersion, env.kind);
+    if (!name || !this.supports(name)) {
+      throw errors.badRequest(`no kind ${JSON.stringify(env.kind)} is registered for version ${JSON.stringify(env.apiVersion)} with a protobuf encoding`);
+    }
+    const into: Record<string, unknown> = {};
+    if (env.kind) into.kind = env.kind;
+    if (env.apiVersion) into.apiVersion = env.apiVersion;
+    const decode = this.compiled.decoder(this.messageOf(name));
+    const r = new WireReader(env.raw);
+    decode(r, env.raw.length, depth, into);
+    return into;
+  }
+
+  /** Decodes a raw message (no envelope) into the JSON form. Throws 400 on bad input. */
+  decodeRaw(bytes: Uint8Array, schemaName: string): Record<string, unknown> {
+    const decode = this.compiled.decoder(this.messageOf(schemaName));
+    const r = new WireReader(bytes);
+    return decode(r, bytes.length, 0) as Record<string, unknown>;
+  }
+
+  /**
+   * One watch event as upstream's protobuf stream serializer writes it: a metav1.WatchEvent
+   * message WITHOUT envelope (the stream uses the raw serializer), whose `object` RawExtension
+   * holds the object's full enveloped encoding (the embedded encoder does use the envelope).
+   * `object` is either those envelope bytes or the object in JSON form plus its schemaName.
+   * Frame it with frameWatchEvent().
+   */
+  encodeWatchEvent(type: string, object: Uint8Array | object, schemaName?: string): Buffer {
+    let raw: Uint8Array;
+    if (object instanceof Uint8Array) raw = object;
+    else {
+      if (!schemaName) throw errors.internal('encodeWatchEvent needs the schema name of a JSON-form object');
+      raw = this.encode(object, schemaName);
+    }
+    const w = acquireWriter();
+    try {
+      w.byte(0x0a);
+      w.string(type);
+      w.byte(0x12);
+      const s = w.fork();
+      w.byte(0x0a);
+      w.bytes(raw);
+      w.join(s);
+      return w.finish();
+    } finally {
+      releaseWriter(w);
+    }
+  }
+
+  /** Decodes one watch event (the frame's payload, raw or enveloped) into type and JSON object. */
+  decodeWatchEvent(bytes: Uint8Array): WatchEventValue {
+    const hasMagic = bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
+    const event = hasMagic ? this.decode(bytes, WATCH_EVENT) : this.decodeRaw(bytes, WATCH_EVENT);
+    return { type: typeof event.type === 'string' ? event.type : '', object: event.object ?? null };
+  }
+}
+
+function stringOr(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function writeTypeMeta(w: WireWriter, apiVersion: string, kind: string): void {
+  // runtime.TypeMeta is all non-pointer strings: Go writes both even when empty.
+  w.byte(0x0a);
+  const s = w.fork();
+  w.byte(0x0a);
+  w.string(apiVersion);
+  w.byte(0x12);
+  w.string(kind);
+  w.join(s);
+}
+
+/** The frame of one watch event: a 4-byte big-endian length, then the payload. */
+export function frameWatchEvent(payload: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(4 + payload.length);
+  out.writeUInt32BE(payload.length, 0);
+  out.set(payload, 4);
+  return out;
+}
+
+/**
+ * Splits a protobuf watch stream into frame payloads as chunks arrive. A frame announcing more
+ * than maxFrameBytes is rejected with a 400 instead of being buffered.
+ */
+export class WatchFrameDecoder {
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly maxFrameBytes = 64 * 1024 * 1024) {}
+
+  push(chunk: Uint8Array): Buffer[] {
+    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    const frames: Buffer[] = [];
+    for (;;) {
+      if (this.pending.length < 4) break;
+      const len = this.pending.readUInt32BE(0);
+      if (len > this.maxFrameBytes) throw errors.badRequest(`watch frame of ${len} bytes exceeds the limit of ${this.maxFrameBytes}`);
+      if (this.pending.length < 4 + len) break;
+      frames.push(this.pending.subarray(4, 4 + len));
+      this.pending = this.pending.subarray(4 + len);
+    }
+    return frames;
+  }
+
+  /** Bytes received that do not yet form a whole frame. */
+  get buffered(): number {
+    return this.pending.length;
+  }
+}

@@ -1,0 +1,135 @@
+// internal/defaults/defaults owns the single entry the registry calls to default an object of a
+// built-in kind (issue 6 §5): the schema-derived fills first (what Go's serialization shows),
+// then the kind's own defaulting, from a table keyed by upstream group and kind so that adding a
+// kind is one line. Also the create-only preparation upstream's strategies do (namespace
+// finalizer and phase, job selector, pod status). Mutates in place; idempotent.
+// Imports: naming, schema (ResourceInfo type), validation (schema-compile, plain-json), the
+// defaults modules.
+
+import { createNaming, type Naming } from '../naming/naming.js';
+import type { ResourceInfo } from '../schema/catalog.js';
+import { isObject, type JsonObject } from '../validation/plain-json.js';
+import { builtinCompiler } from '../validation/schema-compile.js';
+import {
+  defaultEndpoints,
+  defaultLimitRange,
+  defaultNamespace,
+  defaultNode,
+  defaultPersistentVolume,
+  defaultPersistentVolumeClaim,
+  defaultSecret,
+  defaultService,
+  prepareNamespaceForCreate,
+} from './core-kinds.js';
+import {
+  defaultCSIDriver,
+  defaultCustomResourceDefinition,
+  defaultEndpointSlice,
+  defaultHorizontalPodAutoscaler,
+  defaultNetworkPolicy,
+  defaultPriorityClass,
+  defaultRoleBinding,
+  defaultStorageClass,
+  defaultValidatingAdmissionPolicy,
+  defaultWebhookConfiguration,
+} from './group-kinds.js';
+import { defaultPod } from './pod-spec.js';
+import { preparePodForCreate } from './pod-status.js';
+import { fillFromSchema } from './schema-fill.js';
+import {
+  defaultCronJob,
+  defaultDaemonSet,
+  defaultDeployment,
+  defaultJob,
+  defaultPodTemplate,
+  defaultReplicaSet,
+  defaultReplicationController,
+  defaultStatefulSet,
+  generateJobSelector,
+} from './workloads.js';
+
+export interface DefaultingContext {
+  readonly naming: Naming;
+  /** The served version (autoscaling v1 and v2 default differently). */
+  readonly version: string;
+}
+
+type KindDefaulter = (obj: JsonObject, ctx: DefaultingContext) => void;
+
+/** Kind defaulters by `<upstream group>/<kind>`. */
+const KIND_DEFAULTERS: Record<string, KindDefaulter> = {
+  '/Pod': (o) => defaultPod(o),
+  '/PodTemplate': (o) => defaultPodTemplate(o),
+  '/ReplicationController': (o) => defaultReplicationController(o),
+  '/Service': (o) => defaultService(o),
+  '/Namespace': (o, c) => defaultNamespace(o, c.naming),
+  '/Secret': (o) => defaultSecret(o),
+  '/PersistentVolume': (o) => defaultPersistentVolume(o),
+  '/PersistentVolumeClaim': (o) => defaultPersistentVolumeClaim(o),
+  '/Endpoints': (o) => defaultEndpoints(o),
+  '/Node': (o) => defaultNode(o),
+  '/LimitRange': (o) => defaultLimitRange(o),
+  'apps/Deployment': (o) => defaultDeployment(o),
+  'apps/ReplicaSet': (o) => defaultReplicaSet(o),
+  'apps/StatefulSet': (o) => defaultStatefulSet(o),
+  'apps/DaemonSet': (o) => defaultDaemonSet(o),
+  'batch/Job': (o, c) => {
+    // Selector generation first, so the job's own labels default from the full template labels
+    // as upstream's read-back shows them.
+    generateJobSelector(o, c.naming);
+    defaultJob(o);
+  },
+  'batch/CronJob': (o) => defaultCronJob(o),
+  'autoscaling/HorizontalPodAutoscaler': (o, c) => defaultHorizontalPodAutoscaler(o, c.version),
+  'rbac.authorization.k8s.io/RoleBinding': (o, c) => defaultRoleBinding(o, c.naming),
+  'rbac.authorization.k8s.io/ClusterRoleBinding': (o, c) => defaultRoleBinding(o, c.naming),
+  'networking.k8s.io/NetworkPolicy': (o) => defaultNetworkPolicy(o),
+  'storage.k8s.io/StorageClass': (o) => defaultStorageClass(o),
+  'storage.k8s.io/CSIDriver': (o) => defaultCSIDriver(o),
+  'scheduling.k8s.io/PriorityClass': (o) => defaultPriorityClass(o),
+  'discovery.k8s.io/EndpointSlice': (o) => defaultEndpointSlice(o),
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, false),
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, true),
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': (o) => defaultValidatingAdmissionPolicy(o),
+  'apiextensions.k8s.io/CustomResourceDefinition': (o) => defaultCustomResourceDefinition(o),
+};
+
+const defaultNaming = createNaming('cluster');
+
+/**
+ * Applies upstream's defaults to `obj` (a built-in kind in JSON form, any verb: create, update,
+ * patch, apply, dry-run) in place and returns it. Schema-derived fills run first: non-pointer
+ * structs as `{}` (`resources: {}`, `status: {}`), non-omitempty zero scalars, `+default` markers,
+ * nulls removed, quantities canonical; then the kind's defaults. Idempotent. Objects of the wrong
+ * shape are left for validation to report. `naming` decides label domains and group names written
+ * by defaults (namespace label, job labels, RBAC apiGroup); the spec's `cluster` naming when absent.
+ */
+export function applyDefaults<T>(resource: ResourceInfo, obj: T, naming: Naming = defaultNaming): T {
+  if (!isObject(obj)) return obj;
+  const root = resource.schemaName ? builtinCompiler(naming).named(resource.schemaName) : undefined;
+  if (root) fillFromSchema(obj, root);
+  KIND_DEFAULTERS[`${resource.upstreamGroup}/${resource.kind}`]?.(obj, { naming, version: resource.version });
+  return obj;
+}
+
+/**
+ * The create-only preparation of upstream's strategies that shows in responses, for the registry
+ * to call on create (after name, uid and creationTimestamp are set, before validation):
+ * Namespace status Active and the namespace finalizer; Job selector and template labels from the
+ * uid; Pod status (phase Pending, QoS class, scheduling-gated condition).
+ */
+export function prepareForCreate<T>(resource: ResourceInfo, obj: T, naming: Naming = defaultNaming): T {
+  if (!isObject(obj)) return obj;
+  switch (`${resource.upstreamGroup}/${resource.kind}`) {
+    case '/Namespace':
+      prepareNamespaceForCreate(obj, naming);
+      break;
+    case 'batch/Job':
+      generateJobSelector(obj, naming);
+      break;
+    case '/Pod':
+      preparePodForCreate(obj);
+      break;
+  }
+  return obj;
+}

@@ -35,3 +35,10 @@ export {
   selectableFields,
 } from './field-sets.js';
 export { labelKeyErrors, labelValueErrors, isLabelKey, isLabelValue, dns1123SubdomainErrors } from './label-syntax.js';
+export {
+  type SelectionPredicate,
+  EVERYTHING,
+  parseSelectionPredicate,
+  predicateMatches,
+  selectsEverything,
+} from './selection-predicate.js';

@@ -48,6 +48,9 @@ describe('label selector parsing: canonical form', () => {
     ['example.com/app=web', 'example.com/app=web'],
     ['a.b-c_d=E.f-G_h', 'a.b-c_d=E.f-G_h'],
     ['x in (a),y', 'x in (a),y'],
+    ['  x  in  ( a , b )  ,  !y  ', 'x in (a,b),!y'],
+    ['x in(a)', 'x in (a)'],
+    ['x notin(a),y!=b', 'x notin (a),y!=b'],
     ['x=a\u0000garbage', 'x=a'],
   ];
   it.each(cases)('%j → %j', (input, canonical) => {

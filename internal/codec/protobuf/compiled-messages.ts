@@ -77,11 +77,11 @@ function makeHelpers(): Helpers {
       for (const k of Object.keys(from)) setOwn(o, k, (from as Record<string, unknown>)[k]);
     },
     b64enc(b) {
-      return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
+      return Buffer.from(b.buffer as ArrayBuffer, b.byteOffset, b.length).toString('base64');
     },
     b64dec(v, where) {
       if (v instanceof Uint8Array) return v;
-      if (typeof v !== 'string') this.typeErr('base64 string', v, where);
+      if (typeof v !== 'string') return this.typeErr('base64 string', v, where);
       return Buffer.from(v, 'base64');
     },
     isInt64(v) {
@@ -268,7 +268,7 @@ export class CompiledMessages {
   }
 
   private specialEncoder(plan: MessagePlan): EncodeFn {
-    const H = this.H;
+    const H: Helpers = this.H;
     const where = plan.fullName;
     const pkg = plan.fullName.slice(0, plan.fullName.lastIndexOf('.'));
     switch (plan.special!) {
@@ -528,7 +528,7 @@ return o;`;
 
   private specialDecoder(plan: MessagePlan): DecodeFn {
     const maxDepth = this.maxDepth;
-    const H = this.H;
+    const H: Helpers = this.H;
     const pkg = plan.fullName.slice(0, plan.fullName.lastIndexOf('.'));
     // Reads the fields of a small fixed message, rejecting wrong wire types for known numbers.
     const fields = plan.fields;

@@ -206,7 +206,7 @@ export class ProtoSchema {
           KEEP_EMPTY_POINTER_STRINGS.has(`${policySchemaName}.${jsonKey}`),
         emptyListWhenAbsent: f.repeated && !f.map && required.has(jsonKey),
       });
-      if (f.map && (f as protobuf.MapField).keyType !== 'string') {
+      if (f.map && (f as unknown as protobuf.MapField).keyType !== 'string') {
         throw new Error(`unsupported map key type in ${fullName}.${f.name}`);
       }
     }

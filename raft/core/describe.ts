@@ -45,6 +45,11 @@ export function describeSnapshot(s: Snapshot): string {
 
 export function describeMessage(m: Message): string {
   let s = `${m.from}->${m.to} Msg${m.type} Term:${m.term}`;
+  if (m.type === MessageType.VoteResp || m.type === MessageType.PreVoteResp) {
+    // A rejection carries the voter's commit index and that entry's term.
+    if (m.reject) s += ` Rejected Commit:${m.commit} (term ${m.logTerm})`;
+    return s;
+  }
   const logged = m.type === MessageType.App || m.type === MessageType.Vote || m.type === MessageType.PreVote || m.type === MessageType.AppResp;
   if (logged || m.logTerm !== 0 || m.index !== 0) s += ` Log:${m.logTerm}/${m.index}`;
   if (m.reject) s += ` Rejected (Hint: ${m.rejectHint})`;

@@ -3,7 +3,7 @@
 // hand, and the text every command prints. Everything is deterministic: election timeouts use
 // a random source that always answers 0, so a timeout is exactly electionTick ticks.
 
-import { type ConfChangeSingle, ConfChangeType, type ConfState, EntryType, type Message, type NodeId } from '../../types.js';
+import { type ConfChangeSingle, ConfChangeType, type ConfState, EntryType, type Message, MessageType, type NodeId } from '../../types.js';
 import { decodeConfChange } from '../conf-change.js';
 import { describeEntry, describeHardState, describeMessage, describeSnapshot } from '../describe.js';
 import { isRaftError } from '../errors.js';
@@ -109,6 +109,9 @@ export class InteractionEnv {
       case 'partition':
         return this.partition(args.map((a) => this.node(a).id));
       case 'heal':
+        // Messages sent across the partition while it stood are lost, not delayed.
+        for (const m of this.queue) if (!this.connected(m.from, m.to)) this.out.push(`partitioned: ${describeMessage(m)}`);
+        this.queue = this.queue.filter((m) => this.connected(m.from, m.to));
         this.groupOf.clear();
         this.out.push('healed');
         return;
@@ -248,10 +251,12 @@ export class InteractionEnv {
         any = true;
         if (drop.has(id)) {
           this.out.push(`dropped: ${describeMessage(m)}`);
+          this.reportSnapshot(m, false);
           continue;
         }
         if (!this.connected(m.from, m.to)) {
           this.out.push(`partitioned: ${describeMessage(m)}`);
+          this.reportSnapshot(m, false);
           continue;
         }
         const target = this.nodes.get(m.to);
@@ -261,6 +266,7 @@ export class InteractionEnv {
         }
         this.out.push(describeMessage(m));
         target.rn.step(m);
+        this.reportSnapshot(m, true);
       }
     }
     // Messages to ids not delivered stay queued.
@@ -274,6 +280,13 @@ export class InteractionEnv {
       }
     }
     return any;
+  }
+
+  /** The transport tells the leader whether a snapshot it streamed arrived. */
+  private reportSnapshot(m: Message, ok: boolean): void {
+    if (m.type !== MessageType.Snap) return;
+    this.out.push(`${m.from} reported snapshot to ${m.to} ${ok ? 'delivered' : 'failed'}`);
+    this.nodes.get(m.from)?.rn.reportSnapshot(m.to, ok);
   }
 
   private stabilize(ids: NodeId[]): void {

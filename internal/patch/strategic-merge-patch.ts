@@ -212,7 +212,8 @@ function mergeSliceHandler(
   mergeKey: string,
   isDeleteList: boolean,
 ): JsonValue[] {
-  if (strategy !== 'merge') return cleanArray(patch);
+  // A deletion list works the same whatever the field's strategy (upstream does the same).
+  if (strategy !== 'merge' && !isDeleteList) return cleanArray(patch);
   return mergeSlice(original, patch, items, mergeKey, isDeleteList);
 }
 
@@ -286,14 +287,16 @@ function mergeSliceWithoutSpecialElements(
   mergeKey: string,
   items: TypeNode | undefined,
 ): JsonValue[] {
+  // A new list: the caller keeps using `original` as the live order, which must not gain items.
+  const merged = original.slice();
   for (const v of patch) {
     const item = v as JsonObject;
     if (!Object.hasOwn(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
-    const at = findMapInSlice(original, mergeKey, item[mergeKey]!);
-    if (at >= 0) original[at] = mergeMap(original[at] as JsonObject, item, items);
-    else original.push(cleanObject(item));
+    const at = findMapInSlice(merged, mergeKey, item[mergeKey]!);
+    if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, item, items);
+    else merged.push(cleanObject(item));
   }
-  return original;
+  return merged;
 }
 
 function findMapInSlice(list: JsonValue[], key: string, value: JsonValue): number {

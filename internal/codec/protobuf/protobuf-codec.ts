@@ -137,7 +137,7 @@ export class ProtobufCodec {
    * it. In repeated message fields (a list's `items`) a Uint8Array element is taken as an item's
    * already-encoded raw message, so a list can be assembled from cached item bytes.
    */
-  encodeRaw(obj: object, schemaName: string): Buffer {
+  encodeRaw(obj: unknown, schemaName: string): Buffer {
     const encode = this.compiled.encoder(this.messageOf(schemaName));
     const w = acquireWriter();
     try {
@@ -236,6 +236,7 @@ export class ProtobufCodec {
   decodeRaw(bytes: Uint8Array, schemaName: string): Record<string, unknown> {
     const decode = this.compiled.decoder(this.messageOf(schemaName));
     const r = new WireReader(bytes);
+    // Custom-JSON types (a bare Time, Quantity, …) decode to their string/number/array form.
     return decode(r, bytes.length, 0) as Record<string, unknown>;
   }
 

@@ -148,13 +148,10 @@ export class LevelRevisionStore implements RevisionStore {
     const picked: Array<{ key: string; revision: number; createRevision: number; version: number }> = [];
     let more = false;
     let count = 0;
-    for (const key of this.index.keys(prefix, options.count ? undefined : options.after)) {
+    for (const key of this.index.keys(prefix, options.after)) {
       const r = this.index.visible(key, at);
       if (!r) continue;
-      if (options.count) {
-        count++;
-        if (options.after !== undefined && key <= options.after) continue;
-      }
+      count++;
       if (picked.length >= limit) {
         more = true;
         if (!options.count) break;

@@ -68,7 +68,8 @@ export function runStoreSuite(name: string, open: () => Promise<RevisionStore>):
       expect(page1).toMatchObject({ more: true, count: 4 });
       const at = page1.revision;
       await store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: '/p/c' }, { type: 'put', key: '/p/bb', value: enc('new') }] });
-      const page2 = await store.range('/p/', { limit: 2, after: '/p/b', revision: at });
+      const page2 = await store.range('/p/', { limit: 2, after: '/p/b', revision: at, count: true });
+      expect(page2.count).toBe(2);
       expect(page2.kvs.map((kv) => kv.key)).toEqual(['/p/c', '/p/d']);
       expect(page2.more).toBe(false);
       expect((await store.range('/p/')).kvs.map((kv) => kv.key)).toEqual(['/p/a', '/p/b', '/p/bb', '/p/d']);

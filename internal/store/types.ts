@@ -90,7 +90,7 @@ export interface RangeOptions {
   limit?: number;
   /** Start strictly after this key (for continuation). */
   after?: string;
-  /** Count every match (ignoring limit and after) into `count`. */
+  /** Count every match after `after` (ignoring limit) into `count`. */
   count?: boolean;
 }
 
@@ -100,7 +100,7 @@ export interface RangeResult {
   more: boolean;
   /** The revision the range was read at. */
   revision: number;
-  /** Total matches when requested. */
+  /** Matches after `after` (returned or not), when requested. */
   count?: number;
 }
 

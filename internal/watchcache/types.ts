@@ -14,6 +14,8 @@ export interface CacheEntry {
   readonly labels: Readonly<Record<string, string>>;
   /** Selectable fields (metadata.name, metadata.namespace and per-kind fields) as strings. */
   readonly fields: Readonly<Record<string, string>>;
+  /** Set when the stored value cannot be decoded: reads fail with this message; only forced deletion removes it. */
+  readonly corrupt?: string;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';

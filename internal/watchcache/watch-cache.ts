@@ -125,6 +125,11 @@ export class WatchCache {
     return rc;
   }
 
+  /** Builds the cache's form of a stored value (also used for reads served from the store). */
+  entryFromKv(kv: KeyValue): CacheEntry | undefined {
+    return this.toEntry(kv, kv.modRevision);
+  }
+
   private toEntry(kv: KeyValue, revision: number): CacheEntry | undefined {
     const prefix = this.prefixOf(kv.key);
     if (!prefix) return undefined;
@@ -132,9 +137,21 @@ export class WatchCache {
     let obj: Record<string, unknown>;
     try {
       obj = decodeStored(kv.value, revision);
-    } catch {
-      // A value that does not decode is served by the store path (forced deletion); the cache skips it.
-      return undefined;
+      if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('stored value is not an object');
+    } catch (e) {
+      // Kept as a marker so reads fail loudly (500) instead of pretending the object is absent.
+      const rest = kv.key.slice(prefix.length).split('/');
+      const name = rest.pop() ?? '';
+      return {
+        key: kv.key,
+        namespace: rest.join('/'),
+        name,
+        revision,
+        bytes: Buffer.alloc(0),
+        labels: {},
+        fields: {},
+        corrupt: `unable to decode stored object ${kv.key}: ${e instanceof Error ? e.message : String(e)}`,
+      };
     }
     const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
     const { labels, fields } = spec.attributes(obj);
@@ -173,7 +190,7 @@ export class WatchCache {
     const revision = ev.kv.modRevision;
     if (ev.type === 'delete') {
       if (!prev) return undefined;
-      const last: CacheEntry = { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
+      const last: CacheEntry = prev.corrupt ? { ...prev, revision } : { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
       return { type: 'DELETED', revision, entry: last, prev };
     }
     const entry = this.toEntry(ev.kv, revision);
@@ -246,7 +263,9 @@ export class WatchCache {
           const prevEntry = state.get(ev.kv.key) ?? (ev.prevKv ? this.toEntry(ev.prevKv, ev.prevKv.modRevision) : undefined);
           if (ev.type === 'delete') {
             if (!prevEntry) continue;
-            const last = { ...prevEntry, revision: ev.kv.modRevision, bytes: replaceResourceVersion(prevEntry.bytes, ev.kv.modRevision) };
+            const last = prevEntry.corrupt
+              ? { ...prevEntry, revision: ev.kv.modRevision }
+              : { ...prevEntry, revision: ev.kv.modRevision, bytes: replaceResourceVersion(prevEntry.bytes, ev.kv.modRevision) };
             replay.push({ type: 'DELETED', revision: ev.kv.modRevision, entry: last, prev: prevEntry });
             state.delete(ev.kv.key);
           } else {

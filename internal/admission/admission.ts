@@ -1,0 +1,46 @@
+// internal/admission/admission owns the admission contract: what a plugin is told about a
+// write, the two phases (mutating plugins may change the object; validating plugins may only
+// reject it, and run after schema validation), and the chain that runs them in order.
+// Plugins declare the operations they handle. Errors are StatusErrors.
+// Imports: auth/user, schema/catalog (types only).
+
+import type { UserInfo } from '../auth/user.js';
+import type { ResourceInfo } from '../schema/catalog.js';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface AdmissionRequest {
+  readonly operation: Operation;
+  readonly resource: ResourceInfo;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The object being written; mutating plugins may change it in place. Absent for DELETE. */
+  readonly object: JsonObject | undefined;
+  readonly oldObject: JsonObject | undefined;
+  readonly user: UserInfo;
+  readonly dryRun: boolean;
+}
+
+export interface AdmissionPlugin {
+  readonly name: string;
+  handles(operation: Operation): boolean;
+  /** Mutating phase. */
+  admit?(req: AdmissionRequest): Promise<void> | void;
+  /** Validating phase: must not change the object. */
+  validate?(req: AdmissionRequest): Promise<void> | void;
+}
+
+export class AdmissionChain {
+  constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
+
+  async mutate(req: AdmissionRequest): Promise<void> {
+    for (const p of this.plugins) if (p.admit && p.handles(req.operation)) await p.admit(req);
+  }
+
+  async validate(req: AdmissionRequest): Promise<void> {
+    for (const p of this.plugins) if (p.validate && p.handles(req.operation)) await p.validate(req);
+  }
+}

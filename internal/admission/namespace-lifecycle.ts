@@ -1,0 +1,45 @@
+// internal/admission/namespace-lifecycle owns the namespace rules of writes: namespaced
+// objects may only be created in a namespace that exists (404) and is not terminating (403),
+// and the system namespaces cannot be deleted. Imports: admission, apierrors.
+
+import { errors } from '../apierrors/status.js';
+import type { AdmissionPlugin, AdmissionRequest } from './admission.js';
+
+export interface NamespaceState {
+  exists: boolean;
+  terminating: boolean;
+}
+
+/** Looks a namespace up (from the watch cache, after it has caught up with the store). */
+export type NamespaceLookup = (name: string) => Promise<NamespaceState>;
+
+/** Namespaced virtual resources that do not create objects in the namespace. */
+const EXEMPT = new Set(['localsubjectaccessreviews']);
+
+export function namespaceLifecycle(lookup: NamespaceLookup, immortal: readonly string[]): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    handles: (op) => op === 'CREATE' || op === 'DELETE',
+    async validate(req: AdmissionRequest): Promise<void> {
+      const isNamespace = req.resource.group === '' && req.resource.resource === 'namespaces';
+      if (req.operation === 'DELETE') {
+        if (isNamespace && !req.subresource && immortal.includes(req.name)) {
+          throw errors.forbidden({ group: '', name: 'namespaces' }, req.name, 'this namespace may not be deleted');
+        }
+        return;
+      }
+      if (!req.resource.namespaced || isNamespace || EXEMPT.has(req.resource.resource) || !req.namespace) return;
+      // Sub-resource creates (bindings, evictions) act on existing objects; the namespace check
+      // still applies to them upstream, so it does here.
+      const ns = await lookup(req.namespace);
+      if (!ns.exists) throw errors.notFound({ group: '', name: 'namespaces' }, req.namespace);
+      if (ns.terminating) {
+        throw errors.forbidden(
+          { group: req.resource.group, name: req.resource.resource },
+          req.name || undefined,
+          `unable to create new content in namespace ${req.namespace} because it is being terminated`,
+        );
+      }
+    },
+  };
+}

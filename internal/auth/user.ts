@@ -1,0 +1,23 @@
+// internal/auth/user owns the identity every later stage sees: the user name, uid, groups and
+// extra attributes, and the well-known user and group names.
+// Imports: nothing from the project.
+
+export interface UserInfo {
+  readonly name: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+export const ANONYMOUS_USER = 'system:anonymous';
+export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+export const MASTERS_GROUP = 'system:masters';
+
+export const anonymousUser: UserInfo = { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
+
+/** Every authenticated (non-anonymous) user is also in system:authenticated, once. */
+export function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === ANONYMOUS_USER || user.groups.includes(AUTHENTICATED_GROUP)) return user;
+  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+}

@@ -1,0 +1,18 @@
+// internal/auth/x509-authenticator owns client-certificate authentication: a certificate
+// that chains to the client CA names the user by its CN and the groups by its O entries.
+// A presented certificate that does not verify is rejected (401), never ignored.
+// Imports: authenticator.
+
+import { AuthnError, type Authenticator, type AuthnRequest } from './authenticator.js';
+import type { UserInfo } from './user.js';
+
+export const x509Authenticator: Authenticator = {
+  name: 'x509',
+  authenticate(req: AuthnRequest): UserInfo | null {
+    const cert = req.peerCertificate;
+    if (!cert) return null;
+    if (!cert.authorized) throw new AuthnError(`x509: certificate signed by unknown authority (${cert.authorizationError ?? 'unverified'})`);
+    if (!cert.commonName) throw new AuthnError('x509: certificate has no common name');
+    return { name: cert.commonName, groups: [...cert.organizations] };
+  },
+};

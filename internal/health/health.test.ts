@@ -1,0 +1,50 @@
+import { describe, it, expect } from 'vitest';
+import { HealthChecks } from './health.js';
+
+const q = (s = '') => new URLSearchParams(s);
+
+describe('HealthChecks', () => {
+  it('answers ok, verbose lists each check with a summary, exclude marks a check', async () => {
+    const h = new HealthChecks(0);
+    h.add(['livez', 'readyz'], { name: 'store', check: () => {} });
+    expect(await h.respond('livez', undefined, q())).toEqual({ status: 200, body: 'ok' });
+    expect((await h.respond('readyz', undefined, q('verbose')))!.body).toBe(
+      '[+]ping ok\n[+]log ok\n[+]shutdown ok\n[+]store ok\nreadyz check passed\n',
+    );
+    expect((await h.respond('livez', undefined, q('verbose&exclude=store')))!.body).toBe(
+      '[+]ping ok\n[+]log ok\n[+]store excluded: ok\nlivez check passed\n',
+    );
+  });
+
+  it('fails with 500 and lists the failing check; per-check paths answer alone', async () => {
+    const h = new HealthChecks(0);
+    h.add(['readyz'], { name: 'store', check: () => { throw new Error('closed'); } });
+    const r = await h.respond('readyz', undefined, q());
+    expect(r!.status).toBe(500);
+    expect(r!.body).toContain('[-]store failed: reason withheld');
+    expect(r!.body).toMatch(/readyz check failed\n$/);
+    expect(await h.respond('readyz', 'store', q())).toEqual({ status: 500, body: 'internal server error: closed' });
+    expect(await h.respond('readyz', 'ping', q())).toEqual({ status: 200, body: 'ok' });
+    expect(await h.respond('readyz', 'nope', q())).toBeUndefined();
+  });
+
+  it('forgives unfinished start-up hooks on /livez only during the grace period', async () => {
+    let now = 0;
+    const h = new HealthChecks(10_000, () => now);
+    const done = h.addStartupHook('bootstrap');
+    expect((await h.respond('livez', undefined, q()))!.status).toBe(200);
+    expect((await h.respond('readyz', undefined, q()))!.status).toBe(500);
+    now = 20_000;
+    expect((await h.respond('livez', undefined, q()))!.status).toBe(500);
+    done();
+    expect((await h.respond('livez', undefined, q()))!.status).toBe(200);
+    expect((await h.respond('readyz', 'poststarthook/bootstrap', q()))!.status).toBe(200);
+  });
+
+  it('fails /readyz at once on shutdown while /livez stays healthy', async () => {
+    const h = new HealthChecks(0);
+    h.beginShutdown();
+    expect((await h.respond('readyz', undefined, q()))!.status).toBe(500);
+    expect((await h.respond('livez', undefined, q()))!.status).toBe(200);
+  });
+});

@@ -1,0 +1,110 @@
+// internal/health owns /livez, /readyz and /healthz (spec §4.10): named checks, `verbose`
+// output (`[+]<name> ok`, then a summary line), `exclude=<name>`, per-check sub-paths,
+// start-up hooks that /livez forgives during --livez-grace-period, and the shutdown check that
+// makes /readyz fail the moment termination begins. Imports: nothing from the project.
+
+export interface HealthCheck {
+  readonly name: string;
+  /** Resolves when healthy; throws (or rejects) with the reason otherwise. */
+  check(): void | Promise<void>;
+}
+
+export type Endpoint = 'livez' | 'readyz' | 'healthz';
+
+export interface HealthResponse {
+  status: number;
+  body: string;
+}
+
+export class HealthChecks {
+  private readonly checks: Record<Endpoint, HealthCheck[]> = { livez: [], readyz: [], healthz: [] };
+  private readonly hooks = new Map<string, boolean>();
+  private shuttingDown = false;
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly livezGracePeriodMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+    this.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
+    this.add(['livez', 'readyz', 'healthz'], { name: 'log', check: () => {} });
+    this.add(['readyz'], {
+      name: 'shutdown',
+      check: () => {
+        if (this.shuttingDown) throw new Error('process is shutting down');
+      },
+    });
+  }
+
+  add(endpoints: readonly Endpoint[], check: HealthCheck): void {
+    for (const e of endpoints) this.checks[e].push(check);
+  }
+
+  /** A start-up hook: unhealthy until `complete` is called. */
+  addStartupHook(name: string): () => void {
+    const full = `poststarthook/${name}`;
+    this.hooks.set(full, false);
+    const check: HealthCheck = {
+      name: full,
+      check: () => {
+        if (!this.hooks.get(full)) throw new Error('not finished');
+      },
+    };
+    this.add(['readyz', 'healthz'], check);
+    this.add(['livez'], {
+      name: full,
+      check: () => {
+        // Within the grace period liveness assumes unfinished hooks will finish.
+        if (!this.hooks.get(full) && this.now() - this.startedAt > this.livezGracePeriodMs) throw new Error('not finished');
+      },
+    });
+    return () => this.hooks.set(full, true);
+  }
+
+  beginShutdown(): void {
+    this.shuttingDown = true;
+  }
+
+  /** Answers `/<endpoint>[/<check>]` with its query. Returns undefined for an unknown check path. */
+  async respond(endpoint: Endpoint, checkName: string | undefined, query: URLSearchParams): Promise<HealthResponse | undefined> {
+    const checks = this.checks[endpoint];
+    if (checkName) {
+      const c = checks.find((x) => x.name === checkName);
+      if (!c) return undefined;
+      try {
+        await c.check();
+        return { status: 200, body: 'ok' };
+      } catch (e) {
+        return { status: 500, body: `internal server error: ${reason(e)}` };
+      }
+    }
+    const excluded = new Set(query.getAll('exclude'));
+    const verbose = query.has('verbose') && query.get('verbose') !== 'false';
+    const lines: string[] = [];
+    let failed = false;
+    for (const c of checks) {
+      if (excluded.has(c.name)) {
+        lines.push(`[+]${c.name} excluded: ok`);
+        excluded.delete(c.name);
+        continue;
+      }
+      try {
+        await c.check();
+        lines.push(`[+]${c.name} ok`);
+      } catch {
+        failed = true;
+        // Reasons stay in the logs: the endpoint is readable anonymously.
+        lines.push(`[-]${c.name} failed: reason withheld`);
+      }
+    }
+    for (const unknown of excluded) lines.push(`warn: some health checks cannot be excluded: no matches for "${unknown}"`);
+    if (failed) return { status: 500, body: `${lines.join('\n')}\n${endpoint} check failed\n` };
+    if (!verbose) return { status: 200, body: 'ok' };
+    return { status: 200, body: `${lines.join('\n')}\n${endpoint} check passed\n` };
+  }
+}
+
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

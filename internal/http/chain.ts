@@ -1,0 +1,39 @@
+// internal/http/chain owns the order of the request pipeline, in one place (spec and
+// DESIGN.md: request info → authenticate → impersonate → authorize → handler, where the
+// handler decodes, admits and calls the registry). Why this order:
+//   1. request info first: every later stage (authorization, routing, audit) reads it;
+//   2. authentication before anything that depends on who asks;
+//   3. impersonation after authentication (the real user must be allowed to impersonate) and
+//      before authorization (the impersonated user is what gets authorized);
+//   4. authorization before any body is read or any store is touched;
+//   5. handlers last; every error anywhere becomes a Status in one place (onError).
+// Imports: hono, http filters and handlers.
+
+import { Hono } from 'hono';
+import type { Env } from './context.js';
+import type { HttpDeps } from './deps.js';
+import { withAuthentication } from './filters/with-authentication.js';
+import { withAuthorization } from './filters/with-authorization.js';
+import { withImpersonation } from './filters/with-impersonation.js';
+import { withRequestInfo } from './filters/with-request-info.js';
+import { handleNonResource } from './handlers/non-resource.js';
+import { handleResource } from './handlers/resources.js';
+import { errors } from '../apierrors/status.js';
+import { toErrorResponse } from './respond.js';
+
+export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  app.onError((err, c) => toErrorResponse(c, err, deps.log, deps.encoders));
+  app.notFound((c) => toErrorResponse(c, errors.pathNotFound(), deps.log));
+  app.use('*', withRequestInfo());
+  app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));
+  app.use('*', withImpersonation(deps.authorizers));
+  app.use('*', withAuthorization(deps.authorizers));
+  app.all('*', async (c) => {
+    if (c.get('info').isResourceRequest) return handleResource(c, deps);
+    const res = await handleNonResource(c, deps);
+    if (res) return res;
+    throw errors.pathNotFound();
+  });
+  return app;
+}

@@ -1,0 +1,61 @@
+// internal/http/deps owns the list of what the HTTP layer needs from the rest of the server,
+// assembled by internal/server. Handlers take it explicitly; nothing is global.
+// Imports: types only.
+
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Authorizer } from '../authz/authorizer.js';
+import type { FeatureGates } from '../config/feature-gates.js';
+import type { Discovery } from '../discovery/discovery.js';
+import type { HealthChecks } from '../health/health.js';
+import type { Logger } from '../log/logger.js';
+import type { Naming } from '../naming/naming.js';
+import type { RegistrySet } from '../registry/registry-set.js';
+import type { ApiCatalog } from '../schema/catalog.js';
+import type { WatchCache } from '../watchcache/watch-cache.js';
+import type { BodyDecoder } from './body.js';
+import type { Encoder } from './encoders.js';
+
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+export interface OpenApiSource {
+  /** Swagger 2.0 document of everything served. */
+  v2(): Buffer;
+  /** The `/openapi/v3` index. */
+  v3Index(): Buffer;
+  /** One group-version's OpenAPI 3 document (`api/v1`, `apis/apps/v1`), or undefined. */
+  v3(path: string): Buffer | undefined;
+}
+
+export interface HttpDeps {
+  naming: Naming;
+  catalog: ApiCatalog;
+  registries: RegistrySet;
+  cache: WatchCache;
+  features: FeatureGates;
+  authenticators: readonly Authenticator[];
+  anonymousAuth: boolean;
+  authorizers: readonly Authorizer[];
+  health: HealthChecks;
+  discovery: Discovery;
+  openapi: OpenApiSource;
+  version: VersionInfo;
+  /** Request body decoders by media type. */
+  decoders: ReadonlyMap<string, BodyDecoder>;
+  /** Response encoders in server preference order (JSON first). */
+  encoders: readonly Encoder[];
+  log: Logger;
+  /** Watches without timeoutSeconds end after a random time in [min, 2·min). */
+  minWatchTimeoutSeconds: number;
+  bookmarkIntervalMs: number;
+  now(): Date;
+}

@@ -1,0 +1,42 @@
+// internal/http/filters/with-authentication owns turning credentials into a user: the client
+// certificate the TLS layer verified, then (later issues) tokens; anonymous when allowed.
+// Failure is a 401 Status. Runs before authorization, which needs the user.
+// Imports: auth, apierrors, http/context, http/respond.
+
+import type { MiddlewareHandler } from 'hono';
+import type { TLSSocket } from 'node:tls';
+import { authenticate, type Authenticator, type PeerCertificate } from '../../auth/authenticator.js';
+import { errors } from '../../apierrors/status.js';
+import type { Env } from '../context.js';
+import { errorResponse } from '../respond.js';
+
+/** Reads the peer certificate of the request's TLS socket (HTTP/1.1 and HTTP/2 alike). */
+export function peerCertificateOf(env: Env['Bindings'] | undefined): PeerCertificate | undefined {
+  const incoming = env?.incoming as { socket?: TLSSocket; stream?: { session?: { socket?: TLSSocket } } } | undefined;
+  const socket = incoming?.socket ?? incoming?.stream?.session?.socket;
+  if (!socket || typeof socket.getPeerCertificate !== 'function') return undefined;
+  const cert = socket.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return undefined;
+  const o = cert.subject?.O;
+  const cn = cert.subject?.CN;
+  const err = socket.authorizationError;
+  return {
+    authorized: socket.authorized,
+    commonName: Array.isArray(cn) ? (cn[0] ?? '') : (cn ?? ''),
+    organizations: o === undefined ? [] : Array.isArray(o) ? o : [o],
+    ...(err ? { authorizationError: err instanceof Error ? err.message : String(err) } : {}),
+  };
+}
+
+export function withAuthentication(authenticators: readonly Authenticator[], anonymous: boolean): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const result = await authenticate(
+      authenticators,
+      { header: (name) => c.req.header(name), peerCertificate: peerCertificateOf(c.env) },
+      { anonymous },
+    );
+    if ('error' in result) return errorResponse(c, errors.unauthorized());
+    c.set('user', result.user);
+    await next();
+  };
+}

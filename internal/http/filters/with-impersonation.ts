@@ -1,0 +1,76 @@
+// internal/http/filters/with-impersonation owns acting as another user: `Impersonate-User`,
+// `Impersonate-Group`, `Impersonate-Uid` and `Impersonate-Extra-*` headers, each allowed only
+// when the requester may `impersonate` that user, group, uid or extra value. Runs after
+// authentication and before authorization, so the impersonated user is what gets authorized.
+// Imports: auth/user, authz, apierrors, http/context, http/respond.
+
+import type { MiddlewareHandler } from 'hono';
+import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP, type UserInfo } from '../../auth/user.js';
+import { authorize, type Attributes, type Authorizer } from '../../authz/authorizer.js';
+import { errors } from '../../apierrors/status.js';
+import type { Env } from '../context.js';
+import { errorResponse } from '../respond.js';
+
+export function withImpersonation(authorizers: readonly Authorizer[]): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const headers = c.req.raw.headers;
+    const userName = headers.get('impersonate-user');
+    const groups = headers.get('impersonate-group');
+    const uid = headers.get('impersonate-uid');
+    const extras: Array<[string, string]> = [];
+    headers.forEach((value, key) => {
+      if (key.toLowerCase().startsWith('impersonate-extra-')) extras.push([decodeURIComponent(key.slice('impersonate-extra-'.length)), value]);
+    });
+    if (userName === null) {
+      if (groups !== null || uid !== null || extras.length > 0) {
+        return errorResponse(c, errors.badRequest('requested impersonation of groups, uid or extra without impersonating a user'));
+      }
+      return next();
+    }
+    const requester = c.get('user');
+    const base: Omit<Attributes, 'verb' | 'resource' | 'name' | 'apiGroup' | 'subresource'> = {
+      user: requester,
+      isResourceRequest: true,
+      path: '',
+      namespace: '',
+      apiVersion: '',
+    };
+    const check = async (resource: string, name: string, apiGroup = '', subresource = ''): Promise<boolean> =>
+      (await authorize(authorizers, { ...base, verb: 'impersonate', resource, name, apiGroup, subresource })).decision === 'allow';
+
+    const isServiceAccount = userName.startsWith('system:serviceaccount:');
+    if (isServiceAccount) {
+      const [, , ns, sa] = userName.split(':');
+      if (!(await check('serviceaccounts', sa ?? '', '')) && !(await check('users', userName))) {
+        return errorResponse(c, errors.forbidden({ group: '', name: 'users' }, userName, `User "${requester.name}" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "${ns ?? ''}"`));
+      }
+    } else if (!(await check('users', userName))) {
+      return errorResponse(c, errors.forbidden({ group: '', name: 'users' }, userName, `User "${requester.name}" cannot impersonate resource "users" in API group "" at the cluster scope`));
+    }
+    const groupList = headers.get('impersonate-group') === null ? [] : headers.get('impersonate-group')!.split(',').map((g) => g.trim()).filter(Boolean);
+    for (const g of groupList) {
+      if (!(await check('groups', g))) {
+        return errorResponse(c, errors.forbidden({ group: '', name: 'groups' }, g, `User "${requester.name}" cannot impersonate resource "groups" in API group "" at the cluster scope`));
+      }
+    }
+    if (uid !== null && !(await check('uids', uid, 'authentication.k8s.io'))) {
+      return errorResponse(c, errors.forbidden({ group: 'authentication.k8s.io', name: 'uids' }, uid, `User "${requester.name}" cannot impersonate resource "uids"`));
+    }
+    const extra: Record<string, string[]> = {};
+    for (const [key, value] of extras) {
+      if (!(await check('userextras', value, 'authentication.k8s.io', key))) {
+        return errorResponse(c, errors.forbidden({ group: 'authentication.k8s.io', name: `userextras/${key}` }, value, `User "${requester.name}" cannot impersonate resource "userextras/${key}"`));
+      }
+      (extra[key] ??= []).push(value);
+    }
+    const anonymous = userName === ANONYMOUS_USER;
+    const impersonated: UserInfo = {
+      name: userName,
+      groups: [...groupList, anonymous ? UNAUTHENTICATED_GROUP : AUTHENTICATED_GROUP].filter((g, i, a) => a.indexOf(g) === i),
+      ...(uid !== null ? { uid } : {}),
+      ...(Object.keys(extra).length ? { extra } : {}),
+    };
+    c.set('user', impersonated);
+    await next();
+  };
+}

@@ -1,0 +1,37 @@
+// internal/http/handlers/list owns GET on a collection: the list column of the
+// resourceVersion table, limit/continue chunking with one revision across chunks, selectors,
+// and writing the list in the negotiated encoding (cached bytes for JSON).
+// Imports: http, registry, list-options, selection.
+
+import type { Context } from 'hono';
+import type { Env } from '../context.js';
+import type { HttpDeps } from '../deps.js';
+import { encodeContinue, listParams } from '../list-options.js';
+import { chooseEncoder, listResponse } from '../respond.js';
+import type { Item } from '../encoders.js';
+import type { ResourceRequest } from './resource-request.js';
+import { selectionFor } from './selection.js';
+
+export async function handleList(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
+  const encoder = chooseEncoder(c, deps.encoders);
+  const params = listParams(rr.query);
+  const selection = selectionFor(rr.resource, rr.query);
+  const result = await rr.registry.list({
+    mode: params.mode,
+    namespace: rr.namespace,
+    filter: selection.filter,
+    hasSelector: selection.hasSelector,
+    limit: params.limit,
+    continueFrom: params.continueFrom,
+  });
+  const converting = rr.resource.version !== rr.registry.storage.version;
+  const items: Item[] = result.entries.map((entry) =>
+    converting || encoder.needsObjects
+      ? { object: rr.registry.toVersion(rr.resource, JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) }
+      : { entry },
+  );
+  const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(result.revision) };
+  if (result.continueAfterKey !== undefined) meta.continue = encodeContinue({ revision: result.revision, afterKey: result.continueAfterKey });
+  if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
+  return listResponse(c, encoder, rr.resource.listKind ?? `${rr.resource.kind}List`, rr.resource.apiVersion, meta, items);
+}

@@ -1,0 +1,97 @@
+// internal/http/handlers/non-resource owns the paths that are not resources: /version, the
+// health endpoints, discovery (/api, /apis, group and group-version documents, aggregated
+// discovery) and /openapi. Imports: http, apierrors, health (types).
+
+import type { Context } from 'hono';
+import { errors } from '../../apierrors/status.js';
+import type { Env } from '../context.js';
+import type { HttpDeps } from '../deps.js';
+import { negotiate, type Offer } from '../negotiation.js';
+
+const json = (value: unknown, status = 200, extra: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json', ...extra } });
+
+const text = (body: string, status: number): Response =>
+  new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+
+function serverAddress(c: Context<Env>): string {
+  return c.req.header('host') ?? new URL(c.req.url).host;
+}
+
+type DiscoveryFormat = { kind: 'legacy' } | { kind: 'aggregated'; version: 'v2' | 'v2beta1' };
+
+function discoveryFormat(c: Context<Env>, deps: HttpDeps): DiscoveryFormat {
+  const group = deps.discovery.aggregatedGroup;
+  const aggregated = (version: 'v2' | 'v2beta1'): Offer<DiscoveryFormat> => ({
+    mediaType: 'application/json',
+    value: { kind: 'aggregated', version },
+    accepts: (r) => r.params.as === 'APIGroupDiscoveryList' && r.params.g === group && r.params.v === version,
+  });
+  return negotiate<DiscoveryFormat>(c.req.header('accept'), [
+    aggregated('v2'),
+    aggregated('v2beta1'),
+    { mediaType: 'application/json', value: { kind: 'legacy' } },
+  ]).offer.value;
+}
+
+function aggregatedResponse(deps: HttpDeps, prefix: 'api' | 'apis', version: 'v2' | 'v2beta1'): Response {
+  return json(deps.discovery.aggregated(prefix, version), 200, {
+    'content-type': `application/json;g=${deps.discovery.aggregatedGroup};v=${version};as=APIGroupDiscoveryList`,
+    vary: 'Accept',
+  });
+}
+
+/** Answers a non-resource request, or undefined when the path is not one of ours. */
+export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promise<Response | undefined> {
+  const info = c.get('info');
+  const path = info.path.replace(/\/+$/, '') || '/';
+  const method = c.req.method;
+  const health = /^\/(livez|readyz|healthz)(?:\/(.+))?$/.exec(path);
+  if (health) {
+    if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotSupported();
+    const r = await deps.health.respond(health[1] as 'livez' | 'readyz' | 'healthz', health[2], c.get('query'));
+    if (!r) throw errors.pathNotFound();
+    return text(r.body, r.status);
+  }
+  if (method !== 'GET' && method !== 'HEAD') {
+    if (path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/') || path.startsWith('/openapi')) {
+      throw errors.methodNotSupported();
+    }
+    return undefined;
+  }
+  if (path === '/version') return json(deps.version);
+  if (path === '/api') {
+    const f = discoveryFormat(c, deps);
+    return f.kind === 'aggregated' ? aggregatedResponse(deps, 'api', f.version) : json(deps.discovery.apiVersions(serverAddress(c)));
+  }
+  if (path === '/apis') {
+    const f = discoveryFormat(c, deps);
+    return f.kind === 'aggregated' ? aggregatedResponse(deps, 'apis', f.version) : json(deps.discovery.apiGroupList());
+  }
+  if (info.apiPrefix === 'apis' && !info.isResourceRequest && info.parts.length === 0 && !info.apiVersion) {
+    const group = deps.discovery.apiGroup(info.apiGroup);
+    if (!group) throw errors.pathNotFound();
+    return json(group);
+  }
+  if (info.apiPrefix !== '' && !info.isResourceRequest && info.apiVersion) {
+    const list = deps.discovery.apiResourceList(info.apiGroup, info.apiVersion);
+    if (!list) throw errors.pathNotFound();
+    return json(list);
+  }
+  if (path === '/openapi/v2') return new Response(deps.openapi.v2(), { headers: { 'content-type': 'application/json' } });
+  if (path === '/openapi/v3') return new Response(deps.openapi.v3Index(), { headers: { 'content-type': 'application/json' } });
+  if (path.startsWith('/openapi/v3/')) {
+    const doc = deps.openapi.v3(path.slice('/openapi/v3/'.length));
+    if (!doc) throw errors.pathNotFound();
+    const immutable = c.get('query').has('hash');
+    return new Response(doc, {
+      headers: { 'content-type': 'application/json', 'cache-control': immutable ? 'public, immutable' : 'no-cache, private' },
+    });
+  }
+  if (path === '/') {
+    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/openapi/v2', '/openapi/v3', '/version'];
+    for (const g of deps.catalog.groups()) if (g.name) paths.push(`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${g.name}/${v}`));
+    return json({ paths: paths.sort() });
+  }
+  return undefined;
+}

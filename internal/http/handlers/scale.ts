@@ -1,0 +1,48 @@
+// internal/http/handlers/scale owns the scale sub-resource: the autoscaling/v1 Scale view of
+// a workload (spec.replicas, status.replicas, the label selector as a string) and writing
+// spec.replicas back. Imports: naming, schema (types), selectors.
+
+import type { Naming } from '../../naming/naming.js';
+import type { ResourceInfo } from '../../schema/catalog.js';
+import { formatLabelSelectorMeta } from '../../selectors/index.js';
+import type { JsonObject } from '../../storedobject/stored-object.js';
+
+export function scaleOf(r: ResourceInfo, obj: JsonObject, naming: Naming): JsonObject {
+  void naming;
+  const meta = (obj.metadata ?? {}) as JsonObject;
+  const spec = (obj.spec ?? {}) as JsonObject;
+  const status = (obj.status ?? {}) as JsonObject;
+  // ReplicationControllers carry a plain map selector; the others a LabelSelector.
+  const rawSelector = spec.selector;
+  let selector = '';
+  if (rawSelector && typeof rawSelector === 'object') {
+    selector =
+      'matchLabels' in (rawSelector as object) || 'matchExpressions' in (rawSelector as object)
+        ? formatLabelSelectorMeta(rawSelector)
+        : Object.entries(rawSelector as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+  }
+  if (selector === '<none>') selector = '';
+  return {
+    kind: 'Scale',
+    apiVersion: `${r.subresources.get('scale')?.group ?? 'autoscaling'}/v1`,
+    metadata: {
+      name: meta.name,
+      namespace: meta.namespace,
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+      creationTimestamp: meta.creationTimestamp,
+    },
+    spec: { replicas: typeof spec.replicas === 'number' ? spec.replicas : 0 },
+    status: { replicas: typeof status.replicas === 'number' ? status.replicas : 0, ...(selector ? { selector } : {}) },
+  };
+}
+
+/** Applies a Scale body's spec.replicas to the workload (returns the object to write). */
+export function applyScale(obj: JsonObject, scale: JsonObject): JsonObject {
+  const replicas = (scale.spec as JsonObject | undefined)?.replicas;
+  const next = structuredClone(obj);
+  next.spec = { ...((next.spec as JsonObject | undefined) ?? {}), replicas: replicas ?? 0 };
+  const scaleMeta = (scale.metadata ?? {}) as JsonObject;
+  if (typeof scaleMeta.resourceVersion === 'string') (next.metadata as JsonObject).resourceVersion = scaleMeta.resourceVersion;
+  return next;
+}

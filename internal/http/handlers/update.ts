@@ -1,0 +1,26 @@
+// internal/http/handlers/update owns PUT on an object and on its status, finalize and scale
+// sub-resources: 200 with the stored object, 201 when the PUT created it.
+// Imports: http, registry, write-body, scale.
+
+import type { Context } from 'hono';
+import type { Env } from '../context.js';
+import type { HttpDeps } from '../deps.js';
+import { chooseEncoder, objectResponse } from '../respond.js';
+import type { ResourceRequest } from './resource-request.js';
+import { applyScale, scaleOf } from './scale.js';
+import { readWriteBody } from './write-body.js';
+
+export async function handleUpdate(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
+  const encoder = chooseEncoder(c, deps.encoders);
+  const sub = rr.subresource;
+  if (sub?.name === 'scale') {
+    const scale = await readWriteBody(c, deps, rr, { apiVersion: `${sub.group}/${sub.version}`, kind: sub.kind });
+    const current = await rr.registry.get(rr.resource, rr.namespace, rr.info.name, { kind: 'consistent' });
+    const next = applyScale(current, scale);
+    const { object } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, next, '');
+    return objectResponse(c, encoder, scaleOf(rr.resource, object, deps.naming));
+  }
+  const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
+  const { object, created } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, obj, sub?.name ?? '');
+  return objectResponse(c, encoder, object, created ? 201 : 200);
+}

@@ -1,0 +1,120 @@
+// internal/http/handlers/watch owns watch streams (spec §2.6, §4.3, §6): the start point
+// (current state first, or changes after a version), bookmarks (periodic, before a timeout
+// closes the stream, and the initial-events-end one), the timeout, and framing each event in
+// the negotiated encoding. The stream pulls from the watcher, so a slow client only fills its
+// own bounded queue. Imports: http, registry, watchcache, list-options, selection.
+
+import type { Context } from 'hono';
+import type { Env } from '../context.js';
+import type { HttpDeps } from '../deps.js';
+import { watchParams } from '../list-options.js';
+import { chooseEncoder } from '../respond.js';
+import type { Encoder, Item } from '../encoders.js';
+import type { WatchOutput } from '../../watchcache/types.js';
+import type { CacheWatcher } from '../../watchcache/watcher.js';
+import type { ResourceRequest } from './resource-request.js';
+import { selectionFor } from './selection.js';
+
+export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
+  const encoder = chooseEncoder(c, deps.encoders);
+  const params = watchParams(rr.query);
+  const selection = selectionFor(rr.resource, rr.query, rr.info.name || undefined);
+  let fromRevision = params.fromRevision;
+  if (params.notOlderThan !== undefined) await rr.registry.list({ mode: { kind: 'notOlderThan', revision: params.notOlderThan }, namespace: rr.namespace, filter: () => false, hasSelector: true, limit: 1 });
+  if (fromRevision < 0) fromRevision = deps.cache.revision; // sendInitialEvents=false without a version: from now
+  const watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
+  if (params.sendInitialEvents) watcher.bookmark(true);
+
+  const timeoutMs =
+    (params.timeoutSeconds !== undefined ? params.timeoutSeconds : deps.minWatchTimeoutSeconds * (1 + Math.random())) * 1000;
+  const converting = rr.resource.version !== rr.registry.storage.version;
+  const toItem = (out: Extract<WatchOutput, { entry: unknown }>): Item =>
+    converting || encoder.needsObjects
+      ? { object: rr.registry.toVersion(rr.resource, JSON.parse(out.entry.bytes.toString('utf8')) as Record<string, unknown>) }
+      : { entry: out.entry };
+  const bookmarkObject = (revision: number, initialEventsEnd?: boolean): Item => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+    if (initialEventsEnd) metadata.annotations = { [`${deps.naming.groupDomain}/initial-events-end`]: 'true' };
+    return { object: { kind: rr.resource.kind, apiVersion: rr.resource.apiVersion, metadata } };
+  };
+  const encode = (out: WatchOutput): Buffer | undefined => {
+    if (out.type === 'BOOKMARK') {
+      if (!params.allowBookmarks) return undefined;
+      return encoder.watchEvent('BOOKMARK', bookmarkObject(out.revision, out.initialEventsEnd));
+    }
+    if (out.type === 'ERROR') {
+      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.message, reason: out.reason, code: out.code };
+      return encoder.watchEvent('ERROR', { object: status });
+    }
+    if (out.entry.corrupt) return undefined;
+    return encoder.watchEvent(out.type, toItem(out));
+  };
+
+  const stream = watchStream(watcher, encode, timeoutMs, params.allowBookmarks ? deps.bookmarkIntervalMs : 0, () => {
+    if (params.allowBookmarks) watcher.bookmark();
+  });
+  const headers = new Headers({ 'content-type': watchContentType(encoder), 'cache-control': 'no-cache, private' });
+  for (const w of c.get('warnings')) headers.append('warning', w);
+  return new Response(stream, { status: 200, headers });
+}
+
+function watchContentType(encoder: Encoder): string {
+  if (encoder.mediaType === 'application/json') return 'application/json';
+  if (encoder.mediaType === 'application/cbor') return 'application/cbor-seq';
+  return `${encoder.contentType};stream=watch`;
+}
+
+/**
+ * A byte stream of a watcher's outputs. Each pull waits for outputs and writes everything
+ * queued as one chunk. On timeout: a last bookmark (when asked for), then a clean end.
+ */
+export function watchStream(
+  watcher: CacheWatcher,
+  encode: (out: WatchOutput) => Buffer | undefined,
+  timeoutMs: number,
+  bookmarkIntervalMs: number,
+  beforeTimeout: () => void,
+): ReadableStream<Uint8Array> {
+  let timer: NodeJS.Timeout | undefined;
+  let bookmarks: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(timer);
+    clearInterval(bookmarks);
+    watcher.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    start() {
+      timer = setTimeout(() => {
+        beforeTimeout();
+        stop();
+      }, timeoutMs);
+      if (bookmarkIntervalMs > 0) bookmarks = setInterval(() => watcher.bookmark(), bookmarkIntervalMs);
+    },
+    async pull(controller) {
+      for (;;) {
+        await watcher.ready();
+        const outs = watcher.drain();
+        if (outs.length === 0) {
+          if (watcher.closed) {
+            stop();
+            controller.close();
+            return;
+          }
+          continue;
+        }
+        const chunks: Buffer[] = [];
+        for (const out of outs) {
+          const b = encode(out);
+          if (b) chunks.push(b);
+        }
+        if (chunks.length > 0) {
+          controller.enqueue(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+          return;
+        }
+      }
+    },
+    cancel() {
+      stop();
+    },
+  });
+}

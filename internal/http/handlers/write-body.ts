@@ -1,0 +1,70 @@
+// internal/http/handlers/write-body owns reading the object of a POST or PUT: decode by
+// Content-Type, check that kind, apiVersion, namespace and name agree with the URL (400
+// otherwise), and apply fieldValidation to duplicate and unknown fields (drop with a
+// warning, drop silently, or 400 listing them all). Imports: apierrors, http, registry.
+
+import type { Context } from 'hono';
+import { errors } from '../../apierrors/status.js';
+import type { Env } from '../context.js';
+import type { HttpDeps } from '../deps.js';
+import { decodeObjectBody, readBody } from '../body.js';
+import { warningHeader } from '../respond.js';
+import type { ResourceRequest } from './resource-request.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ExpectedType {
+  apiVersion: string;
+  kind: string;
+}
+
+export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest, expected: ExpectedType): Promise<JsonObject> {
+  const bytes = await readBody(c.req.raw);
+  const { value, duplicateFields } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders);
+  const obj = value;
+  if (obj.apiVersion === undefined || obj.apiVersion === '' || obj.kind === undefined || obj.kind === '') {
+    const missing = obj.kind === undefined || obj.kind === '' ? 'Kind' : 'apiVersion';
+    throw errors.badRequest(`Object '${missing}' is missing in '${bytes.toString('utf8', 0, Math.min(bytes.length, 200))}'`);
+  }
+  if (obj.apiVersion !== expected.apiVersion || obj.kind !== expected.kind) {
+    throw errors.badRequest(
+      `the object provided is ${String(obj.kind)} in ${String(obj.apiVersion)}, but this endpoint expects ${expected.kind} in ${expected.apiVersion}`,
+    );
+  }
+  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata))) {
+    throw errors.badRequest('metadata must be an object');
+  }
+  const meta = (obj.metadata ?? {}) as JsonObject;
+  if (rr.resource.namespaced && rr.namespace && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== rr.namespace) {
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  if (!rr.resource.namespaced && meta.namespace !== undefined && meta.namespace !== '') {
+    // Upstream clears a namespace set on a cluster-scoped object instead of failing.
+    delete meta.namespace;
+  }
+  if (rr.info.name && meta.name !== undefined && meta.name !== rr.info.name) {
+    throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${rr.info.name})`);
+  }
+  applyFieldValidation(c, rr, duplicateFields.map((f) => ({ path: f, kind: 'duplicate' as const })), obj, deps);
+  return obj;
+}
+
+function applyFieldValidation(
+  c: Context<Env>,
+  rr: ResourceRequest,
+  duplicates: Array<{ path: string; kind: 'duplicate' }>,
+  obj: JsonObject,
+  deps: HttpDeps,
+): void {
+  void deps;
+  const unknown = rr.registry.unknownFields(rr.resource, obj, rr.subresource?.name ?? '');
+  const problems = [
+    ...duplicates.map((d) => `duplicate field "${d.path.replace(/^\./, '')}"`),
+    ...unknown.map((u) => `unknown field "${u.replace(/^\./, '')}"`),
+  ];
+  if (problems.length === 0) return;
+  if (rr.fieldValidation === 'Strict') {
+    throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+  }
+  if (rr.fieldValidation === 'Warn') for (const p of problems) c.get('warnings').push(warningHeader(p));
+}

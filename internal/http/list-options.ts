@@ -1,0 +1,154 @@
+// internal/http/list-options owns the query parameters of get, list and watch and their
+// resourceVersion semantics (spec §4.5): which read mode each combination means, which are
+// invalid (400), and the opaque continue token (it carries the list's revision and the last
+// key). Imports: apierrors, registry (types).
+
+import { errors } from '../apierrors/status.js';
+import type { ReadMode } from '../registry/generic-registry.js';
+
+export interface ContinueToken {
+  revision: number;
+  /** Key after the resource prefix of the last item returned. */
+  afterKey: string;
+}
+
+const TOKEN_VERSION = 'meta/v1';
+
+export function encodeContinue(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, rv: t.revision, start: t.afterKey }), 'utf8').toString('base64url');
+}
+
+export function decodeContinue(token: string): ContinueToken {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta/v1)');
+  }
+  const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  if (p === null || typeof p !== 'object' || p.v !== TOKEN_VERSION) throw errors.badRequest('continue key is not valid: server does not recognize this encoded key');
+  if (typeof p.rv !== 'number' || !Number.isSafeInteger(p.rv) || (p.rv < 1 && p.rv !== -1)) throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion');
+  if (typeof p.start !== 'string' || p.start.includes('\u0000') || p.start.split('/').includes('..')) {
+    throw errors.badRequest('continue key is not valid: incorrect encoded start key');
+  }
+  return { revision: p.rv, afterKey: p.start };
+}
+
+/** Parses a resourceVersion parameter: undefined (unset), 0, or a positive revision. */
+export function parseResourceVersion(raw: string | null, param = 'resourceVersion'): number | undefined {
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw errors.badRequest(`invalid ${param} "${raw}": must be an unsigned integer resource version`);
+  }
+  return Number(raw);
+}
+
+/** get (§4.5): unset = most recent, 0 = any, n = not older than n. */
+export function getReadMode(query: URLSearchParams): ReadMode {
+  const rv = parseResourceVersion(query.get('resourceVersion'));
+  if (rv === undefined) return { kind: 'consistent' };
+  if (rv === 0) return { kind: 'any' };
+  return { kind: 'notOlderThan', revision: rv };
+}
+
+export interface ListParams {
+  mode: ReadMode;
+  limit: number;
+  continueFrom: ContinueToken | undefined;
+}
+
+function parseLimit(raw: string | null): number {
+  if (raw === null || raw === '') return 0;
+  if (!/^-?\d+$/.test(raw)) throw errors.badRequest(`invalid limit "${raw}": must be an integer`);
+  const n = Number(raw);
+  // A negative or zero limit means no limit, as upstream treats it.
+  return n > 0 ? n : 0;
+}
+
+/** list (§4.5 table): the read mode, or a 400 for the invalid cells. */
+export function listParams(query: URLSearchParams): ListParams {
+  const rvRaw = query.get('resourceVersion');
+  const rv = parseResourceVersion(rvRaw);
+  const match = query.get('resourceVersionMatch') ?? '';
+  const limit = parseLimit(query.get('limit'));
+  const token = query.get('continue') ?? '';
+  if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
+    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+  }
+  if (match !== '' && rv === undefined) {
+    throw errors.badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
+  }
+  if (token) {
+    if (match !== '') throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
+    if (rv !== undefined && rv !== 0) {
+      throw errors.badRequest('specifying resource version is not allowed when using continue');
+    }
+    // `continue` with resourceVersion=0 is invalid but, as upstream does, read as continue.
+    return { mode: { kind: 'consistent' }, limit, continueFrom: decodeContinue(token) };
+  }
+  if (match === 'Exact') {
+    if (rv === 0) throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+    return { mode: { kind: 'exact', revision: rv! }, limit, continueFrom: undefined };
+  }
+  if (match === 'NotOlderThan') {
+    return { mode: rv === 0 ? { kind: 'any' } : { kind: 'notOlderThan', revision: rv! }, limit, continueFrom: undefined };
+  }
+  if (rv === undefined) return { mode: { kind: 'consistent' }, limit, continueFrom: undefined };
+  if (rv === 0) return { mode: { kind: 'any' }, limit, continueFrom: undefined };
+  // A non-zero version with a limit is an exact read (the chunks must be one snapshot).
+  return { mode: limit > 0 ? { kind: 'exact', revision: rv } : { kind: 'notOlderThan', revision: rv }, limit, continueFrom: undefined };
+}
+
+export interface WatchParams {
+  /** 0 = synthetic ADDED events for the current state first. */
+  fromRevision: number;
+  /** Unset resourceVersion: the initial state must be consistent. */
+  consistent: boolean;
+  allowBookmarks: boolean;
+  sendInitialEvents: boolean;
+  timeoutSeconds: number | undefined;
+  /** With sendInitialEvents and a version: the initial state must be at least this new. */
+  notOlderThan?: number;
+}
+
+function parseBool(query: URLSearchParams, name: string): boolean {
+  const v = query.get(name);
+  if (v === null) return false;
+  if (v === '' || v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw errors.badRequest(`invalid ${name} "${v}": must be true or false`);
+}
+
+/** watch (§4.5, §2.6): start point, bookmarks, initial events (which need NotOlderThan). */
+export function watchParams(query: URLSearchParams): WatchParams {
+  const rv = parseResourceVersion(query.get('resourceVersion'));
+  const match = query.get('resourceVersionMatch') ?? '';
+  const allowBookmarks = parseBool(query, 'allowWatchBookmarks');
+  const sendInitialEventsSet = query.has('sendInitialEvents');
+  const sendInitialEvents = parseBool(query, 'sendInitialEvents');
+  let timeoutSeconds: number | undefined;
+  const t = query.get('timeoutSeconds');
+  if (t !== null && t !== '') {
+    if (!/^\d+$/.test(t)) throw errors.badRequest(`invalid timeoutSeconds "${t}": must be a non-negative integer`);
+    timeoutSeconds = Number(t);
+  }
+  if (sendInitialEventsSet) {
+    if (match !== 'NotOlderThan') {
+      throw errors.badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    }
+    if (sendInitialEvents && !allowBookmarks) {
+      throw errors.badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires allowWatchBookmarks=true');
+    }
+  } else if (match !== '') {
+    throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  if (sendInitialEvents) {
+    // Initial state at (at least) the given version, then changes.
+    return { fromRevision: 0, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds, ...(rv ? { notOlderThan: rv } : {}) };
+  }
+  if (sendInitialEventsSet) {
+    // sendInitialEvents=false: only changes after the version (unset = from now).
+    return { fromRevision: rv ?? -1, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds };
+  }
+  return { fromRevision: rv ?? 0, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds };
+}

@@ -1,0 +1,89 @@
+// internal/registry/delete-options owns DeleteOptions: reading them from the body or query,
+// and validating them (propagation policy values, orphanDependents vs propagationPolicy, the
+// forced-deletion option's exclusive rules). Imports: apierrors.
+
+import { errors } from '../apierrors/status.js';
+import { fieldErrors, type FieldError } from '../apierrors/field-errors.js';
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  orphanDependents?: boolean;
+  dryRun: boolean;
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
+}
+
+const POLICIES = ['Orphan', 'Background', 'Foreground'] as const;
+
+function parseBool(name: string, v: string): boolean {
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0' || v === '') return false;
+  throw errors.badRequest(`invalid value for ${name}: "${v}" (true or false)`);
+}
+
+function parseDryRun(values: unknown): boolean {
+  const list = Array.isArray(values) ? values : values === undefined ? [] : [values];
+  for (const v of list) {
+    if (v !== 'All' && v !== '') throw errors.badRequest(`Invalid dryRun value: "${String(v)}": supported values: "All"`);
+  }
+  return list.includes('All');
+}
+
+/** Merges the body (a DeleteOptions object, maybe empty) with query parameters (the query wins). */
+export function readDeleteOptions(body: Record<string, unknown> | undefined, query: URLSearchParams): DeleteOptions {
+  const b = body ?? {};
+  if (b.kind !== undefined && b.kind !== 'DeleteOptions') throw errors.badRequest(`expected a DeleteOptions body, got kind ${String(b.kind)}`);
+  const out: DeleteOptions = { dryRun: parseDryRun(query.has('dryRun') ? query.getAll('dryRun') : b.dryRun) };
+  const grace = query.get('gracePeriodSeconds') ?? (b.gracePeriodSeconds as number | undefined);
+  if (grace !== undefined && grace !== null) {
+    const n = Number(grace);
+    if (!Number.isInteger(n)) throw errors.badRequest(`invalid gracePeriodSeconds: ${String(grace)}`);
+    out.gracePeriodSeconds = n;
+  }
+  const policy = query.get('propagationPolicy') ?? (b.propagationPolicy as string | undefined);
+  if (policy !== undefined && policy !== null) out.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  const orphan = query.get('orphanDependents') ?? b.orphanDependents;
+  if (orphan !== undefined && orphan !== null) out.orphanDependents = typeof orphan === 'boolean' ? orphan : parseBool('orphanDependents', String(orphan));
+  const force = query.get('ignoreStoreReadErrorWithClusterBreakingPotential') ?? b.ignoreStoreReadErrorWithClusterBreakingPotential;
+  if (force !== undefined && force !== null) {
+    out.ignoreStoreReadErrorWithClusterBreakingPotential = typeof force === 'boolean' ? force : parseBool('ignoreStoreReadErrorWithClusterBreakingPotential', String(force));
+  }
+  if (b.preconditions && typeof b.preconditions === 'object') {
+    const p = b.preconditions as Record<string, unknown>;
+    out.preconditions = {};
+    if (typeof p.uid === 'string') out.preconditions.uid = p.uid;
+    if (typeof p.resourceVersion === 'string') out.preconditions.resourceVersion = p.resourceVersion;
+  }
+  return out;
+}
+
+/** Field errors of a DeleteOptions (422 Invalid on `DeleteOptions`). */
+export function validateDeleteOptions(o: DeleteOptions, unsafeDeletionEnabled: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  if (o.propagationPolicy !== undefined && !(POLICIES as readonly string[]).includes(o.propagationPolicy)) {
+    errs.push(fieldErrors.notSupported('propagationPolicy', o.propagationPolicy, POLICIES));
+  }
+  if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
+    errs.push(fieldErrors.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0) {
+    errs.push(fieldErrors.invalid('gracePeriodSeconds', o.gracePeriodSeconds, 'must be greater than or equal to 0'));
+  }
+  if (o.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    if (!unsafeDeletionEnabled) {
+      errs.push(fieldErrors.forbidden('ignoreStoreReadErrorWithClusterBreakingPotential', 'not allowed while the feature gate AllowUnsafeMalformedObjectDeletion is disabled'));
+    }
+    const exclusive: Array<[keyof DeleteOptions, boolean]> = [
+      ['dryRun', o.dryRun],
+      ['gracePeriodSeconds', o.gracePeriodSeconds !== undefined],
+      ['orphanDependents', o.orphanDependents !== undefined],
+      ['preconditions', o.preconditions !== undefined],
+      ['propagationPolicy', o.propagationPolicy !== undefined],
+    ];
+    for (const [field, set] of exclusive) {
+      if (set) errs.push(fieldErrors.invalid(field, '', 'cannot be set together with ignoreStoreReadErrorWithClusterBreakingPotential'));
+    }
+  }
+  return errs;
+}

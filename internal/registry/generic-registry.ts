@@ -1,0 +1,544 @@
+// internal/registry/generic-registry owns create, read, update, delete, list and watch for one
+// stored resource, for every kind, driven by the schema catalog and a small per-kind Strategy.
+// Reads are served by the watch cache (after it has caught up as far as the request needs);
+// exact reads at older revisions go to the store. Writes are built as Commands with a
+// compare on the object's modRevision, so concurrent writers cannot lose updates.
+// Store errors are translated into API Status errors here; nothing below knows about HTTP.
+// Imports: apierrors, store, storedobject, watchcache, admission, schema, auth (types),
+// strategy, object-rules, conversion, keys, delete-options.
+
+import { randomUUID } from 'node:crypto';
+import { errors, StatusError, type Qualified } from '../apierrors/status.js';
+import { fieldErrors } from '../apierrors/field-errors.js';
+import type { AdmissionChain, Operation } from '../admission/admission.js';
+import type { UserInfo } from '../auth/user.js';
+import type { ResourceInfo } from '../schema/catalog.js';
+import { isStoreError, StoreError, type RevisionStore } from '../store/types.js';
+import { encodeStored, type JsonObject } from '../storedobject/stored-object.js';
+import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
+import type { WatchCache } from '../watchcache/watch-cache.js';
+import type { CacheWatcher } from '../watchcache/watcher.js';
+import { convertObject } from './conversion.js';
+import { validateDeleteOptions, type DeleteOptions } from './delete-options.js';
+import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
+import type { ObjectRules } from './object-rules.js';
+import { deepEqual, type Strategy } from './strategy.js';
+
+export interface RequestContext {
+  readonly user: UserInfo;
+  /** Namespace from the URL ('' for cluster-scoped or all-namespaces requests). */
+  readonly namespace: string;
+  readonly dryRun: boolean;
+  /** Warnings to send back as `Warning:` headers. */
+  readonly warnings: string[];
+}
+
+export interface RegistryDeps {
+  store: RevisionStore;
+  cache: WatchCache;
+  admission: AdmissionChain;
+  rules: ObjectRules;
+  now: () => Date;
+  /** Gate AllowUnsafeMalformedObjectDeletion. */
+  unsafeDeletionEnabled: boolean;
+  /** How long get/list wait for a resource version that is newer than the cache. */
+  tooLargeWaitMs: number;
+}
+
+/** How a read must relate to the store's state (spec §4.5). */
+export type ReadMode =
+  | { kind: 'consistent' }
+  | { kind: 'any' }
+  | { kind: 'notOlderThan'; revision: number }
+  | { kind: 'exact'; revision: number };
+
+export interface ListRequest {
+  mode: ReadMode;
+  /** Restrict to this key prefix ('' = the whole resource). */
+  namespace: string;
+  filter: EntryFilter | undefined;
+  /** Selectors present: remainingItemCount is omitted. */
+  hasSelector: boolean;
+  limit: number;
+  /** Decoded continue token. */
+  continueFrom?: { revision: number; afterKey: string };
+}
+
+export interface ListResult {
+  revision: number;
+  entries: CacheEntry[];
+  /** Key of the last entry when more remain (the caller encodes the continue token). */
+  continueAfterKey?: string;
+  remainingItemCount?: number;
+}
+
+export interface WriteResult {
+  object: JsonObject;
+  /** True when a PUT created the object. */
+  created: boolean;
+}
+
+export interface DeleteResult {
+  object: JsonObject;
+  /** True when the object is gone; false when it waits for finalizers or a grace period. */
+  deleted: boolean;
+}
+
+const MAX_RETRIES = 8;
+
+const metaOf = (obj: JsonObject): JsonObject => {
+  if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
+  return obj.metadata as JsonObject;
+};
+const clone = <T>(v: T): T => structuredClone(v);
+const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Names from generateName: the prefix plus five characters as upstream (no vowels, no look-alikes). */
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+export function generateName(prefix: string): string {
+  let out = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+  for (let i = 0; i < 5; i++) out += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+  return out;
+}
+
+export class GenericRegistry {
+  readonly prefix: string;
+
+  constructor(
+    /** The resource in its storage version. */
+    readonly storage: ResourceInfo,
+    readonly strategy: Strategy,
+    private readonly deps: RegistryDeps,
+  ) {
+    this.prefix = resourcePrefix(storage);
+  }
+
+  private qualified(r: ResourceInfo = this.storage): Qualified {
+    return { group: r.group, name: r.resource };
+  }
+
+  private kindQualified(r: ResourceInfo = this.storage): Qualified {
+    return { group: r.group, name: r.kind };
+  }
+
+  key(namespace: string, name: string): string {
+    return objectKey(this.storage, namespace, name);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  /** Waits until the cache can serve a read in `mode`; returns the revision it will serve at. */
+  private async catchUp(mode: ReadMode): Promise<void> {
+    const { cache, store, tooLargeWaitMs } = this.deps;
+    try {
+      if (mode.kind === 'consistent') await cache.waitForRevision(store.currentRevision(), tooLargeWaitMs);
+      else if (mode.kind === 'notOlderThan') await cache.waitForRevision(mode.revision, tooLargeWaitMs);
+      else if (mode.kind === 'any' && !cache.ready) await cache.waitForRevision(0, tooLargeWaitMs);
+    } catch (e) {
+      throw this.translate(e);
+    }
+  }
+
+  /** Translates store errors into Status errors; passes StatusErrors through. */
+  translate(e: unknown, name?: string): Error {
+    if (e instanceof StatusError) return e;
+    if (isStoreError(e)) {
+      switch (e.code) {
+        case 'STORE_COMPACTED':
+          return errors.expired(`The resourceVersion for the provided list is too old.`);
+        case 'STORE_FUTURE_REVISION':
+          return errors.timeout(`Too large resource version: ${e.details.revision ?? ''}, current: ${e.details.currentRevision ?? ''}`, 1);
+        case 'STORE_CLOSED':
+        case 'STORE_UNAVAILABLE':
+          return errors.serviceUnavailable(e.message);
+        default:
+          return errors.internal(e.message);
+      }
+    }
+    void name;
+    return errors.internal(e instanceof Error ? e.message : String(e));
+  }
+
+  private async readEntry(namespace: string, name: string, mode: ReadMode): Promise<CacheEntry | undefined> {
+    const key = this.key(namespace, name);
+    if (mode.kind === 'exact') {
+      try {
+        const kv = await this.deps.store.get(key, mode.revision);
+        return kv ? this.deps.cache.entryFromKv(kv) : undefined;
+      } catch (e) {
+        throw this.translate(e);
+      }
+    }
+    await this.catchUp(mode);
+    return this.deps.cache.resource(this.prefix).get(key);
+  }
+
+  /** The stored object (storage version) as the cache holds it, or a 404. */
+  async getEntry(namespace: string, name: string, mode: ReadMode = { kind: 'consistent' }): Promise<CacheEntry> {
+    const entry = await this.readEntry(namespace, name, mode);
+    if (!entry) throw errors.notFound(this.qualified(), name);
+    if (entry.corrupt) throw errors.internal(entry.corrupt);
+    return entry;
+  }
+
+  async get(r: ResourceInfo, namespace: string, name: string, mode: ReadMode): Promise<JsonObject> {
+    const entry = await this.readEntry(namespace, name, mode);
+    if (!entry) throw errors.notFound(this.qualified(r), name);
+    if (entry.corrupt) throw errors.internal(entry.corrupt);
+    return this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+  }
+
+  /** Converts a stored object to the request's version. */
+  toVersion(r: ResourceInfo, obj: JsonObject): JsonObject {
+    return r.version === this.storage.version ? obj : convertObject(r, obj, r.version);
+  }
+
+  async list(req: ListRequest): Promise<ListResult> {
+    const keyPrefix = req.namespace && this.storage.namespaced ? namespacePrefix(this.storage, req.namespace) : this.prefix;
+    const limit = req.limit > 0 ? req.limit : 0;
+    const exactRevision = req.continueFrom?.revision ?? (req.mode.kind === 'exact' ? req.mode.revision : undefined);
+    const afterKey = req.continueFrom ? this.prefix + req.continueFrom.afterKey : undefined;
+    if (exactRevision === undefined || exactRevision === this.deps.cache.revision) {
+      if (exactRevision === undefined) await this.catchUp(req.mode);
+      const rc = this.deps.cache.resource(this.prefix);
+      const revision = this.deps.cache.revision;
+      const { entries, more, remaining } = rc.list({ keyPrefix, after: afterKey, limit, filter: req.filter });
+      return this.finishList(revision, entries, more, remaining, req.hasSelector);
+    }
+    return this.listFromStore(keyPrefix, exactRevision, afterKey, limit, req);
+  }
+
+  private finishList(revision: number, entries: CacheEntry[], more: boolean, remaining: number, hasSelector: boolean): ListResult {
+    const corrupt = entries.find((e) => e.corrupt);
+    if (corrupt) throw errors.internal(corrupt.corrupt!);
+    const result: ListResult = { revision, entries };
+    if (more && entries.length > 0) {
+      result.continueAfterKey = entries[entries.length - 1]!.key.slice(this.prefix.length);
+      if (!hasSelector && remaining > 0) result.remainingItemCount = remaining;
+    }
+    return result;
+  }
+
+  /** An exact list at an older revision, read from the store's history. */
+  private async listFromStore(keyPrefix: string, revision: number, after: string | undefined, limit: number, req: ListRequest): Promise<ListResult> {
+    const { store, cache } = this.deps;
+    const entries: CacheEntry[] = [];
+    let cursor = after;
+    let more = false;
+    try {
+      for (;;) {
+        const page = await store.range(keyPrefix, { revision, after: cursor, limit: limit > 0 ? Math.max(limit, 100) : 0 });
+        for (const kv of page.kvs) {
+          const entry = cache.entryFromKv(kv);
+          if (!entry || (req.filter && !entry.corrupt && !req.filter(entry))) continue;
+          if (limit > 0 && entries.length >= limit) {
+            more = true;
+            break;
+          }
+          entries.push(entry);
+        }
+        if (more || !page.more || page.kvs.length === 0) break;
+        cursor = page.kvs[page.kvs.length - 1]!.key;
+      }
+      let remaining = 0;
+      if (more && !req.hasSelector) remaining = await this.countAfter(keyPrefix, revision, entries[entries.length - 1]!.key);
+      return this.finishList(revision, entries, more, remaining, req.hasSelector);
+    } catch (e) {
+      throw this.translate(e);
+    }
+  }
+
+  private async countAfter(keyPrefix: string, revision: number, afterKey: string): Promise<number> {
+    const page = await this.deps.store.range(keyPrefix, { revision, count: true, limit: 1, after: afterKey });
+    return page.count ?? 0;
+  }
+
+  /** Starts a watch; the caller has already decided the start revision (0 = current state first). */
+  async watch(namespace: string, filter: EntryFilter, fromRevision: number, consistent: boolean): Promise<CacheWatcher> {
+    if (fromRevision === 0 && consistent) await this.catchUp({ kind: 'consistent' });
+    else if (!this.deps.cache.ready) await this.catchUp({ kind: 'any' });
+    const keyPrefix = namespace && this.storage.namespaced ? namespacePrefix(this.storage, namespace) : this.prefix;
+    return this.deps.cache.watch({ prefix: this.prefix, filter, fromRevision, keyPrefix });
+  }
+
+  // ---- writes --------------------------------------------------------------------------
+
+  /** Drops fields the kind's schema does not know (in place); returns their paths. */
+  unknownFields(r: ResourceInfo, obj: JsonObject, subresource: string): string[] {
+    if (subresource === 'scale') return [];
+    return this.deps.rules.pruneUnknownFields(r, obj);
+  }
+
+  private async admit(
+    operation: Operation,
+    r: ResourceInfo,
+    subresource: string,
+    ctx: RequestContext,
+    name: string,
+    object: JsonObject | undefined,
+    oldObject: JsonObject | undefined,
+    phase: 'mutate' | 'validate',
+  ): Promise<void> {
+    const req = { operation, resource: r, subresource, namespace: ctx.namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun };
+    if (phase === 'mutate') await this.deps.admission.mutate(req);
+    else await this.deps.admission.validate(req);
+  }
+
+  private invalid(r: ResourceInfo, name: string, errs: ReturnType<ObjectRules['validateCreate']>): void {
+    if (errs.length > 0) throw errors.invalid(this.kindQualified(r), name, errs);
+  }
+
+  private async put(key: string, obj: JsonObject, expectedModRevision: number): Promise<number | undefined> {
+    const stored = convertObject(this.storage, obj, this.storage.version);
+    try {
+      const result = await this.deps.store.execute({
+        type: 'txn',
+        compares: [{ key, modRevision: expectedModRevision }],
+        ops: [{ type: 'put', key, value: encodeStored(stored) }],
+      });
+      return result.succeeded ? result.revision : undefined;
+    } catch (e) {
+      throw this.translate(e);
+    }
+  }
+
+  /** Sets what the server owns on a new object; client values for these are not trusted. */
+  private initializeMeta(r: ResourceInfo, obj: JsonObject, ctx: RequestContext, name: string): void {
+    const meta = metaOf(obj);
+    obj.apiVersion = r.apiVersion;
+    obj.kind = r.kind;
+    if (name) meta.name = name;
+    if (r.namespaced) meta.namespace = ctx.namespace;
+    else delete meta.namespace;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339(this.deps.now());
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (this.strategy.hasStatus && r.subresources.has('status')) {
+      // Status is written through the status sub-resource; a create starts without one.
+      delete obj.status;
+    }
+    this.strategy.prepareForCreate(obj);
+  }
+
+  async create(r: ResourceInfo, ctx: RequestContext, input: JsonObject): Promise<JsonObject> {
+    const meta = metaOf(input);
+    const requestedName = typeof meta.name === 'string' ? meta.name : '';
+    const generate = !requestedName && typeof meta.generateName === 'string' && meta.generateName !== '';
+    if (!requestedName && !generate) {
+      throw errors.invalid(this.kindQualified(r), '', [fieldErrors.required('metadata.name', 'name or generateName is required')]);
+    }
+    for (let attempt = 0; ; attempt++) {
+      const obj = clone(input);
+      const name = generate ? generateName(meta.generateName as string) : requestedName;
+      this.initializeMeta(r, obj, ctx, name);
+      this.deps.rules.applyDefaults(r, obj);
+      await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
+      this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
+      await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
+      const key = this.key(ctx.namespace, name);
+      if (ctx.dryRun) {
+        if (this.deps.cache.resource(this.prefix).get(key)) throw errors.alreadyExists(this.qualified(r), name);
+        return obj;
+      }
+      const revision = await this.put(key, obj, 0);
+      if (revision !== undefined) {
+        metaOf(obj).resourceVersion = String(revision);
+        return obj;
+      }
+      // The name is taken. With generateName try another; otherwise it is an AlreadyExists.
+      if (!generate || attempt + 1 >= MAX_RETRIES) throw errors.alreadyExists(this.qualified(r), name);
+    }
+  }
+
+  /**
+   * PUT. `subresource` is '' (main resource), 'status' (only status changes) or 'finalize'
+   * (namespaces: only spec.finalizers change).
+   */
+  async update(r: ResourceInfo, ctx: RequestContext, name: string, input: JsonObject, subresource = ''): Promise<WriteResult> {
+    const inputMeta = metaOf(input);
+    const requestedRv = typeof inputMeta.resourceVersion === 'string' && inputMeta.resourceVersion !== '' ? inputMeta.resourceVersion : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
+      if (entry?.corrupt) throw errors.internal(entry.corrupt);
+      if (!entry) {
+        if (subresource || !this.strategy.allowCreateOnUpdate) throw errors.notFound(this.qualified(r), name);
+        if (requestedRv) throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+        const created = await this.create(r, ctx, { ...input, metadata: { ...inputMeta, name } });
+        return { object: created, created: true };
+      }
+      const old = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const oldMeta = metaOf(old);
+      if (requestedRv !== undefined && requestedRv !== oldMeta.resourceVersion) {
+        throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+      }
+      if (requestedRv === undefined && !this.strategy.allowUnconditionalUpdate) {
+        throw errors.invalid(this.kindQualified(r), name, [fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+      }
+      if (typeof inputMeta.uid === 'string' && inputMeta.uid !== '' && inputMeta.uid !== oldMeta.uid) {
+        throw errors.conflict(this.qualified(r), name, `Precondition failed: UID in precondition: ${inputMeta.uid}, UID in object meta: ${String(oldMeta.uid)}`);
+      }
+      const obj = this.mergeForUpdate(r, clone(input), old, subresource);
+      this.deps.rules.applyDefaults(r, obj);
+      await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
+      this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
+      await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
+
+      const unchanged = deepEqual(withoutVersion(obj), withoutVersion(old));
+      if (unchanged) return { object: old, created: false };
+      if (ctx.dryRun) return { object: obj, created: false };
+
+      const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
+      const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
+      const revision = gone ? await this.remove(entry.key, entry.revision) : await this.put(entry.key, obj, entry.revision);
+      if (revision !== undefined) {
+        metaOf(obj).resourceVersion = String(revision);
+        return { object: obj, created: false };
+      }
+      // Someone wrote in between: a conditional request fails, an unconditional one retries.
+      if (requestedRv !== undefined || attempt + 1 >= MAX_RETRIES) {
+        throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+      }
+    }
+  }
+
+  /** Finalizers that are not in metadata.finalizers but still hold deletion (namespace spec.finalizers). */
+  private pendingFinalizers(obj: JsonObject): unknown[] {
+    if (this.storage.group === '' && this.storage.resource === 'namespaces') {
+      const spec = obj.spec as { finalizers?: unknown[] } | undefined;
+      return spec?.finalizers ?? [];
+    }
+    return [];
+  }
+
+  /** Builds the object to store from the request body and the stored object. */
+  private mergeForUpdate(r: ResourceInfo, obj: JsonObject, old: JsonObject, subresource: string): JsonObject {
+    const oldMeta = metaOf(old);
+    let next: JsonObject;
+    if (subresource === 'status') {
+      next = clone(old);
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
+    } else if (subresource === 'finalize') {
+      next = clone(old);
+      const spec = (obj.spec ?? {}) as JsonObject;
+      next.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: spec.finalizers ?? [] };
+    } else {
+      next = obj;
+      next.apiVersion = r.apiVersion;
+      next.kind = r.kind;
+      if (this.strategy.hasStatus) {
+        if (old.status === undefined) delete next.status;
+        else next.status = clone(old.status);
+      }
+      this.strategy.prepareForUpdate(next, old);
+    }
+    const meta = metaOf(next);
+    // Identity and lifecycle fields belong to the server.
+    meta.name = oldMeta.name;
+    if (oldMeta.namespace !== undefined) meta.namespace = oldMeta.namespace;
+    meta.uid = oldMeta.uid;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    meta.resourceVersion = oldMeta.resourceVersion;
+    for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+      if (subresource !== '' || f !== 'generation') {
+        if (oldMeta[f] === undefined) delete meta[f];
+        else meta[f] = oldMeta[f];
+      }
+    }
+    delete meta.selfLink;
+    return next;
+  }
+
+  private async remove(key: string, modRevision: number): Promise<number | undefined> {
+    try {
+      const result = await this.deps.store.execute({ type: 'txn', compares: [{ key, modRevision }], ops: [{ type: 'delete', key }] });
+      return result.succeeded ? result.revision : undefined;
+    } catch (e) {
+      throw this.translate(e);
+    }
+  }
+
+  async delete(r: ResourceInfo, ctx: RequestContext, name: string, options: DeleteOptions): Promise<DeleteResult> {
+    const optionErrors = validateDeleteOptions(options, this.deps.unsafeDeletionEnabled);
+    if (optionErrors.length) throw errors.invalid({ group: '', name: 'DeleteOptions' }, '', optionErrors);
+    for (let attempt = 0; ; attempt++) {
+      const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
+      if (!entry) throw errors.notFound(this.qualified(r), name);
+      if (entry.corrupt) {
+        if (!options.ignoreStoreReadErrorWithClusterBreakingPotential) {
+          throw errors.internal(`${entry.corrupt}; the object can be deleted with the ignoreStoreReadErrorWithClusterBreakingPotential delete option (feature gate AllowUnsafeMalformedObjectDeletion)`);
+        }
+        // Forced deletion of an unreadable object: no finalizers, no preconditions, no admission.
+        const revision = await this.remove(entry.key, entry.revision);
+        if (revision === undefined) continue;
+        return { object: { kind: r.kind, apiVersion: r.apiVersion, metadata: { name, namespace: entry.namespace || undefined } }, deleted: true };
+      }
+      const obj = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const meta = metaOf(obj);
+      const pre = options.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== meta.uid) {
+        throw errors.conflict(this.qualified(r), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(this.qualified(r), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`);
+      }
+      await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'validate');
+
+      const finalizers = ((meta.finalizers as unknown[] | undefined) ?? []).concat(this.pendingFinalizers(obj));
+      const { gracePeriodSeconds } = this.strategy.gracefulDelete(obj, options.gracePeriodSeconds);
+      if (finalizers.length === 0 && gracePeriodSeconds === 0) {
+        if (ctx.dryRun) return { object: obj, deleted: true };
+        const revision = await this.remove(entry.key, entry.revision);
+        if (revision !== undefined) return { object: obj, deleted: true };
+      } else {
+        // Terminating: mark once; the object goes when the last finalizer is removed (or its
+        // node agent confirms a graceful delete).
+        if (meta.deletionTimestamp !== undefined) return { object: obj, deleted: false };
+        const next = clone(obj);
+        const nextMeta = metaOf(next);
+        const now = this.deps.now();
+        nextMeta.deletionTimestamp = rfc3339(new Date(now.getTime() + gracePeriodSeconds * 1000));
+        nextMeta.deletionGracePeriodSeconds = gracePeriodSeconds;
+        if (this.storage.group === '' && this.storage.resource === 'namespaces') {
+          next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
+        }
+        if (ctx.dryRun) return { object: next, deleted: false };
+        const revision = await this.put(entry.key, next, entry.revision);
+        if (revision !== undefined) {
+          nextMeta.resourceVersion = String(revision);
+          return { object: next, deleted: false };
+        }
+      }
+      if (attempt + 1 >= MAX_RETRIES) throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+  }
+
+  /** Deletes every object the list request selects; returns what was deleted (or marked). */
+  async deleteCollection(r: ResourceInfo, ctx: RequestContext, list: ListRequest, options: DeleteOptions): Promise<{ revision: number; items: JsonObject[] }> {
+    const optionErrors = validateDeleteOptions(options, this.deps.unsafeDeletionEnabled);
+    if (optionErrors.length) throw errors.invalid({ group: '', name: 'DeleteOptions' }, '', optionErrors);
+    const { entries, revision } = await this.list({ ...list, limit: 0, continueFrom: undefined });
+    const items: JsonObject[] = [];
+    for (const entry of entries) {
+      try {
+        const result = await this.delete(r, { ...ctx, namespace: entry.namespace }, entry.name, options);
+        items.push(result.object);
+      } catch (e) {
+        if (e instanceof StatusError && e.reason === 'NotFound') continue;
+        throw e;
+      }
+    }
+    return { revision, items };
+  }
+}
+
+function withoutVersion(obj: JsonObject): JsonObject {
+  const meta = { ...((obj.metadata as JsonObject | undefined) ?? {}) };
+  delete meta.resourceVersion;
+  return { ...obj, metadata: meta };
+}
+
+export { StoreError };

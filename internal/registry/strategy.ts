@@ -1,0 +1,129 @@
+// internal/registry/strategy owns the per-kind behaviour the schema data cannot express: which
+// kinds may be created by PUT, which accept unconditional updates, how the status sub-resource
+// splits writes, when generation moves, and graceful deletion. The generic
+// registry asks the strategy; a kind without an entry gets the defaults derived from the
+// catalog. (Selectable fields live in internal/selectors.) Imports: schema/catalog (types).
+
+import type { Naming } from '../naming/naming.js';
+import type { ResourceInfo } from '../schema/catalog.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface DeleteDecision {
+  /** Seconds until removal; 0 removes at once (when no finalizers remain). */
+  gracePeriodSeconds: number;
+}
+
+export interface Strategy {
+  /** Has a status sub-resource: main-resource writes keep the stored status; status writes change only status. */
+  readonly hasStatus: boolean;
+  /** PUT of a missing object creates it. */
+  readonly allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion overwrites instead of failing. */
+  readonly allowUnconditionalUpdate: boolean;
+  /** Extra preparation of a new object after the generic metadata is set. */
+  prepareForCreate(obj: JsonObject): void;
+  /** Extra preparation of an update; `old` is the stored object (read-only). */
+  prepareForUpdate(obj: JsonObject, old: JsonObject): void;
+  /** The grace period a delete should use (pods with a node wait for their node agent). */
+  gracefulDelete(obj: JsonObject, requested: number | undefined): DeleteDecision;
+  /** An immediate delete answers with the object instead of a Success Status (as upstream for these kinds). */
+  readonly returnDeletedObject: boolean;
+}
+
+const meta = (obj: JsonObject): JsonObject => (obj.metadata ??= {}) as JsonObject;
+const get = (obj: JsonObject, ...path: string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as JsonObject)[k] : undefined), obj);
+const str = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
+
+/** Kinds whose delete answers with the deleted object upstream. */
+const RETURN_DELETED = new Set(['/pods', '/serviceaccounts', 'storage.k8s.io/storageclasses', '/namespaces']);
+
+/** Kinds upstream lets PUT create. */
+const CREATE_ON_UPDATE = new Set(['/events', 'events.k8s.io/events', 'coordination.k8s.io/leases', '/nodes', '/endpoints', '/limitranges', 'coordination.k8s.io/leasecandidates', 'discovery.k8s.io/endpointslices']);
+
+interface KindOverrides {
+  prepareForCreate?(obj: JsonObject): void;
+  prepareForUpdate?(obj: JsonObject, old: JsonObject): void;
+  gracefulDelete?(obj: JsonObject, requested: number | undefined): DeleteDecision;
+}
+
+/** Every namespace carries its name as a label (`<label domain>/metadata.name`), so selectors can pick namespaces by name. */
+function labelNamespaceName(obj: JsonObject, naming: Naming): void {
+  const m = meta(obj);
+  m.labels = { ...((m.labels as Record<string, string> | undefined) ?? {}), [naming.label('metadata.name')]: String(m.name ?? '') };
+}
+
+const overridesFor = (naming: Naming): Record<string, KindOverrides> => ({
+  '/namespaces': {
+    prepareForCreate(obj) {
+      // A new namespace is Active and holds the `kubernetes` finalizer its controller removes.
+      obj.status = { phase: 'Active' };
+      const spec = (obj.spec ?? {}) as JsonObject;
+      const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
+      obj.spec = { ...spec, finalizers: finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'] };
+      labelNamespaceName(obj, naming);
+    },
+    prepareForUpdate(obj, old) {
+      // spec.finalizers only change through the finalize sub-resource (handled by the registry).
+      obj.spec = old.spec;
+      labelNamespaceName(obj, naming);
+    },
+  },
+  '/pods': {
+    gracefulDelete(obj, requested) {
+      // A pod that no node runs has nothing to stop: it goes at once, as upstream does.
+      const scheduled = Boolean(get(obj, 'spec', 'nodeName'));
+      const phase = str(get(obj, 'status', 'phase'));
+      if (!scheduled || phase === 'Succeeded' || phase === 'Failed') return { gracePeriodSeconds: 0 };
+      const spec = get(obj, 'spec', 'terminationGracePeriodSeconds');
+      const grace = requested ?? (typeof spec === 'number' ? spec : 30);
+      return { gracePeriodSeconds: Math.max(0, grace) };
+    },
+  },
+});
+
+/** Spec changed? Everything but metadata and status counts, as for custom resources upstream. */
+export function specChanged(obj: JsonObject, old: JsonObject): boolean {
+  const strip = (o: JsonObject) => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return !deepEqual(strip(obj), strip(old));
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
+  }
+  const ka = Object.keys(a as JsonObject);
+  const kb = Object.keys(b as JsonObject);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as JsonObject)[k], (b as JsonObject)[k]));
+}
+
+export function strategyFor(resource: ResourceInfo, naming: Naming): Strategy {
+  const id = `${resource.upstreamGroup}/${resource.resource}`;
+  const o = overridesFor(naming)[id] ?? {};
+  const hasStatus = resource.subresources.has('status');
+  return {
+    hasStatus,
+    allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
+    allowUnconditionalUpdate: true,
+    returnDeletedObject: RETURN_DELETED.has(id),
+    prepareForCreate(obj) {
+      meta(obj).generation = 1;
+      o.prepareForCreate?.(obj);
+    },
+    prepareForUpdate(obj, old) {
+      o.prepareForUpdate?.(obj, old);
+      const oldGeneration = typeof meta(old).generation === 'number' ? (meta(old).generation as number) : 1;
+      meta(obj).generation = specChanged(obj, old) ? oldGeneration + 1 : oldGeneration;
+    },
+    gracefulDelete: (obj, requested) => (o.gracefulDelete ? o.gracefulDelete(obj, requested) : { gracePeriodSeconds: 0 }),
+  };
+}

@@ -1,0 +1,32 @@
+// internal/server/bootstrap owns the objects every cluster starts with: the default, system,
+// public and node-lease namespaces. Created through the registry like any other write, so
+// they get the same defaults, labels and finalizers; an existing one is left alone.
+// Imports: registry, schema, log, apierrors.
+
+import { isAlreadyExists } from '../apierrors/status.js';
+import type { Logger } from '../log/logger.js';
+import type { RegistrySet } from '../registry/registry-set.js';
+import type { ApiCatalog } from '../schema/catalog.js';
+
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+const SYSTEM_USER = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+
+export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiCatalog, log: Logger): Promise<void> {
+  const resource = catalog.resource('', 'v1', 'namespaces')!;
+  const registry = registries.for(resource)!;
+  for (const name of SYSTEM_NAMESPACES) {
+    const existing = await registry.getEntry('', name).catch(() => undefined);
+    if (existing) continue;
+    try {
+      await registry.create(resource, { user: SYSTEM_USER, namespace: '', dryRun: false, warnings: [] }, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      });
+      log.info('created namespace', { name });
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+  }
+}

@@ -1,0 +1,226 @@
+// internal/server owns assembling one API server replica from its configuration and running
+// its lifecycle: PKI, store, catalog, registries, watch cache, admission, health checks, the
+// HTTPS listener (HTTP/2 and HTTP/1.1 by ALPN), bootstrap objects, controllers, periodic
+// compaction, and graceful shutdown (readyz fails first, requests drain, then exit).
+// Imports: every internal module; nothing imports it but cmd/.
+
+import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
+import type { Socket } from 'node:net';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { AdmissionChain } from '../admission/admission.js';
+import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { x509Authenticator } from '../auth/x509-authenticator.js';
+import { privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
+import type { ServerConfig } from '../config/flags.js';
+import { enablementFrom } from '../config/runtime-config.js';
+import { NamespaceController } from '../controllers/namespace-controller.js';
+import { Discovery } from '../discovery/discovery.js';
+import { HealthChecks } from '../health/health.js';
+import { decodeJsonBody, type BodyDecoder } from '../http/body.js';
+import { buildHandlerChain } from '../http/chain.js';
+import type { HttpDeps, VersionInfo } from '../http/deps.js';
+import { jsonEncoder } from '../http/encoders.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { createNaming } from '../naming/naming.js';
+import { OpenApiDocuments } from '../openapi/openapi.js';
+import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
+import { REGISTRY_ROOT } from '../registry/keys.js';
+import { permissiveRules, type ObjectRules } from '../registry/object-rules.js';
+import { RegistrySet } from '../registry/registry-set.js';
+import { ApiCatalog } from '../schema/catalog.js';
+import { builtinSchemas } from '../schema/openapi-index.js';
+import { stabilityOf } from '../schema/versions.js';
+import { LevelRevisionStore } from '../store/revision-store.js';
+import { WatchCache } from '../watchcache/watch-cache.js';
+import { bootstrapNamespaces, SYSTEM_NAMESPACES } from './bootstrap.js';
+
+export const SERVER_VERSION: VersionInfo = {
+  major: '1',
+  minor: '35',
+  gitVersion: 'v1.35.0',
+  gitCommit: 'clusterd',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-22T00:00:00Z',
+  goVersion: `node${process.versions.node}`,
+  compiler: 'tsc',
+  platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+export interface RunningServer {
+  readonly port: number;
+  readonly url: string;
+  readonly kubeconfigPath: string | undefined;
+  readonly store: LevelRevisionStore;
+  readonly cache: WatchCache;
+  readonly health: HealthChecks;
+  /** Graceful stop: readyz fails, requests drain (after shutdownDelayMs), then everything closes. */
+  shutdown(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  /** Validation and defaulting rules (the full set is wired by default). */
+  rules?: ObjectRules;
+  /** Extra request body decoders and response encoders (encodings beyond JSON). */
+  decoders?: ReadonlyMap<string, BodyDecoder>;
+}
+
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const naming = createNaming(config.naming);
+  mkdirSync(config.dataDir, { recursive: true });
+  const pki = await ensurePki(config.dataDir, config.bindAddress);
+
+  const store = await LevelRevisionStore.open({
+    storage: config.storage,
+    path: join(config.dataDir, 'store'),
+    naming: config.naming,
+  });
+  const catalog = new ApiCatalog(naming, enablementFrom(config.runtimeConfig, stabilityOf));
+  const registries = new RegistrySet(catalog);
+  const cache = new WatchCache(store, { root: REGISTRY_ROOT, specFor: registries.specFor });
+  const health = new HealthChecks(config.livezGracePeriodMs);
+  const namespaces = registries.for(catalog.resource('', 'v1', 'namespaces')!)!;
+  const admission = new AdmissionChain([
+    namespaceLifecycle(async (name) => {
+      const entry = await namespaces.getEntry('', name).catch(() => undefined);
+      if (!entry) return { exists: false, terminating: false };
+      const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
+      return { exists: true, terminating: Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating' };
+    }, SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease')),
+  ]);
+  registries.bind({
+    store,
+    cache,
+    admission,
+    rules: options.rules ?? permissiveRules,
+    now: () => new Date(),
+    unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+    tooLargeWaitMs: 3000,
+  });
+
+  health.add(['livez', 'readyz', 'healthz'], {
+    name: 'store',
+    check: () => {
+      store.currentRevision();
+    },
+  });
+  health.add(['readyz'], {
+    name: 'watch-cache',
+    check: () => {
+      if (!cache.ready) throw new Error('watch cache not synced');
+    },
+  });
+  const bootstrapDone = health.addStartupHook('bootstrap-namespaces');
+  const controllerStarted = health.addStartupHook('start-namespace-controller');
+
+  await cache.start();
+
+  const deps: HttpDeps = {
+    naming,
+    catalog,
+    registries,
+    cache,
+    features: config.featureGates,
+    authenticators: [x509Authenticator],
+    anonymousAuth: true,
+    authorizers: [privilegedGroupAuthorizer, publicInfoAuthorizer],
+    health,
+    discovery: new Discovery(catalog, naming),
+    openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
+    version: SERVER_VERSION,
+    decoders: options.decoders ?? new Map([['application/json', decodeJsonBody]]),
+    encoders: [jsonEncoder],
+    log,
+    minWatchTimeoutSeconds: 1800,
+    bookmarkIntervalMs: 60_000,
+    now: () => new Date(),
+  };
+  const app = buildHandlerChain(deps);
+
+  const tlsCert = readFileSync(config.tlsCertFile ?? pki.serverCert);
+  const tlsKey = readFileSync(config.tlsPrivateKeyFile ?? pki.serverKey);
+  const clientCa = readFileSync(config.clientCaFile ?? pki.caCert);
+  const server: Http2SecureServer = createSecureServer(
+    { cert: tlsCert, key: tlsKey, ca: clientCa, requestCert: true, rejectUnauthorized: false, allowHTTP1: true },
+    getRequestListener(app.fetch, {
+      errorHandler: (err) => {
+        log.error('response failed', { error: err instanceof Error ? err : String(err) });
+      },
+    }),
+  );
+  const sockets = new Set<Socket>();
+  const sessions = new Set<Http2Session>();
+  server.on('secureConnection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('session', (s: Http2Session) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+  server.on('tlsClientError', (err) => log.debug('TLS handshake failed', { error: err.message }));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.securePort, config.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.securePort;
+  const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const kubeconfigPath = writeAdminKubeconfig(config.dataDir, pki, url);
+  log.warn('serving', { url, port, dataDir: config.dataDir, storage: config.storage, naming: config.naming, revision: store.currentRevision() });
+
+  await bootstrapNamespaces(registries, catalog, log);
+  bootstrapDone();
+
+  const namespaceController = new NamespaceController(registries, catalog, cache, log);
+  namespaceController.start();
+  controllerStarted();
+
+  let compactTimer: NodeJS.Timeout | undefined;
+  if (config.compactionIntervalMs > 0) {
+    // Compact to the revision seen one interval ago: history stays readable for at least one interval.
+    let previous = store.currentRevision();
+    compactTimer = setInterval(() => {
+      const target = previous;
+      previous = store.currentRevision();
+      if (target > store.compactedRevision()) {
+        store.compact(target).catch((e: unknown) => log.error('compaction failed', { error: e instanceof Error ? e : String(e) }));
+      }
+    }, config.compactionIntervalMs);
+    compactTimer.unref();
+  }
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      log.warn('shutting down', { delayMs: config.shutdownDelayMs });
+      health.beginShutdown();
+      if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+      clearInterval(compactTimer);
+      namespaceController.stop();
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      // Long-running watches end now; in-flight requests get a moment to finish.
+      cache.stop();
+      for (const s of sessions) s.close();
+      const deadline = setTimeout(() => {
+        for (const s of sockets) s.destroy();
+        for (const s of sessions) s.destroy();
+      }, 5000);
+      await closed;
+      clearTimeout(deadline);
+      await store.close();
+      log.warn('stopped');
+    })();
+    return stopping;
+  };
+
+  return { port, url, kubeconfigPath, store, cache, health, shutdown };
+}

@@ -125,6 +125,7 @@ export class ProtoSchema {
   private readonly root: protobuf.Root;
   private readonly nameMap: NameMap;
   private readonly plans = new Map<string, MessagePlan>();
+  private readonly messageCache = new Map<string, string | undefined>();
   private readonly protoToSchema = new Map<string, string>();
   /** Inline-only message → the schema of the struct it is embedded in (whose properties it fills). */
   private readonly inlineParent = new Map<string, string>();
@@ -162,10 +163,13 @@ export class ProtoSchema {
    * (`k8s.io.api.core.v1.Pod`), or undefined when there is none (Table, custom resources).
    */
   messageFor(name: string): string | undefined {
+    if (this.messageCache.has(name)) return this.messageCache.get(name);
+    let found: string | undefined;
     const mapped = this.mapSchemaName(name);
-    if (mapped && this.lookup(mapped)) return mapped;
-    if (this.lookup(name)) return name.startsWith('.') ? name.slice(1) : name;
-    return undefined;
+    if (mapped && this.lookup(mapped)) found = mapped;
+    else if (this.lookup(name)) found = name.startsWith('.') ? name.slice(1) : name;
+    this.messageCache.set(name, found);
+    return found;
   }
 
   plan(fullName: string): MessagePlan {

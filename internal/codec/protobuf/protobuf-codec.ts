@@ -210,7 +210,7 @@ export class ProtobufCodec {
    * Throws a 400 StatusError for anything malformed, hostile or of an unknown kind.
    */
   decode(bytes: Uint8Array, schemaName?: string): Record<string, unknown> {
-    return this.decodeAt(bytes, schemaName, 0);
+    return guardStack(() => this.decodeAt(bytes, schemaName, 0));
   }
 
   private decodeAt(bytes: Uint8Array, schemaName: string | undefined, depth: number): Record<string, unknown> {
@@ -237,7 +237,7 @@ export class ProtobufCodec {
     const decode = this.compiled.decoder(this.messageOf(schemaName));
     const r = new WireReader(bytes);
     // Custom-JSON types (a bare Time, Quantity, …) decode to their string/number/array form.
-    return decode(r, bytes.length, 0) as Record<string, unknown>;
+    return guardStack(() => decode(r, bytes.length, 0) as Record<string, unknown>);
   }
 
   /**
@@ -274,6 +274,19 @@ export class ProtobufCodec {
     const hasMagic = bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
     const event = hasMagic ? this.decode(bytes, WATCH_EVENT) : this.decodeRaw(bytes, WATCH_EVENT);
     return { type: typeof event.type === 'string' ? event.type : '', object: event.object ?? null };
+  }
+}
+
+/**
+ * maxDepth keeps recursion far below the stack limit, but a caller already deep in its own stack
+ * could still overflow; that is the input's fault, so it becomes a 400 too.
+ */
+function guardStack<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RangeError) throw protobufError('exceeded max depth');
+    throw e;
   }
 }
 

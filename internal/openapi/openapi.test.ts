@@ -21,7 +21,12 @@ describe('OpenApiDocuments', () => {
     const docs = new OpenApiDocuments(new ApiCatalog(naming), builtinSchemas, naming, 'v1.35.0');
     const text = docs.v3('apis/rbac.authorization.cluster.io/v1')!.toString();
     expect(text).toContain('"x-cluster-group-version-kind":[{"group":"rbac.authorization.cluster.io"');
-    expect(text).not.toContain('"x-kubernetes-');
+    const doc = JSON.parse(text) as { paths: Record<string, Record<string, { parameters: Array<{ name: string }>; 'x-kubernetes-group-version-kind': unknown }>>; components: { schemas: Record<string, unknown> } };
+    expect(JSON.stringify(doc.components)).not.toContain('"x-kubernetes-');
+    // kubectl probes the PATCH operation of a kind for the fieldValidation parameter.
+    const patch = doc.paths['/apis/rbac.authorization.cluster.io/v1/namespaces/{namespace}/roles/{name}']!.patch!;
+    expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'rbac.authorization.cluster.io', version: 'v1', kind: 'Role' });
+    expect(patch.parameters.map((p) => p.name)).toContain('fieldValidation');
     const v2 = JSON.parse(docs.v2().toString()) as { swagger: string; definitions: Record<string, unknown> };
     expect(v2.swagger).toBe('2.0');
     expect(JSON.stringify(v2.definitions['io.k8s.api.apps.v1.Deployment'])).toContain('#/definitions/io.k8s.api.apps.v1.DeploymentSpec');

@@ -22,6 +22,19 @@ const ACTION_BY_VERB: Record<string, [method: string, action: string, item: bool
   deletecollection: ['delete', 'deletecollection', false],
 };
 
+const queryParam = (name: string, type = 'string') => ({ name, in: 'query', schema: { type }, uniqueItems: true });
+const WRITE_PARAMS = [queryParam('dryRun'), queryParam('fieldManager'), queryParam('fieldValidation')];
+const READ_LIST_PARAMS = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'].map((n) => queryParam(n));
+const PARAMETERS: Record<string, unknown[]> = {
+  get: [queryParam('pretty')],
+  list: READ_LIST_PARAMS,
+  post: WRITE_PARAMS,
+  put: WRITE_PARAMS,
+  patch: [...WRITE_PARAMS, queryParam('force', 'boolean')],
+  delete: [queryParam('dryRun'), queryParam('gracePeriodSeconds', 'integer'), queryParam('propagationPolicy')],
+  deletecollection: [queryParam('dryRun'), queryParam('gracePeriodSeconds', 'integer'), queryParam('propagationPolicy'), ...READ_LIST_PARAMS],
+};
+
 export class OpenApiDocuments {
   private v3Docs: Map<string, { bytes: Buffer; hash: string }> | undefined;
   private v2Doc: Buffer | undefined;
@@ -75,7 +88,9 @@ export class OpenApiDocuments {
     for (const r of resources) {
       if (!r.schemaName) continue;
       const base = `/${this.gvPath(r.group, r.version)}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.resource}`;
-      const gvk = { group: r.upstreamGroup, version: r.version, kind: r.kind };
+      // Operations carry served names and keep the upstream extension spelling: clients (kubectl's
+      // field-validation probe) read them as protocol, not as schema markers.
+      const gvk = { group: r.group, version: r.version, kind: r.kind };
       for (const verb of r.verbs) {
         const spec = ACTION_BY_VERB[verb];
         if (!spec) continue;
@@ -85,6 +100,7 @@ export class OpenApiDocuments {
         const entry = (paths[path] ??= {}) as Json;
         entry[method] = {
           operationId: `${action}${r.kind}`,
+          parameters: PARAMETERS[action] ?? [],
           'x-kubernetes-action': action,
           'x-kubernetes-group-version-kind': gvk,
           responses: { '200': refPrefix === '#/definitions/' ? { description: 'OK', schema: { $ref: refPrefix + schemaRef } } : { description: 'OK', content: { 'application/json': { schema: { $ref: refPrefix + schemaRef } } } } },
@@ -103,13 +119,9 @@ export class OpenApiDocuments {
         const roots = resources.flatMap((r) => (r.schemaName ? [r.schemaName, `${r.schemaName}List`] : []));
         const schemas: Json = {};
         for (const name of this.closure([...roots, ...common])) schemas[name] = this.schemas.get(name);
-        const doc = {
-          openapi: '3.0.0',
-          info: { title: 'clusterd', version: this.serverVersion },
-          paths: this.paths(resources, '#/components/schemas/'),
-          components: { schemas },
-        };
-        const bytes = Buffer.from(this.rename(JSON.stringify(doc)));
+        const head = { openapi: '3.0.0', info: { title: 'clusterd', version: this.serverVersion }, paths: this.paths(resources, '#/components/schemas/') };
+        const text = JSON.stringify(head).slice(0, -1) + `,"components":{"schemas":${this.rename(JSON.stringify(schemas))}}}`;
+        const bytes = Buffer.from(text);
         docs.set(this.gvPath(g.name, v), { bytes, hash: createHash('sha512').update(bytes).digest('hex').toUpperCase() });
       }
     }
@@ -134,13 +146,9 @@ export class OpenApiDocuments {
       const all = this.schemas.all();
       for (const name of Object.keys(all).sort()) definitions[name] = all[name] as SchemaNode;
       const resources = [...this.catalog.all()];
-      const doc = {
-        swagger: '2.0',
-        info: { title: 'clusterd', version: this.serverVersion },
-        paths: this.paths(resources, '#/definitions/'),
-        definitions,
-      };
-      this.v2Doc = Buffer.from(this.rename(JSON.stringify(doc).replaceAll('"#/components/schemas/', '"#/definitions/')));
+      const head = { swagger: '2.0', info: { title: 'clusterd', version: this.serverVersion }, paths: this.paths(resources, '#/definitions/') };
+      const defs = this.rename(JSON.stringify(definitions).replaceAll('"#/components/schemas/', '"#/definitions/'));
+      this.v2Doc = Buffer.from(JSON.stringify(head).slice(0, -1) + `,"definitions":${defs}}`);
     }
     return this.v2Doc;
   }

@@ -55,7 +55,6 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     if (parts.length < 2) {
       // /apis or /apis/<group>: discovery, not a resource.
       info.apiGroup = parts[0] ?? '';
-      info.parts = parts;
       return info;
     }
     info.apiGroup = parts[0]!;

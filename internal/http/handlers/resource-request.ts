@@ -61,6 +61,11 @@ export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): Resourc
   // Cluster-scope paths of namespaced resources serve only list, watch (all namespaces) and
   // deletecollection of everything is not offered: upstream answers 405 there.
   const verbs = subresource ? subresource.verbs : resource.verbs;
+  // A collection takes list, watch, create and deletecollection; an object the rest.
+  const onCollection = !info.name;
+  if (onCollection ? ['get', 'update', 'patch', 'delete'].includes(info.verb) : ['list', 'create', 'deletecollection'].includes(info.verb)) {
+    throw errors.methodNotSupported({ group: resource.group, name: resource.resource }, c.req.method);
+  }
   let verb = info.verb;
   if (verb === 'watch' && info.name) verb = 'watch';
   const allowed = verbs.includes(verb) || (verb === 'watch' && verbs.includes('watch'));

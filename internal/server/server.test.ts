@@ -1,0 +1,344 @@
+// Integration tests: a real server in-process on a free port, real TLS, real HTTP clients.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { createCertificateAuthority, issueCertificate } from '../pki/certificates.js';
+import { ApiClient } from '../testserver/api-client.js';
+import { startTestServer, type TestServer } from '../testserver/test-server.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are free-form JSON
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({}, {});
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const cm = (name: string, extra: Obj = {}): Obj => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra.metadata }, data: { a: '1' }, ...extra.rest });
+const expectStatus = (body: Obj, code: number, reason: string) =>
+  expect(body).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
+
+describe('transport and identity', () => {
+  it('serves HTTP/2 and HTTP/1.1 over TLS, negotiated by ALPN', async () => {
+    const h2 = await t.admin.http2Get('/version');
+    expect(h2).toMatchObject({ status: 200, alpn: 'h2' });
+    expect(JSON.parse(h2.body)).toMatchObject({ major: '1', gitVersion: expect.stringMatching(/^v1\./) });
+    expect((await t.admin.get('/version')).status).toBe(200);
+  });
+
+  it.each([
+    ['/livez', 200],
+    ['/readyz', 200],
+    ['/healthz', 200],
+    ['/version', 200],
+    ['/livez/ping', 200],
+    ['/api', 403],
+    ['/apis', 403],
+    ['/api/v1/namespaces', 403],
+    ['/metrics', 403],
+  ])('anonymous GET %s → %i', async (path, code) => {
+    const res = await t.anonymous.get(path);
+    expect(res.status).toBe(code);
+    if (code === 403) expectStatus(res.json(), 403, 'Forbidden');
+  });
+
+  it('authenticates client certificates (CN user, O groups) and authorizes only system:masters', async () => {
+    const alice = await t.clientFor('alice', ['dev']);
+    const res = await alice.get('/api/v1/namespaces/default/pods');
+    expect(res.status).toBe(403);
+    expect(res.json()).toMatchObject({
+      reason: 'Forbidden',
+      message: 'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"',
+      details: { kind: 'pods' },
+    });
+    const root = await t.clientFor('root', ['system:masters']);
+    expect((await root.get('/api/v1/namespaces/default/pods')).status).toBe(200);
+  });
+
+  it('rejects a certificate from another CA with 401', async () => {
+    const other = await createCertificateAuthority('someone-else');
+    const { certPem, keyPem } = await issueCertificate(other, { commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
+    const caPem = (t.admin as unknown as { creds: { caPem: string } }).creds.caPem;
+    const forged = new ApiClient(t.server.url, { caPem, certPem, keyPem });
+    const res = await forged.get('/api/v1/namespaces');
+    forged.close();
+    expect(res.status).toBe(401);
+    expectStatus(res.json(), 401, 'Unauthorized');
+  });
+
+  it('lets system:masters impersonate and authorizes the impersonated user', async () => {
+    const res = await t.admin.get('/api/v1/namespaces', { 'impersonate-user': 'bob' });
+    expect(res.status).toBe(403);
+    expect(res.json<Obj>().message).toContain('User "bob" cannot list');
+    const alice = await t.clientFor('alice');
+    expect((await alice.get('/version', { 'impersonate-user': 'admin', 'impersonate-group': 'system:masters' })).status).toBe(403);
+  });
+});
+
+describe('bootstrap and discovery', () => {
+  it('has the four system namespaces, Active, labelled with their name', async () => {
+    const list = (await t.admin.get('/api/v1/namespaces')).json<Obj>();
+    expect(list.kind).toBe('NamespaceList');
+    const names = list.items.map((n: Obj) => n.metadata.name).sort();
+    expect(names).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    const def = list.items.find((n: Obj) => n.metadata.name === 'default');
+    expect(def.status.phase).toBe('Active');
+    expect(def.spec.finalizers).toEqual(['kubernetes']);
+    expect(def.metadata.labels['cluster.io/metadata.name']).toBe('default');
+  });
+
+  it('serves discovery documents with cluster group names', async () => {
+    expect((await t.admin.get('/api')).json()).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+    const groups = (await t.admin.get('/apis')).json<Obj>();
+    expect(groups.groups.map((g: Obj) => g.name)).toContain('rbac.authorization.cluster.io');
+    expect((await t.admin.get('/apis/apps')).json()).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { version: 'v1' } });
+    const apps = (await t.admin.get('/apis/apps/v1')).json<Obj>();
+    expect(apps.resources.map((r: Obj) => r.name)).toEqual(expect.arrayContaining(['deployments', 'deployments/status', 'deployments/scale']));
+    const agg = await t.admin.get('/apis', { accept: 'application/json;g=apidiscovery.cluster.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+    expect(agg.headers['content-type']).toContain('as=APIGroupDiscoveryList');
+    expect(agg.json()).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.cluster.io/v2' });
+    expect((await t.admin.get('/apis/nope.cluster.io/v1')).status).toBe(404);
+  });
+
+  it('serves OpenAPI v2 and v3 with the naming applied', async () => {
+    const index = (await t.admin.get('/openapi/v3')).json<Obj>();
+    const url = index.paths['apis/apps/v1'].serverRelativeURL as string;
+    const doc = (await t.admin.get(url)).json<Obj>();
+    expect(doc.openapi).toBe('3.0.0');
+    expect(doc.components.schemas['io.k8s.api.apps.v1.Deployment']['x-cluster-group-version-kind']).toBeDefined();
+    expect((await t.admin.get('/openapi/v2')).json<Obj>().swagger).toBe('2.0');
+  });
+
+  it('answers health checks verbosely and with exclusions', async () => {
+    const verbose = await t.admin.get('/readyz?verbose');
+    expect(verbose.text()).toMatch(/^\[\+\]ping ok\n/);
+    expect(verbose.text()).toContain('[+]store ok');
+    expect(verbose.text()).toContain('[+]watch-cache ok');
+    expect(verbose.text()).toContain('[+]poststarthook/bootstrap-namespaces ok');
+    expect(verbose.text()).toMatch(/readyz check passed\n$/);
+    expect((await t.admin.get('/livez?verbose&exclude=store')).text()).toContain('[+]store excluded: ok');
+    expect((await t.admin.get('/readyz/nope')).status).toBe(404);
+  });
+});
+
+describe('create, read, update, delete', () => {
+  it('creates with server-owned metadata and answers 200 with the object', async () => {
+    const res = await t.admin.post('/api/v1/namespaces/default/configmaps', {
+      ...cm('c1'),
+      metadata: { name: 'c1', uid: 'client-uid', resourceVersion: '999', creationTimestamp: '2001-01-01T00:00:00Z' },
+    });
+    expect(res.status).toBe(200);
+    const obj = res.json<Obj>();
+    expect(obj.metadata.uid).not.toBe('client-uid');
+    expect(obj.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(obj.metadata.creationTimestamp).not.toBe('2001-01-01T00:00:00Z');
+    expect(obj.metadata).toMatchObject({ namespace: 'default', generation: 1 });
+    expect(Number(obj.metadata.resourceVersion)).toBeGreaterThan(0);
+    const got = (await t.admin.get('/api/v1/namespaces/default/configmaps/c1')).json<Obj>();
+    expect(got).toEqual(obj);
+  });
+
+  it('answers 409 AlreadyExists, and generateName picks a fresh five-character suffix', async () => {
+    await t.admin.post('/api/v1/namespaces/default/configmaps', cm('dup'));
+    const again = await t.admin.post('/api/v1/namespaces/default/configmaps', cm('dup'));
+    expect(again.status).toBe(409);
+    expectStatus(again.json(), 409, 'AlreadyExists');
+    const generated = await t.admin.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } });
+    expect(generated.json<Obj>().metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
+  });
+
+  it('lists one namespace and all namespaces', async () => {
+    await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
+    await t.admin.post('/api/v1/namespaces/other/configmaps', cm('o1'));
+    const one = (await t.admin.get('/api/v1/namespaces/other/configmaps')).json<Obj>();
+    expect(one.items.map((i: Obj) => i.metadata.name)).toEqual(['o1']);
+    const all = (await t.admin.get('/api/v1/configmaps')).json<Obj>();
+    expect(all.kind).toBe('ConfigMapList');
+    expect(all.items.map((i: Obj) => `${i.metadata.namespace}/${i.metadata.name}`)).toEqual(expect.arrayContaining(['other/o1', 'default/c1']));
+    expect(Number(all.metadata.resourceVersion)).toBeGreaterThan(0);
+  });
+
+  it('updates conditionally: a stale resourceVersion is 409 Conflict, none is unconditional', async () => {
+    const created = (await t.admin.post('/api/v1/namespaces/default/configmaps', cm('u1'))).json<Obj>();
+    const updated = await t.admin.put('/api/v1/namespaces/default/configmaps/u1', { ...created, data: { a: '2' } });
+    expect(updated.status).toBe(200);
+    const stale = await t.admin.put('/api/v1/namespaces/default/configmaps/u1', { ...created, data: { a: '3' } });
+    expect(stale.status).toBe(409);
+    expect(stale.json()).toMatchObject({ reason: 'Conflict', message: expect.stringContaining('the object has been modified') });
+    const { resourceVersion: _rv, ...meta } = created.metadata;
+    const unconditional = await t.admin.put('/api/v1/namespaces/default/configmaps/u1', { ...created, metadata: meta, data: { a: '4' } });
+    expect(unconditional.json<Obj>().data).toEqual({ a: '4' });
+  });
+
+  it('creates by PUT only where upstream allows it', async () => {
+    const lease = { apiVersion: 'coordination.cluster.io/v1', kind: 'Lease', metadata: { name: 'l1' }, spec: { holderIdentity: 'me' } };
+    const res = await t.admin.put('/apis/coordination.cluster.io/v1/namespaces/default/leases/l1', lease);
+    expect(res.status).toBe(201);
+    const missing = await t.admin.put('/api/v1/namespaces/default/configmaps/nope', cm('nope'));
+    expect(missing.status).toBe(404);
+    expect(missing.json()).toMatchObject({ reason: 'NotFound', message: 'configmaps "nope" not found', details: { name: 'nope', kind: 'configmaps' } });
+  });
+
+  it('rejects bodies whose kind, apiVersion, namespace or name disagree with the URL', async () => {
+    const cases: Array<[string, string, Obj]> = [
+      ['POST', '/api/v1/namespaces/default/configmaps', { ...cm('x'), kind: 'Secret' }],
+      ['POST', '/api/v1/namespaces/default/configmaps', { ...cm('x'), apiVersion: 'apps/v1' }],
+      ['POST', '/api/v1/namespaces/default/configmaps', { ...cm('x'), metadata: { name: 'x', namespace: 'other' } }],
+      ['POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'x' } }],
+      ['PUT', '/api/v1/namespaces/default/configmaps/c1', cm('different')],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await t.admin.request(method, path, { body });
+      expect(res.status, `${method} ${JSON.stringify(body)}`).toBe(400);
+      expectStatus(res.json(), 400, 'BadRequest');
+    }
+  });
+
+  it('keeps status and spec apart for kinds with a status sub-resource; generation follows spec', async () => {
+    const d = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd1' },
+      spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      status: { replicas: 7 },
+    };
+    const created = (await t.admin.post('/apis/apps/v1/namespaces/default/deployments', d)).json<Obj>();
+    expect(created.status).toBeUndefined();
+    expect(created.metadata.generation).toBe(1);
+    const withStatus = (await t.admin.put('/apis/apps/v1/namespaces/default/deployments/d1/status', { ...created, spec: { ...created.spec, replicas: 5 }, status: { replicas: 3 } })).json<Obj>();
+    expect(withStatus.status).toEqual({ replicas: 3 });
+    expect(withStatus.spec.replicas).toBe(1);
+    expect(withStatus.metadata.generation).toBe(1);
+    const scaled = (await t.admin.put('/apis/apps/v1/namespaces/default/deployments/d1', { ...withStatus, spec: { ...withStatus.spec, replicas: 4 }, status: { replicas: 0 } })).json<Obj>();
+    expect(scaled.status).toEqual({ replicas: 3 });
+    expect(scaled.spec.replicas).toBe(4);
+    expect(scaled.metadata.generation).toBe(2);
+    const labelled = (await t.admin.put('/apis/apps/v1/namespaces/default/deployments/d1', { ...scaled, metadata: { ...scaled.metadata, labels: { x: 'y' } } })).json<Obj>();
+    expect(labelled.metadata.generation).toBe(2);
+    const scale = (await t.admin.get('/apis/apps/v1/namespaces/default/deployments/d1/scale')).json<Obj>();
+    expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 4 }, status: { replicas: 3, selector: 'a=b' } });
+  });
+
+  it('deletes at once with a Success Status, or marks Terminating while finalizers remain', async () => {
+    const created = (await t.admin.post('/api/v1/namespaces/default/configmaps', cm('del1'))).json<Obj>();
+    const del = await t.admin.delete('/api/v1/namespaces/default/configmaps/del1');
+    expect(del.status).toBe(200);
+    expect(del.json()).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'del1', kind: 'configmaps', uid: created.metadata.uid } });
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/del1')).status).toBe(404);
+
+    const fin = (await t.admin.post('/api/v1/namespaces/default/configmaps', { ...cm('fin'), metadata: { name: 'fin', finalizers: ['example.com/hold'] } })).json<Obj>();
+    const marked = await t.admin.delete('/api/v1/namespaces/default/configmaps/fin');
+    expect(marked.status).toBe(200);
+    const terminating = marked.json<Obj>();
+    expect(terminating.metadata.deletionTimestamp).toBeDefined();
+    expect(terminating.metadata.deletionGracePeriodSeconds).toBe(0);
+    const again = (await t.admin.delete('/api/v1/namespaces/default/configmaps/fin')).json<Obj>();
+    expect(again.metadata.deletionTimestamp).toBe(terminating.metadata.deletionTimestamp);
+    const released = await t.admin.put('/api/v1/namespaces/default/configmaps/fin', { ...terminating, metadata: { ...terminating.metadata, finalizers: [] } });
+    expect(released.status).toBe(200);
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/fin')).status).toBe(404);
+    void fin;
+  });
+
+  it('checks delete preconditions and options', async () => {
+    const created = (await t.admin.post('/api/v1/namespaces/default/configmaps', cm('pre'))).json<Obj>();
+    const wrongUid = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } });
+    expect(wrongUid.status).toBe(409);
+    const wrongRv = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { preconditions: { resourceVersion: '1' } });
+    expect(wrongRv.status).toBe(409);
+    expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?propagationPolicy=Sideways')).status).toBe(422);
+    expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { orphanDependents: true, propagationPolicy: 'Background' })).status).toBe(422);
+    const dry = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?dryRun=All');
+    expect(dry.status).toBe(200);
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/pre')).status).toBe(200);
+    const ok = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion }, gracePeriodSeconds: 0, propagationPolicy: 'Background' });
+    expect(ok.status).toBe(200);
+  });
+
+  it('deletes collections by label and field selector', async () => {
+    await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dc' } });
+    for (const [name, tier] of [['a', 'web'], ['b', 'web'], ['c', 'db']]) {
+      await t.admin.post('/api/v1/namespaces/dc/configmaps', { ...cm(name!), metadata: { name, labels: { tier } } });
+    }
+    const byLabel = await t.admin.delete('/api/v1/namespaces/dc/configmaps?labelSelector=tier%3Dweb');
+    expect(byLabel.status).toBe(200);
+    expect(byLabel.json<Obj>().items.map((i: Obj) => i.metadata.name).sort()).toEqual(['a', 'b']);
+    const byField = await t.admin.delete('/api/v1/namespaces/dc/configmaps?fieldSelector=metadata.name%3Dc');
+    expect(byField.json<Obj>().items.map((i: Obj) => i.metadata.name)).toEqual(['c']);
+    expect((await t.admin.get('/api/v1/namespaces/dc/configmaps')).json<Obj>().items).toEqual([]);
+    expect((await t.admin.delete('/api/v1/namespaces/dc/configmaps?fieldSelector=spec.nope%3Dc')).status).toBe(400);
+  });
+});
+
+describe('namespaces', () => {
+  it('refuses creates in a missing namespace (404) and in a terminating one (403), then removes the namespace and its content', async () => {
+    const missing = await t.admin.post('/api/v1/namespaces/ghost/configmaps', cm('x'));
+    expect(missing.status).toBe(404);
+    expect(missing.json()).toMatchObject({ reason: 'NotFound', message: 'namespaces "ghost" not found' });
+
+    await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
+    await t.admin.post('/api/v1/namespaces/doomed/configmaps', { ...cm('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    await t.admin.post('/api/v1/namespaces/doomed/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } });
+    const del = await t.admin.delete('/api/v1/namespaces/doomed');
+    expect(del.status).toBe(200);
+    expect(del.json<Obj>().status.phase).toBe('Terminating');
+    const refused = await t.admin.post('/api/v1/namespaces/doomed/configmaps', cm('late'));
+    expect(refused.status).toBe(403);
+    expect(refused.json<Obj>().message).toContain('because it is being terminated');
+
+    await waitFor(async () => (await t.admin.get('/api/v1/namespaces/doomed/secrets/s')).status === 404);
+    // The finalizer on `held` keeps the namespace until someone removes it.
+    expect((await t.admin.get('/api/v1/namespaces/doomed')).status).toBe(200);
+    const held = (await t.admin.get('/api/v1/namespaces/doomed/configmaps/held')).json<Obj>();
+    await t.admin.put('/api/v1/namespaces/doomed/configmaps/held', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+    await waitFor(async () => (await t.admin.get('/api/v1/namespaces/doomed')).status === 404);
+  });
+
+  it('refuses to delete the system namespaces', async () => {
+    const res = await t.admin.delete('/api/v1/namespaces/kube-system');
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('errors are Status objects with the right code', () => {
+  it.each([
+    ['unknown path', 'GET', '/nope', undefined, {}, 404, 'NotFound'],
+    ['unknown resource', 'GET', '/api/v1/widgets', undefined, {}, 404, 'NotFound'],
+    ['unknown sub-resource', 'GET', '/api/v1/namespaces/default/configmaps/c1/status', undefined, {}, 404, 'NotFound'],
+    ['missing object', 'GET', '/api/v1/namespaces/default/configmaps/none', undefined, {}, 404, 'NotFound'],
+    ['PUT on a collection', 'PUT', '/api/v1/namespaces/default/configmaps', {}, {}, 405, 'MethodNotAllowed'],
+    ['POST across namespaces', 'POST', '/api/v1/configmaps', cm('z'), {}, 405, 'MethodNotAllowed'],
+    ['unsupported Accept', 'GET', '/api/v1/namespaces/default/configmaps', undefined, { accept: 'text/html' }, 406, 'NotAcceptable'],
+    ['unsupported Content-Type', 'POST', '/api/v1/namespaces/default/configmaps', 'x', { 'content-type': 'text/plain' }, 415, 'UnsupportedMediaType'],
+    ['bad resourceVersion', 'GET', '/api/v1/namespaces/default/configmaps?resourceVersion=abc', undefined, {}, 400, 'BadRequest'],
+    ['bad dryRun', 'POST', '/api/v1/namespaces/default/configmaps?dryRun=Some', cm('q'), {}, 400, 'BadRequest'],
+  ] as Array<[string, string, string, unknown, Record<string, string>, number, string]>)('%s → %i', async (_name, method, path, body, headers, code, reason) => {
+    const res = await t.admin.request(method, path, { ...(body !== undefined ? { body } : {}), headers, raw: typeof body === 'string' });
+    expect(res.status).toBe(code);
+    expectStatus(res.json(), code, reason);
+  });
+
+  it('answers 400 with the position for malformed JSON and stores nothing', async () => {
+    const before = (await t.admin.get('/api/v1/namespaces/default/configmaps')).json<Obj>().items.length;
+    const res = await t.admin.request('POST', '/api/v1/namespaces/default/configmaps', { body: '{"apiVersion":"v1",\n "kind": "ConfigMap", "metadata": {"name": "broken"},, }', raw: true });
+    expect(res.status).toBe(400);
+    expect(res.json<Obj>().message).toMatch(/line 2/);
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps')).json<Obj>().items.length).toBe(before);
+  });
+
+  it('answers 413 for bodies over 3 MiB', async () => {
+    const big = { ...cm('big'), data: { a: 'x'.repeat(3 * 1024 * 1024) } };
+    const res = await t.admin.post('/api/v1/namespaces/default/configmaps', big);
+    expect(res.status).toBe(413);
+    expectStatus(res.json(), 413, 'RequestEntityTooLarge');
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/big')).status).toBe(404);
+  });
+});
+
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -47,7 +47,9 @@ function fillObject(obj: Record<string, unknown>, node: CompiledObject): void {
     if (!prop) continue;
     const child = obj[key];
     if (child === null) {
-      delete obj[key];
+      // Built-in kinds: null is Go's zero value, so it disappears; custom schemas keep a null
+      // unless a default replaces it (upstream prunes such nulls before defaulting).
+      if (prop.nullValue === 'absent' || (prop.nullValue === 'invalid' && prop.fill !== undefined)) delete obj[key];
       continue;
     }
     if (prop.node.kind === 'quantity') obj[key] = canonicalQuantityValue(child, false);

@@ -24,6 +24,11 @@ export type CompiledNode =
 export interface CompiledProperty {
   readonly node: CompiledNode;
   /**
+   * How a JSON null here is treated: 'absent' for built-in kinds (Go decodes null to the zero
+   * value), 'value' for custom schemas marked nullable, 'invalid' for other custom schema fields.
+   */
+  readonly nullValue: 'absent' | 'value' | 'invalid';
+  /**
    * The value upstream's serialization shows when the field is absent (Go non-pointer structs
    * as `{}`, non-omitempty scalars as their zero value, `+default` markers), or undefined when
    * the field is simply omitted.
@@ -121,8 +126,14 @@ export interface CompileOptions {
    * table apply. Custom-resource schemas set this false.
    */
   readonly builtin: boolean;
-  /** Renames `x-kubernetes-*` property names (JSONSchemaProps) to the naming's extension prefix. */
+  /**
+   * The naming's extension prefix: built-in JSONSchemaProps properties are renamed to it, and
+   * markers in custom schemas are read in either spelling.
+   */
   readonly naming?: Naming;
+  /** The schema named rootName describes a whole resource: apiVersion, kind, metadata are implicit. */
+  readonly rootIsResource?: boolean;
+  readonly rootName?: string;
 }
 
 /** Compiles and caches the trees of one schema index. */
@@ -168,16 +179,23 @@ export class SchemaCompiler {
     return node;
   }
 
+  /** A schema marker in upstream spelling or in the naming's (custom-resource schemas use the latter). */
+  private marker(schema: SchemaNode, name: string): unknown {
+    return schema[`x-kubernetes-${name}`] ?? schema[`${this.extPrefix}${name}`];
+  }
+
   private newObject(name: string | undefined, schema: SchemaNode): MutableObject {
-    const noShape = !schema.properties && schema.additionalProperties === undefined;
+    // Built-in objects without a declared shape are Go free-form values (RawExtension and the
+    // like); in custom-resource schemas such an object keeps no fields unless it opts out.
+    const noShape = this.options.builtin && !schema.properties && schema.additionalProperties === undefined;
     return {
       kind: 'object',
       name,
       properties: new Map(),
       required: schema.required ?? [],
       additional: undefined,
-      preserveUnknown: noShape || schema['x-kubernetes-preserve-unknown-fields'] === true,
-      embedded: schema['x-kubernetes-embedded-resource'] === true,
+      preserveUnknown: noShape || this.marker(schema, 'preserve-unknown-fields') === true,
+      embedded: this.marker(schema, 'embedded-resource') === true || (this.options.rootIsResource === true && name === this.options.rootName),
       fills: [],
     };
   }
@@ -185,14 +203,17 @@ export class SchemaCompiler {
   private fillObject(obj: MutableObject, schema: SchemaNode, name: string | undefined): void {
     const required = new Set(schema.required ?? []);
     for (const [rawKey, propSchema] of Object.entries(schema.properties ?? {})) {
-      const key = rawKey.startsWith('x-kubernetes-') ? `${this.extPrefix}${rawKey.slice('x-kubernetes-'.length)}` : rawKey;
+      // JSONSchemaProps (inside CRD objects) spells its x-… properties with the naming's prefix.
+      const key =
+        this.options.builtin && rawKey.startsWith('x-kubernetes-') ? `${this.extPrefix}${rawKey.slice('x-kubernetes-'.length)}` : rawKey;
       const node = this.node(propSchema);
       const fill = this.fillFor(propSchema, node, required.has(rawKey) || NON_OMITEMPTY_OPTIONAL.has(`${name}.${rawKey}`));
       const finalNode =
         node.kind === 'array' && this.options.builtin && name && BUILTIN_UNIQUENESS_SKIPPED.has(`${name}.${rawKey}`)
           ? { ...node, skipUniqueness: true }
           : node;
-      obj.properties.set(key, { node: finalNode, fill });
+      const nullValue = this.options.builtin ? 'absent' : propSchema.nullable === true ? 'value' : 'invalid';
+      obj.properties.set(key, { node: finalNode, fill, nullValue });
       if (fill !== undefined) obj.fills.push([key, fill]);
     }
     if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
@@ -215,7 +236,7 @@ export class SchemaCompiler {
     const ref = SchemaIndex.refName(schema);
     if (ref) return this.named(ref) ?? ANY;
     const enumValues = Array.isArray(schema.enum) ? new Set(schema.enum) : undefined;
-    if (schema['x-kubernetes-int-or-string'] === true || schema.format === 'int-or-string') return { kind: 'int-or-string' };
+    if (this.marker(schema, 'int-or-string') === true || schema.format === 'int-or-string') return { kind: 'int-or-string' };
     switch (schema.type) {
       case 'string':
         return {
@@ -234,8 +255,8 @@ export class SchemaCompiler {
         return {
           kind: 'array',
           items,
-          listType: schema['x-kubernetes-list-type'],
-          mapKeys: schema['x-kubernetes-list-map-keys'] ?? [],
+          listType: this.marker(schema, 'list-type') as CompiledArray['listType'],
+          mapKeys: (this.marker(schema, 'list-map-keys') as string[] | undefined) ?? [],
           skipUniqueness: false,
         };
       }
@@ -262,6 +283,19 @@ type MutableObject = {
       ? Array<readonly [string, unknown]>
       : CompiledObject[K];
 };
+
+/** The name under which customSchemaCompiler registers a custom resource's root schema. */
+export const CUSTOM_ROOT_SCHEMA = 'custom.Root';
+
+/**
+ * A compiler for one custom resource version's `openAPIV3Schema` (JSONSchemaProps form). Use
+ * with the schema functions as `{ compiler }` and schema name CUSTOM_ROOT_SCHEMA. The root is
+ * treated as a resource (apiVersion, kind, metadata allowed); `default`s fill absent fields.
+ */
+export function customSchemaCompiler(openAPIV3Schema: SchemaNode, naming?: Naming): SchemaCompiler {
+  const index = new SchemaIndex(() => ({ [CUSTOM_ROOT_SCHEMA]: openAPIV3Schema }));
+  return new SchemaCompiler(index, { builtin: false, naming, rootIsResource: true, rootName: CUSTOM_ROOT_SCHEMA });
+}
 
 const builtinCompilers = new Map<string, SchemaCompiler>();
 

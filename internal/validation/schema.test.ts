@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../apierrors/field-errors.js';
 import { createNaming } from '../naming/naming.js';
 import { SchemaIndex } from '../schema/openapi-index.js';
-import { SchemaCompiler } from './schema-compile.js';
+import { CUSTOM_ROOT_SCHEMA, customSchemaCompiler, SchemaCompiler } from './schema-compile.js';
+import { fillFromSchema } from '../defaults/schema-fill.js';
 import {
   base64DecodedLength,
   findUnknownFields,
@@ -219,5 +220,56 @@ describe('formats', () => {
   it('computes decoded sizes', () => {
     expect(base64DecodedLength('aGVsbG8=')).toBe(5);
     expect(base64DecodedLength('')).toBe(0);
+  });
+});
+
+describe('custom resource schemas', () => {
+  const openAPIV3Schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['size'],
+        properties: {
+          size: { type: 'integer', default: 1 },
+          mode: { type: 'string', enum: ['fast', 'slow'], default: 'fast' },
+          note: { type: 'string', nullable: true },
+          port: { 'x-kubernetes-int-or-string': true },
+          extra: { type: 'object', 'x-cluster-preserve-unknown-fields': true },
+          tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+          closed: { type: 'object' },
+        },
+      },
+    },
+  };
+  const compiler = customSchemaCompiler(openAPIV3Schema as never, createNaming('cluster'));
+  const opts = { compiler };
+
+  it('validates, allows the resource envelope, reads markers in either spelling', () => {
+    const cr = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: { size: 'big', mode: 'medium', note: null, port: 'http', extra: { anything: 1 }, tags: ['a', 'a'], closed: { x: 1 }, bogus: true },
+    };
+    expect(validateAgainstSchema(CUSTOM_ROOT_SCHEMA, cr, opts).map(formatFieldError)).toEqual([
+      'spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"',
+      'spec.mode: Unsupported value: "medium": supported values: "fast", "slow"',
+      'spec.tags[1]: Duplicate value: "a"',
+    ]);
+    expect(findUnknownFields(CUSTOM_ROOT_SCHEMA, cr, opts)).toEqual(['.spec.closed.x', '.spec.bogus']);
+  });
+
+  it('rejects null in non-nullable custom fields', () => {
+    expect(validateAgainstSchema(CUSTOM_ROOT_SCHEMA, { spec: { size: null } }, opts).map(formatFieldError)).toEqual([
+      'spec.size: Required value',
+      'spec.size: Invalid value: "null": spec.size in body must be of type integer: "null"',
+    ]);
+  });
+
+  it('fills schema defaults, replacing nulls that have a default', () => {
+    const cr: any = { spec: { size: null, note: null } };
+    fillFromSchema(cr, compiler.named(CUSTOM_ROOT_SCHEMA)!);
+    expect(cr).toEqual({ spec: { size: 1, mode: 'fast', note: null } });
   });
 });

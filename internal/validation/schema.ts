@@ -70,6 +70,19 @@ function typeError(path: string, expected: string, value: unknown): FieldError {
   return fieldErrors.typeInvalid(path, actual, `${path || 'body'} in body must be of type ${expected}: "${actual}"`);
 }
 
+const expectedTypeName = (node: CompiledNode): string => {
+  switch (node.kind) {
+    case 'int-or-string':
+      return 'integer,string';
+    case 'quantity':
+      return 'string,number';
+    case 'any':
+      return 'any';
+    default:
+      return node.kind;
+  }
+};
+
 function enumError(path: string, value: unknown, values: ReadonlySet<unknown>): FieldError {
   return fieldErrors.notSupported(path, value, [...values].map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
 }
@@ -130,7 +143,12 @@ class Walker {
     if (node.properties.size > 0) {
       for (const [key, child] of Object.entries(v)) {
         const prop = node.properties.get(key);
-        if (prop) this.value(child, prop.node, fieldPath.child(path, key));
+        if (!prop) continue;
+        if (child === null && prop.nullValue === 'invalid') {
+          this.errors.push(typeError(fieldPath.child(path, key), expectedTypeName(prop.node), null));
+        } else {
+          this.value(child, prop.node, fieldPath.child(path, key));
+        }
       }
     } else if (node.additional && node.additional.kind !== 'any') {
       for (const [key, child] of Object.entries(v)) this.value(child, node.additional, fieldPath.key(path, key));
@@ -188,8 +206,8 @@ function walkUnknown(v: unknown, node: CompiledNode, path: string, out: string[]
     return;
   }
   if (node.kind !== 'object' || !isObject(v)) return;
-  if (node.properties.size === 0) {
-    if (node.additional && node.additional.kind !== 'any') {
+  if (node.properties.size === 0 && node.additional) {
+    if (node.additional.kind !== 'any') {
       for (const [key, child] of Object.entries(v)) walkUnknown(child, node.additional, `${path}.${key}`, out, remove);
     }
     return;

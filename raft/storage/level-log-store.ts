@@ -112,11 +112,11 @@ export class LevelLogStore implements DurableLogStore {
     return this.bounds;
   }
 
-  private async write(ops: BatchOp[]): Promise<void> {
+  private async write(ops: BatchOp[], sync = true): Promise<void> {
     if (ops.length === 0) return;
     try {
       // `sync` is a classic-level write option (fsync before resolving); memory-level ignores it.
-      const options: AbstractBatchOptions<Bytes, Bytes> & { sync: boolean } = { sync: true };
+      const options: AbstractBatchOptions<Bytes, Bytes> & { sync: boolean } = { sync };
       await this.db.batch(ops, options);
     } catch (cause) {
       this.failed = cause;
@@ -209,7 +209,7 @@ export class LevelLogStore implements DurableLogStore {
       throw new LogStoreError('LOG_INVARIANT', `commit ${next.hardState.commit} beyond last index ${lastIndex}`);
     }
 
-    await this.write(ops);
+    await this.write(ops, batch.sync ?? true);
     this.bounds = next;
   }
 

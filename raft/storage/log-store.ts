@@ -23,6 +23,12 @@ export interface LogSaveBatch {
    * A snapshot older than the stored one is a programming error.
    */
   snapshot?: Snapshot;
+  /**
+   * Whether the batch must reach stable storage before save() resolves (Ready.mustSync).
+   * Default true. A batch that only moves the commit index may pass false: a lost commit index
+   * is re-learned from the leader. The batch is atomic either way.
+   */
+  sync?: boolean;
 }
 
 export type LogStoreErrorCode =

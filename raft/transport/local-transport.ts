@@ -1,5 +1,5 @@
 // raft/transport/local-transport.ts owns an in-process Transport for tests of the driver: every
-// member of a LocalNetwork delivers to the others through microtasks (never synchronously, so
+// member of a LocalNetwork delivers to the others on a later event-loop turn (setImmediate: never synchronously, so
 // re-entrancy bugs show up as they would over a socket). The network can cut links both ways
 // to simulate partitions; a cut link drops and reports the peer unreachable.
 
@@ -43,7 +43,7 @@ export class LocalNetwork {
     const target = this.members.get(m.to);
     if (!target || this.cuts.has(`${from}>${m.to}`)) return false;
     const copy = structuredClone(m);
-    queueMicrotask(() => target.receive(copy));
+    setImmediate(() => target.receive(copy));
     return true;
   }
 }

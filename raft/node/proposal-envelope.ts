@@ -1,0 +1,44 @@
+// raft/node/proposal-envelope.ts owns the few bytes RaftNode puts in front of every command it
+// proposes, so that when the entry is committed the proposer can tell it is its own:
+//   version byte (1) | 8-byte incarnation id | uvarint sequence | command bytes
+// The incarnation is random per RaftNode instance, so a restarted process never mistakes an
+// entry proposed by its previous life for one of its own pending proposals.
+// Entries without a valid envelope (the leader's empty no-op) are passed through as commands
+// with no proposer.
+
+import { BinaryReader } from '../codec/binary-reader.js';
+import { BinaryWriter } from '../codec/binary-writer.js';
+
+const VERSION = 1;
+export const INCARNATION_BYTES = 8;
+
+export interface ProposalId {
+  incarnation: Uint8Array;
+  seq: number;
+}
+
+export function wrapCommand(id: ProposalId, command: Uint8Array): Uint8Array {
+  const w = new BinaryWriter(16 + command.length);
+  w.byte(VERSION).raw(id.incarnation).uvarint(id.seq).raw(command);
+  return w.finish().slice();
+}
+
+/** Splits an entry's data into its proposal id and command; null id for foreign data. */
+export function unwrapCommand(data: Uint8Array): { id: ProposalId | null; command: Uint8Array } {
+  if (data.length < 1 + INCARNATION_BYTES + 1 || data[0] !== VERSION) return { id: null, command: data };
+  try {
+    const r = new BinaryReader(data);
+    r.byte();
+    const incarnation = r.raw(INCARNATION_BYTES);
+    const seq = r.uvarint();
+    return { id: { incarnation, seq }, command: data.subarray(r.offset) };
+  } catch {
+    return { id: null, command: data };
+  }
+}
+
+export function sameIncarnation(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

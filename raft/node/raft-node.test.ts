@@ -1,0 +1,250 @@
+// RaftNode driven in-process: three or four members over LocalNetwork, memory-level log
+// stores and a ManualClock, so time moves only when the test advances it (no real sleeps).
+// Covers: election and proposals from any member, read barriers, restart from the store,
+// snapshot catch-up of a new member, removal, leadership transfer, and the precise rejection
+// codes of proposals (DROPPED vs OUTCOME_UNKNOWN).
+
+import { MemoryLevel } from 'memory-level';
+import type { AbstractLevel } from 'abstract-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LevelLogStore } from '../storage/level-log-store.js';
+import { LocalNetwork } from '../transport/local-transport.js';
+import type { NodeId } from '../types.js';
+import { isRaftNodeError } from './node-errors.js';
+import { RaftNode } from './raft-node.js';
+import { KvStateMachine, encodeKvCommand } from './testing/kv-state-machine.js';
+import { ManualClock } from './testing/manual-clock.js';
+
+type Db = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
+const TICK = 10;
+
+/** Lets pending I/O callbacks and microtasks run (memory-level completes on later turns). */
+async function settle(turns = 8): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+class Cluster {
+  readonly clock = new ManualClock();
+  readonly net = new LocalNetwork();
+  readonly dbs = new Map<NodeId, Db>();
+  readonly sms = new Map<NodeId, KvStateMachine>();
+  readonly nodes = new Map<NodeId, RaftNode>();
+  readonly peers = new Map<NodeId, string>();
+
+  constructor(private readonly opts: { snapshotEntries?: number; catchUpEntries?: number; proposalTimeoutMs?: number } = {}) {}
+
+  async start(id: NodeId, peers: ReadonlyMap<NodeId, string> = this.peers, join = false): Promise<RaftNode> {
+    let db = this.dbs.get(id);
+    if (!db) {
+      db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Db;
+      this.dbs.set(id, db);
+    }
+    const sm = new KvStateMachine();
+    this.sms.set(id, sm);
+    const node = await RaftNode.start({
+      id,
+      peers,
+      join,
+      store: new LevelLogStore(db),
+      transport: (handler) => this.net.transport(id, handler),
+      stateMachine: sm,
+      tickMs: TICK,
+      electionTicks: 10,
+      heartbeatTicks: 1,
+      snapshotEntries: this.opts.snapshotEntries ?? 10_000,
+      catchUpEntries: this.opts.catchUpEntries ?? 5_000,
+      proposalTimeoutMs: this.opts.proposalTimeoutMs ?? 60_000,
+      readTimeoutMs: 2_000,
+      clock: this.clock,
+      onFatal: (err) => {
+        throw err;
+      },
+    });
+    this.nodes.set(id, node);
+    return node;
+  }
+
+  async startAll(n: number): Promise<void> {
+    for (let id = 1; id <= n; id++) this.peers.set(id, `local://${id}`);
+    for (let id = 1; id <= n; id++) await this.start(id);
+  }
+
+  /** Advances time tick by tick, letting I/O settle in between, until `cond` holds. */
+  async runUntil(cond: () => boolean, maxTicks = 500): Promise<void> {
+    for (let i = 0; i < maxTicks; i++) {
+      if (cond()) return;
+      this.clock.advance(TICK);
+      await settle();
+    }
+    if (!cond()) throw new Error(`condition not reached in ${maxTicks} ticks`);
+  }
+
+  /** Resolves `p` while advancing time. */
+  async drive<T>(p: Promise<T>, maxTicks = 500): Promise<T> {
+    let done = false;
+    const tracked = p.finally(() => (done = true));
+    tracked.catch(() => undefined);
+    await this.runUntil(() => done, maxTicks);
+    return tracked;
+  }
+
+  leader(among: Iterable<RaftNode> = this.nodes.values()): RaftNode | undefined {
+    return [...among].find((n) => n.status().role === 'leader');
+  }
+
+  async electLeader(among?: RaftNode[]): Promise<RaftNode> {
+    await this.runUntil(() => this.leader(among) !== undefined);
+    const l = this.leader(among)!;
+    // Wait until every listed member knows it, so that proposals from followers are forwarded.
+    await this.runUntil(() => (among ?? [...this.nodes.values()]).every((n) => n.status().leader === l.id));
+    return l;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.nodes.values()].map((n) => n.stop()));
+  }
+}
+
+const put = (key: string, value: string): Uint8Array => encodeKvCommand({ op: 'put', key, value });
+
+let cluster: Cluster | null = null;
+afterEach(async () => {
+  await cluster?.stopAll();
+  cluster = null;
+});
+
+describe('RaftNode', () => {
+  it('elects a leader and applies proposals from any member, in order, everywhere', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    const a = await c.drive(leader.propose(put('a', '1')));
+    const b = await c.drive(follower.propose(put('a', '2')));
+    expect(a.result).toBeNull();
+    expect(b.result).toBe('1');
+    expect(b.index).toBeGreaterThan(a.index);
+    await c.runUntil(() => [...c.sms.values()].every((sm) => sm.get('a') === '2'));
+    for (const sm of c.sms.values()) expect(sm.appliedIndexes).toEqual([...sm.appliedIndexes].sort((x, y) => x - y));
+  });
+
+  it('serves a read barrier that covers every acknowledged write', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const w = await c.drive(leader.propose(put('k', 'v')));
+    for (const n of c.nodes.values()) {
+      const idx = await c.drive(n.readIndex());
+      expect(idx).toBeGreaterThanOrEqual(w.index);
+      expect(c.sms.get(n.id)!.get('k')).toBe('v');
+    }
+  });
+
+  it('rejects with PROPOSAL_DROPPED when no leader is known', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const n1 = c.nodes.get(1)!;
+    const err = await n1.propose(put('x', 'y')).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_DROPPED')).toBe(true);
+    const readErr = await n1.readIndex().catch((e: unknown) => e);
+    expect(isRaftNodeError(readErr, 'READ_INDEX_FAILED')).toBe(true);
+  });
+
+  it('a deposed leader reports PROPOSAL_DROPPED once another leader fills the slot', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const old = await c.electLeader();
+    await c.drive(old.propose(put('before', '1')));
+    c.net.isolate(old.id);
+    const lost = old.propose(put('lost', 'x'));
+    lost.catch(() => undefined);
+    const others = [...c.nodes.values()].filter((n) => n !== old);
+    const next = await c.electLeader(others);
+    for (let i = 0; i < 3; i++) await c.drive(next.propose(put('after', String(i))));
+    c.net.healAll();
+    const err = await c.drive(lost).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_DROPPED')).toBe(true);
+    await c.runUntil(() => c.sms.get(old.id)!.get('after') === '2');
+    expect(c.sms.get(old.id)!.get('lost')).toBeUndefined();
+  });
+
+  it('times out a proposal that cannot commit with PROPOSAL_OUTCOME_UNKNOWN', async () => {
+    const c = (cluster = new Cluster({ proposalTimeoutMs: 500 }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    c.net.isolate(leader.id);
+    const err = await c.drive(leader.propose(put('p', 'q'))).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN')).toBe(true);
+  });
+
+  it('restarts from its store and rebuilds the state machine', async () => {
+    const c = (cluster = new Cluster({ snapshotEntries: 4, catchUpEntries: 1 }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    for (let i = 0; i < 10; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
+    const victim = [...c.nodes.values()].find((n) => n !== leader)!;
+    await c.runUntil(() => c.sms.get(victim.id)!.get('k9') === '9');
+    expect(victim.status().snapshotIndex).toBeGreaterThan(1);
+    await victim.stop();
+    const again = await c.start(victim.id);
+    await c.runUntil(() => c.sms.get(victim.id)!.get('k9') === '9');
+    expect(c.sms.get(victim.id)!.data.size).toBe(10);
+    await c.drive(again.propose(put('k10', '10')));
+  });
+
+  it('adds a member that catches up from a snapshot, then removes another', async () => {
+    const c = (cluster = new Cluster({ snapshotEntries: 5, catchUpEntries: 0 }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    for (let i = 0; i < 12; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
+    expect(leader.status().snapshotIndex).toBeGreaterThan(5);
+    const cs = await c.drive(leader.addMember(4, 'local://4'));
+    expect(cs.voters).toContain(4);
+    // Joins with an empty store: everything comes from the leader, as a snapshot.
+    await c.start(4, new Map([...c.peers, [4, 'local://4']]), true);
+    await c.runUntil(() => c.sms.get(4)!.get('k11') === '11');
+    expect(c.sms.get(4)!.data.size).toBe(12);
+    expect(c.nodes.get(4)!.status().peers.get(1)).toBe('local://1');
+    const victim = [...c.nodes.values()].find((n) => n !== leader && n.id !== 4)!;
+    const after = await c.drive(leader.removeMember(victim.id));
+    expect(after.voters).not.toContain(victim.id);
+    await c.drive(c.nodes.get(4)!.propose(put('z', 'z')));
+  });
+
+  it('adds a learner and promotes it', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('a', 'b')));
+    const cs = await c.drive(leader.addLearner(4, 'local://4'));
+    expect(cs.learners).toEqual([4]);
+    await c.start(4, new Map([...c.peers, [4, 'local://4']]), true);
+    await c.runUntil(() => c.sms.get(4)!.get('a') === 'b');
+    const promoted = await c.drive(leader.promote(4));
+    expect(promoted.voters).toContain(4);
+    expect(promoted.learners).toEqual([]);
+  });
+
+  it('transfers leadership', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const target = [...c.nodes.values()].find((n) => n !== leader)!;
+    await c.drive(leader.transferLeadership(target.id));
+    expect(target.status().role).toBe('leader');
+    await c.drive(target.propose(put('t', '1')));
+  });
+
+  it('rejects pending work with STOPPED / OUTCOME_UNKNOWN on stop', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    c.net.isolate(leader.id);
+    const pending = leader.propose(put('x', 'y')).catch((e: unknown) => e);
+    await settle();
+    await leader.stop();
+    expect(isRaftNodeError(await pending, 'PROPOSAL_OUTCOME_UNKNOWN')).toBe(true);
+    const after = await leader.propose(put('x', 'y')).catch((e: unknown) => e);
+    expect(isRaftNodeError(after, 'STOPPED')).toBe(true);
+  });
+});

@@ -1,0 +1,723 @@
+// raft/node/raft-node.ts owns RaftNode, the asynchronous driver that turns the synchronous
+// consensus core (raft/core RawNode) into a running replica: it owns the clock (ticks), the
+// durable log store (raft/storage), the transport (raft/transport) and the application's state
+// machine, and carries out each Ready in the order the core documents:
+//
+//   1. persist hard state, entries and snapshot (one fsynced batch), then update the
+//      in-memory log image the core reads;
+//   2. send the Ready's messages (only now: they may promise what step 1 made durable);
+//   3. install a received snapshot, then apply committed entries in log order, one at a time;
+//   4. serve read barriers whose index has been applied;
+//   5. advance the core; maybe take a snapshot and compact the log.
+//
+// Everything runs on one loop, so the state machine sees exactly one apply/restore/snapshot
+// call at a time, in log order. Inputs (ticks, incoming messages, proposals) are fed to the
+// core as they arrive, also between ready() and advance(), which the core allows.
+
+import { randomBytes, randomInt } from 'node:crypto';
+import {
+  RawNode,
+  MemoryStorage,
+  StateType,
+  decodeConfChange,
+  isProposalDropped,
+  noopLogger,
+  type RaftLogger,
+  type Ready,
+} from '../core/index.js';
+import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type Message, type NodeId } from '../types.js';
+import type { DurableLogStore } from '../storage/log-store.js';
+import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
+import { RaftNodeError } from './node-errors.js';
+import { INCARNATION_BYTES, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
+import { unwrapSnapshot, wrapSnapshot } from './snapshot-envelope.js';
+
+/** A committed command as the state machine sees it. */
+export interface AppliedCommand {
+  index: number;
+  term: number;
+  /** The bytes given to propose(); empty for the leader's no-op entries. */
+  data: Uint8Array;
+}
+
+/**
+ * The replicated application. RaftNode calls these one at a time, never concurrently, from
+ * its loop; a returned promise is awaited before anything else is applied.
+ */
+export interface StateMachine {
+  /**
+   * Applies one committed command, in log order, exactly once per process lifetime (after a
+   * restart the state machine is rebuilt from the latest snapshot and the commands after it
+   * are applied again). Must be deterministic. The result is handed to the proposer's
+   * propose() promise on this member. Throwing is a fatal error: the node stops.
+   */
+  apply(command: AppliedCommand): unknown;
+  /** An image of the state after every command applied so far. Must not change state. */
+  snapshot(): Promise<Uint8Array> | Uint8Array;
+  /** Replaces the whole state with an image produced by snapshot() (on this or another member). */
+  restore(image: Uint8Array): Promise<void> | void;
+}
+
+export interface Clock {
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realClock: Clock = {
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface RaftNodeOptions {
+  id: NodeId;
+  /**
+   * Member addresses (id → transport URL), this member included. On a brand-new store, unless
+   * `join` is set, the members listed here bootstrap the cluster as its initial membership.
+   * Otherwise they only seed the address book (addresses learnt from the log and snapshots
+   * take precedence): a joining member lists at least the current members so that it can
+   * answer the leader.
+   */
+  peers: ReadonlyMap<NodeId, string>;
+  /**
+   * This member joins an existing cluster (after addMember/addLearner was proposed for it):
+   * it never bootstraps, and receives the log or a snapshot from the leader.
+   */
+  join?: boolean;
+  /** Subset of `peers` that bootstrap as learners rather than voters. */
+  bootstrapLearners?: readonly NodeId[];
+  store: DurableLogStore;
+  /** Builds the transport with the handler RaftNode provides (incoming messages, reports). */
+  transport: (handler: TransportHandler) => Transport;
+  stateMachine: StateMachine;
+  /** Milliseconds per core tick. Default 100. */
+  tickMs?: number;
+  /** Ticks without a leader before campaigning. Default 10. */
+  electionTicks?: number;
+  /** Ticks between heartbeats. Default 1. */
+  heartbeatTicks?: number;
+  /** Take a snapshot after this many applied entries. Default 10 000. */
+  snapshotEntries?: number;
+  /** Entries kept behind a snapshot so slightly lagging followers catch up from the log. Default 5 000. */
+  catchUpEntries?: number;
+  /** A proposal not applied within this time rejects with PROPOSAL_OUTCOME_UNKNOWN. Default 10 s. */
+  proposalTimeoutMs?: number;
+  /** A read barrier not confirmed within this time rejects with READ_INDEX_FAILED. Default 5 s. */
+  readTimeoutMs?: number;
+  /** Byte limit of entries in one append message. Default 1 MiB. */
+  maxSizePerMsg?: number;
+  /** Max append messages in flight to one follower. Default 256. */
+  maxInflightMsgs?: number;
+  clock?: Clock;
+  logger?: RaftLogger;
+  /** Called once if the node stops itself on a storage failure or broken invariant. */
+  onFatal?: (err: Error) => void;
+}
+
+export type RaftRole = 'leader' | 'follower' | 'candidate' | 'pre-candidate';
+
+export interface RaftNodeStatus {
+  id: NodeId;
+  role: RaftRole;
+  /** Known leader, NONE (0) when unknown. */
+  leader: NodeId;
+  term: number;
+  commit: number;
+  applied: number;
+  /** Index of the latest snapshot (0 before the first). */
+  snapshotIndex: number;
+  membership: ConfState;
+  /** Member addresses known to this member. */
+  peers: Map<NodeId, string>;
+  /** Leader only: replication progress per member. */
+  progress?: Map<NodeId, { match: number; next: number; state: string }>;
+}
+
+interface PendingProposal {
+  seq: number;
+  resolve: (r: { index: number; result: unknown }) => void;
+  reject: (e: Error) => void;
+  timer: unknown;
+  /** Where the entry was seen in this member's log, once it was (index, term). */
+  placed?: { index: number; term: number };
+}
+
+interface PendingRead {
+  ctx: string;
+  resolve: (index: number) => void;
+  reject: (e: Error) => void;
+  timer: unknown;
+  /** Answered by the leader: serve once applied reaches it. */
+  index?: number;
+}
+
+const ROLE: Record<StateType, RaftRole> = {
+  [StateType.Leader]: 'leader',
+  [StateType.Follower]: 'follower',
+  [StateType.Candidate]: 'candidate',
+  [StateType.PreCandidate]: 'pre-candidate',
+};
+
+/** The context bytes of a conf change RaftNode proposes: the proposal id, then the member URL. */
+interface ConfContext {
+  url?: string;
+}
+
+/**
+ * A running Raft replica. Create with RaftNode.start(); every method is safe to call at any
+ * time until stop(); after stop() they reject with STOPPED.
+ */
+export class RaftNode {
+  readonly id: NodeId;
+  private readonly o: Required<Omit<RaftNodeOptions, 'onFatal' | 'bootstrapLearners' | 'join'>> & Pick<RaftNodeOptions, 'onFatal' | 'bootstrapLearners' | 'join'>;
+  private readonly memory = new MemoryStorage();
+  private rn!: RawNode;
+  private transport!: Transport;
+  private readonly peers = new Map<NodeId, string>();
+  private readonly incarnation = new Uint8Array(randomBytes(INCARNATION_BYTES));
+  private nextSeq = 1;
+  private readonly proposals = new Map<number, PendingProposal>();
+  private readonly reads = new Map<string, PendingRead>();
+  private nextReadId = 1;
+  private readonly leaderWaiters = new Set<() => void>();
+  private applied = 0;
+  private snapshotIndex = 0;
+  /** Set when a snapshot should be taken before the usual interval (see applyEntry). */
+  private snapshotWanted = false;
+  private confState: ConfState = { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
+  private lead: NodeId = NONE;
+  private term = 0;
+  private ticker: unknown = null;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private stopping: Promise<void> | null = null;
+  private fatal: Error | null = null;
+
+  private constructor(options: RaftNodeOptions) {
+    this.id = options.id;
+    this.o = {
+      tickMs: 100,
+      electionTicks: 10,
+      heartbeatTicks: 1,
+      snapshotEntries: 10_000,
+      catchUpEntries: 5_000,
+      proposalTimeoutMs: 10_000,
+      readTimeoutMs: 5_000,
+      maxSizePerMsg: 1 << 20,
+      maxInflightMsgs: 256,
+      clock: realClock,
+      logger: noopLogger,
+      ...options,
+    };
+  }
+
+  /**
+   * Opens the store, bootstraps it if brand new (see RaftNodeOptions.peers), rebuilds the
+   * state machine from the latest snapshot, starts the transport, the ticker and the loop.
+   * Committed entries after the snapshot are applied again by the loop shortly after.
+   */
+  static async start(options: RaftNodeOptions): Promise<RaftNode> {
+    const node = new RaftNode(options);
+    await node.init();
+    return node;
+  }
+
+  private async init(): Promise<void> {
+    const o = this.o;
+    let state = await o.store.open();
+    if (!o.join && !state.snapshot && state.entries.length === 0 && state.hardState.term === 0 && o.peers.size > 0) {
+      // Bootstrap: every founding member writes the same snapshot at index 1 holding the
+      // initial membership and the empty application state (RawNode's documented way).
+      const learners = new Set(o.bootstrapLearners ?? []);
+      const voters = [...o.peers.keys()].filter((id) => !learners.has(id));
+      const confState: ConfState = { voters, learners: [...learners], votersOutgoing: [], learnersNext: [], autoLeave: false };
+      const data = wrapSnapshot(o.peers, await o.stateMachine.snapshot());
+      await o.store.save({ snapshot: { metadata: { index: 1, term: 1, confState }, data }, entries: [], hardState: { term: 1, vote: NONE, commit: 1 } });
+      state = await this.reopen();
+    }
+    for (const [id, url] of o.peers) this.peers.set(id, url);
+    if (state.snapshot) {
+      const { members, app } = unwrapSnapshot(state.snapshot.data);
+      for (const [id, url] of members) this.peers.set(id, url);
+      await o.stateMachine.restore(app);
+      this.memory.applySnapshot(state.snapshot);
+      this.applied = this.snapshotIndex = state.snapshot.metadata.index;
+      this.confState = state.snapshot.metadata.confState;
+    }
+    this.memory.append(state.entries);
+    this.memory.setHardState(state.hardState);
+    this.term = state.hardState.term;
+
+    this.rn = new RawNode({
+      id: this.id,
+      storage: this.memory,
+      applied: this.applied,
+      electionTick: o.electionTicks,
+      heartbeatTick: o.heartbeatTicks,
+      maxSizePerMsg: o.maxSizePerMsg,
+      maxInflightMsgs: o.maxInflightMsgs,
+      preVote: true,
+      checkQuorum: true,
+      readOnlyOption: 'safe',
+      random: { int: (n: number) => randomInt(n) },
+      logger: o.logger,
+    });
+
+    const handler: TransportHandler = {
+      process: (m: Message) => this.input(() => this.rn.step(m)),
+      reportUnreachable: (id: NodeId) => this.input(() => this.rn.reportUnreachable(id)),
+      reportSnapshot: (id: NodeId, status: SnapshotStatus) => this.input(() => this.rn.reportSnapshot(id, status === 'finish')),
+    };
+    this.transport = o.transport(handler);
+    await this.transport.start();
+    for (const [id, url] of this.peers) if (id !== this.id) this.transport.addPeer(id, url);
+
+    this.ticker = o.clock.setInterval(() => this.input(() => this.rn.tick()), o.tickMs);
+    this.loopDone = this.loop();
+  }
+
+  private async reopen(): Promise<Awaited<ReturnType<DurableLogStore['open']>>> {
+    await this.o.store.close();
+    return this.o.store.open();
+  }
+
+  // ---- public API -----------------------------------------------------------------------------
+
+  /**
+   * Replicates `command` and resolves once it is committed and applied on this member, with
+   * its log index and the state machine's apply() result. Works on any member (followers
+   * forward to the leader).
+   * Rejects with PROPOSAL_DROPPED when the command was certainly not applied (no leader known,
+   * leadership transfer in progress, or its log slot was taken by another leader's entry), and
+   * with PROPOSAL_OUTCOME_UNKNOWN when it may have been (timeout, stop, or a snapshot that
+   * skipped past it): a caller that retries after UNKNOWN must tolerate duplicates.
+   */
+  propose(command: Uint8Array): Promise<{ index: number; result: unknown }> {
+    const closed = this.closedError();
+    if (closed) return Promise.reject(closed);
+    const seq = this.nextSeq++;
+    return new Promise((resolve, reject) => {
+      const p: PendingProposal = {
+        seq,
+        resolve,
+        reject,
+        timer: this.o.clock.setTimeout(() => this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'proposal timed out'), this.o.proposalTimeoutMs),
+      };
+      this.proposals.set(seq, p);
+      try {
+        this.rn.propose(wrapCommand({ incarnation: this.incarnation, seq }, command));
+      } catch (err) {
+        if (isProposalDropped(err)) {
+          this.failProposal(seq, 'PROPOSAL_DROPPED', 'proposal dropped: no leader known or leadership transfer in progress');
+          return;
+        }
+        this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', `propose failed: ${(err as Error).message}`);
+        this.die(err as Error);
+        return;
+      }
+      this.kick();
+    });
+  }
+
+  /**
+   * A linearizable read barrier (Raft thesis §6.4, ReadIndex): resolves with an index such
+   * that this member's state machine has applied at least it and every write acknowledged
+   * (by any member) before readIndex() was called is included. Read the state machine right
+   * after the promise resolves, before yielding to other work that could apply more — or
+   * accept that later state is also linearizable. Rejects with READ_INDEX_FAILED (retry) when
+   * no leader is known, leadership changes meanwhile, or it times out.
+   */
+  readIndex(): Promise<number> {
+    const closed = this.closedError();
+    if (closed) return Promise.reject(closed);
+    if (this.lead === NONE) return Promise.reject(new RaftNodeError('READ_INDEX_FAILED', 'no leader known'));
+    const ctxBytes = new Uint8Array(INCARNATION_BYTES + 8);
+    ctxBytes.set(this.incarnation);
+    new DataView(ctxBytes.buffer).setFloat64(INCARNATION_BYTES, this.nextReadId++);
+    const ctx = Buffer.from(ctxBytes).toString('hex');
+    return new Promise((resolve, reject) => {
+      const r: PendingRead = {
+        ctx,
+        resolve,
+        reject,
+        timer: this.o.clock.setTimeout(() => this.failRead(ctx, 'read index timed out'), this.o.readTimeoutMs),
+      };
+      this.reads.set(ctx, r);
+      this.input(() => this.rn.readIndex(ctxBytes));
+    });
+  }
+
+  /**
+   * Asks the leader to hand leadership to `to` (thesis §3.10) and resolves once this member
+   * sees `to` as leader. Rejects with TRANSFER_FAILED after two election timeouts.
+   */
+  transferLeadership(to: NodeId): Promise<void> {
+    const closed = this.closedError();
+    if (closed) return Promise.reject(closed);
+    if (this.lead === to) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        if (this.lead !== to) return;
+        this.o.clock.clearTimeout(timer);
+        this.leaderWaiters.delete(done);
+        resolve();
+      };
+      const timer = this.o.clock.setTimeout(() => {
+        this.leaderWaiters.delete(done);
+        reject(new RaftNodeError('TRANSFER_FAILED', `leadership did not move to ${to}`));
+      }, 2 * this.o.electionTicks * this.o.tickMs);
+      this.leaderWaiters.add(done);
+      this.input(() => this.rn.transferLeader(to));
+    });
+  }
+
+  /** Adds a voter reachable at `url`; resolves when the change is applied on this member. */
+  addMember(id: NodeId, url: string): Promise<ConfState> {
+    return this.changeMembership(ConfChangeType.AddNode, id, { url });
+  }
+
+  /** Adds a non-voting learner reachable at `url` (catch it up, then promote()). */
+  addLearner(id: NodeId, url: string): Promise<ConfState> {
+    return this.changeMembership(ConfChangeType.AddLearnerNode, id, { url });
+  }
+
+  /** Turns learner `id` into a voter. */
+  promote(id: NodeId): Promise<ConfState> {
+    return this.changeMembership(ConfChangeType.AddNode, id, {});
+  }
+
+  /** Removes `id` from the cluster (a removed leader steps down once the change is applied). */
+  removeMember(id: NodeId): Promise<ConfState> {
+    return this.changeMembership(ConfChangeType.RemoveNode, id, {});
+  }
+
+  status(): RaftNodeStatus {
+    const s = this.rn.status();
+    const out: RaftNodeStatus = {
+      id: this.id,
+      role: ROLE[s.raftState],
+      leader: s.lead,
+      term: s.term,
+      commit: s.commit,
+      applied: this.applied,
+      snapshotIndex: this.snapshotIndex,
+      membership: s.config,
+      peers: new Map(this.peers),
+    };
+    if (s.progress) {
+      out.progress = new Map([...s.progress].map(([id, p]) => [id, { match: p.match, next: p.next, state: String(p.state) }]));
+    }
+    return out;
+  }
+
+  /** Campaigns now instead of waiting for the election timeout (tests, operator tooling). */
+  campaign(): void {
+    this.input(() => this.rn.campaign());
+  }
+
+  /**
+   * Stops ticking, lets the current Ready finish (so nothing half-applied is left in memory),
+   * rejects everything pending (proposals with OUTCOME_UNKNOWN, reads with STOPPED), stops the
+   * transport and closes the store. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    this.stopped = true;
+    this.o.clock.clearInterval(this.ticker);
+    this.kick();
+    await this.loopDone.catch(() => undefined);
+    this.rejectAll(this.closedError()!);
+    // The transport is absent only if start() failed before creating it.
+    await this.transport?.stop();
+    await this.o.store.close().catch(() => undefined);
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private closedError(): RaftNodeError | null {
+    if (this.fatal) return new RaftNodeError('FATAL', `raft node failed: ${this.fatal.message}`, { cause: this.fatal });
+    if (this.stopped) return new RaftNodeError('STOPPED', 'raft node stopped');
+    return null;
+  }
+
+  /** Feeds an input to the core and wakes the loop. A throw from the core is a broken invariant. */
+  private input(f: () => void): void {
+    if (this.stopped) return;
+    try {
+      f();
+    } catch (err) {
+      this.die(err as Error);
+      return;
+    }
+    this.kick();
+  }
+
+  private kick(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        if (!this.rn.hasReady()) {
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          continue;
+        }
+        await this.handleReady(this.rn.ready());
+      }
+    } catch (err) {
+      this.die(err as Error);
+    }
+  }
+
+  private async handleReady(rd: Ready): Promise<void> {
+    // 1. Persist, then update the image the core reads.
+    if (rd.hardState || rd.entries.length > 0 || rd.snapshot) {
+      await this.o.store.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot, sync: rd.mustSync });
+    }
+    if (rd.snapshot) this.memory.applySnapshot(rd.snapshot);
+    this.memory.append(rd.entries);
+    if (rd.hardState) {
+      this.memory.setHardState(rd.hardState);
+      this.term = rd.hardState.term;
+    }
+    this.notePlacements(rd.entries);
+
+    // 2. Send.
+    if (rd.messages.length > 0) this.transport.send(rd.messages);
+
+    if (rd.softState) this.onSoftState(rd.softState.lead);
+
+    // 3. Install the snapshot, then apply committed entries in order.
+    if (rd.snapshot) await this.installSnapshot(rd.snapshot.metadata.index, rd.snapshot.metadata.confState, rd.snapshot.data);
+    for (const e of rd.committedEntries) await this.applyEntry(e);
+
+    // 4. Read barriers.
+    for (const rs of rd.readStates) {
+      const r = this.reads.get(Buffer.from(rs.requestCtx).toString('hex'));
+      if (r) r.index = rs.index;
+    }
+    this.serveReads();
+
+    // 5. Advance, then maybe compact.
+    this.rn.advance(rd);
+    await this.maybeSnapshot();
+  }
+
+  /** Remembers where our own proposals landed in the log, to tell later whether they survived. */
+  private notePlacements(entries: readonly Entry[]): void {
+    if (this.proposals.size === 0) return;
+    for (const e of entries) {
+      const { id } = unwrapCommand(e.type === EntryType.ConfChange ? decodeConfChange(e.data).context : e.data);
+      if (!id || !sameIncarnation(id.incarnation, this.incarnation)) continue;
+      const p = this.proposals.get(id.seq);
+      if (p) p.placed = { index: e.index, term: e.term };
+    }
+  }
+
+  private onSoftState(lead: NodeId): void {
+    const changed = lead !== this.lead;
+    this.lead = lead;
+    if (!changed) return;
+    // A read barrier is answered by the leader it was sent to; a new leader never will.
+    for (const r of [...this.reads.values()]) if (r.index === undefined) this.failRead(r.ctx, 'leadership changed');
+    for (const w of [...this.leaderWaiters]) w();
+  }
+
+  private async installSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<void> {
+    const { members, app } = unwrapSnapshot(data);
+    await this.o.stateMachine.restore(app);
+    this.applied = this.snapshotIndex = index;
+    this.confState = confState;
+    for (const [id, url] of members) this.learnPeer(id, url);
+    for (const id of [...this.peers.keys()]) if (!this.isMember(id)) this.forgetPeer(id);
+    // Proposals whose slot the snapshot skipped cannot be checked any more.
+    for (const p of [...this.proposals.values()]) {
+      if (p.placed && p.placed.index <= index) this.failProposal(p.seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'a snapshot replaced the log past the proposal');
+    }
+  }
+
+  private async applyEntry(e: Entry): Promise<void> {
+    if (e.index <= this.applied) return;
+    if (e.type === EntryType.ConfChange) {
+      const cc = decodeConfChange(e.data);
+      this.confState = this.rn.applyConfChange(cc);
+      const { id, url } = parseConfContext(cc.context);
+      for (const c of cc.changes) {
+        // A member added now starts empty, and every log begins with a snapshot (bootstrap
+        // writes one at index 1), so it is caught up by a snapshot; the core refuses to
+        // restore one whose membership does not list it. Take one as soon as this entry is
+        // applied rather than ship an older one.
+        if (c.type !== ConfChangeType.RemoveNode) this.snapshotWanted = true;
+        if (c.type === ConfChangeType.RemoveNode) {
+          if (!this.isMember(c.nodeId)) this.forgetPeer(c.nodeId);
+        } else if (url) {
+          this.learnPeer(c.nodeId, url);
+        }
+      }
+      this.applied = e.index;
+      this.settleOwn(id, e, this.confState);
+    } else {
+      const { id, command } = unwrapCommand(e.data);
+      let result: unknown;
+      if (command.length > 0 || id) result = await this.o.stateMachine.apply({ index: e.index, term: e.term, data: command });
+      this.applied = e.index;
+      this.settleOwn(id, e, result);
+    }
+    // Any of our proposals placed at this index but not this entry lost its slot for good.
+    for (const p of [...this.proposals.values()]) {
+      if (p.placed && p.placed.index === e.index && p.placed.term !== e.term) {
+        this.failProposal(p.seq, 'PROPOSAL_DROPPED', `log slot ${e.index} was taken by another leader's entry`);
+      }
+    }
+  }
+
+  private settleOwn(id: { incarnation: Uint8Array; seq: number } | null, e: Entry, result: unknown): void {
+    if (!id || !sameIncarnation(id.incarnation, this.incarnation)) return;
+    const p = this.proposals.get(id.seq);
+    if (!p) return;
+    this.proposals.delete(id.seq);
+    this.o.clock.clearTimeout(p.timer);
+    p.resolve({ index: e.index, result });
+  }
+
+  private serveReads(): void {
+    for (const r of [...this.reads.values()]) {
+      if (r.index === undefined || r.index > this.applied) continue;
+      this.reads.delete(r.ctx);
+      this.o.clock.clearTimeout(r.timer);
+      r.resolve(r.index);
+    }
+  }
+
+  private async maybeSnapshot(): Promise<void> {
+    const due = this.applied - this.snapshotIndex >= this.o.snapshotEntries;
+    if (!due && !(this.snapshotWanted && this.applied > this.snapshotIndex)) return;
+    this.snapshotWanted = false;
+    const index = this.applied;
+    const data = wrapSnapshot(this.peers, await this.o.stateMachine.snapshot());
+    const snap = this.memory.createSnapshot(index, this.confState, data);
+    await this.o.store.save({ snapshot: snap, entries: [] });
+    this.snapshotIndex = index;
+    const compactTo = index - this.o.catchUpEntries;
+    if (compactTo > this.memory.firstIndex()) {
+      this.memory.compact(compactTo);
+      await this.o.store.compact(compactTo);
+    }
+  }
+
+  private changeMembership(type: ConfChangeType, nodeId: NodeId, ctx: ConfContext): Promise<ConfState> {
+    const closed = this.closedError();
+    if (closed) return Promise.reject(closed);
+    const seq = this.nextSeq++;
+    const cc: ConfChange = { transition: 'auto', changes: [{ type, nodeId }], context: confContext({ incarnation: this.incarnation, seq }, ctx) };
+    return new Promise<ConfState>((resolve, reject) => {
+      const p: PendingProposal = {
+        seq,
+        resolve: (r) => resolve(r.result as ConfState),
+        reject,
+        timer: this.o.clock.setTimeout(() => this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'membership change timed out'), this.o.proposalTimeoutMs),
+      };
+      this.proposals.set(seq, p);
+      try {
+        this.rn.proposeConfChange(cc);
+      } catch (err) {
+        this.failProposal(seq, isProposalDropped(err) ? 'PROPOSAL_DROPPED' : 'PROPOSAL_OUTCOME_UNKNOWN', `membership change refused: ${(err as Error).message}`);
+        return;
+      }
+      this.kick();
+    });
+  }
+
+  private isMember(id: NodeId): boolean {
+    const cs = this.confState;
+    return [cs.voters, cs.learners, cs.votersOutgoing, cs.learnersNext].some((ids) => ids.includes(id));
+  }
+
+  private learnPeer(id: NodeId, url: string): void {
+    if (id === this.id) {
+      this.peers.set(id, url);
+      return;
+    }
+    const known = this.peers.get(id);
+    this.peers.set(id, url);
+    if (known === undefined) this.transport.addPeer(id, url);
+    else if (known !== url) this.transport.updatePeer(id, url);
+  }
+
+  private forgetPeer(id: NodeId): void {
+    if (id === this.id) return;
+    this.peers.delete(id);
+    this.transport.removePeer(id);
+  }
+
+  private failProposal(seq: number, code: 'PROPOSAL_DROPPED' | 'PROPOSAL_OUTCOME_UNKNOWN', message: string): void {
+    const p = this.proposals.get(seq);
+    if (!p) return;
+    this.proposals.delete(seq);
+    this.o.clock.clearTimeout(p.timer);
+    p.reject(new RaftNodeError(code, message));
+  }
+
+  private failRead(ctx: string, message: string): void {
+    const r = this.reads.get(ctx);
+    if (!r) return;
+    this.reads.delete(ctx);
+    this.o.clock.clearTimeout(r.timer);
+    r.reject(new RaftNodeError('READ_INDEX_FAILED', message));
+  }
+
+  private rejectAll(err: RaftNodeError): void {
+    for (const seq of [...this.proposals.keys()]) {
+      this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', `${err.message} before the proposal was applied`);
+    }
+    for (const r of [...this.reads.values()]) {
+      this.reads.delete(r.ctx);
+      this.o.clock.clearTimeout(r.timer);
+      r.reject(err);
+    }
+  }
+
+  /** Storage failure or broken invariant: stop everything, loudly. */
+  private die(err: Error): void {
+    if (this.fatal) return;
+    this.fatal = err;
+    this.o.logger.log('error', `raft node ${this.id} stopping on fatal error: ${err.stack ?? err.message}`);
+    this.rejectAll(new RaftNodeError('FATAL', `raft node failed: ${err.message}`, { cause: err }));
+    void this.stop();
+    if (this.o.onFatal) this.o.onFatal(err);
+    else
+      queueMicrotask(() => {
+        throw err;
+      });
+  }
+
+  /** The current term as last persisted (for tests and diagnostics). */
+  get persistedTerm(): number {
+    return this.term;
+  }
+}
+
+function confContext(id: { incarnation: Uint8Array; seq: number }, ctx: ConfContext): Uint8Array {
+  return wrapCommand(id, new TextEncoder().encode(JSON.stringify(ctx)));
+}
+
+function parseConfContext(context: Uint8Array): { id: { incarnation: Uint8Array; seq: number } | null; url?: string } {
+  const { id, command } = unwrapCommand(context);
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(command)) as ConfContext;
+    return typeof parsed.url === 'string' ? { id, url: parsed.url } : { id };
+  } catch {
+    return { id };
+  }
+}

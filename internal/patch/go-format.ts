@@ -20,7 +20,8 @@ export function goValue(v: unknown): string {
   return String(v);
 }
 
-function goNumber(n: number): string {
+/** Go `%v` of a JSON number: integral values as int64, others as float64 (`1.5`, `1.2345675e+06`). */
+export function goNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
   const exp = n === 0 ? 0 : Math.floor(Math.log10(Math.abs(n)));
   if (exp < -4 || exp >= 21 || (exp >= 6 && !Number.isInteger(n))) {

@@ -24,6 +24,8 @@ export interface TypeNode {
   propertyNames(): readonly string[];
   /** The node of a declared property. */
   property(name: string): TypeNode | undefined;
+  /** Names listed under `required`. */
+  requiredNames(): readonly string[];
   /** `additionalProperties`: a node, `true` (anything), `false`, or undefined when absent. */
   additionalProperties(): TypeNode | boolean | undefined;
   /** Node of a map key: the declared property, else the `additionalProperties` schema. */
@@ -114,6 +116,11 @@ class OpenApiTypeNode implements TypeNode {
   propertyNames(): readonly string[] {
     this.names ??= Object.keys(this.resolved.properties ?? {});
     return this.names;
+  }
+
+  requiredNames(): readonly string[] {
+    const r = this.resolved.required;
+    return Array.isArray(r) ? r : [];
   }
 
   property(name: string): TypeNode | undefined {
@@ -272,6 +279,9 @@ class OverriddenTypeNode implements TypeNode {
   }
   property(name: string): TypeNode | undefined {
     return this.overrides.get(name) ?? this.base.property(name);
+  }
+  requiredNames(): readonly string[] {
+    return this.base.requiredNames();
   }
   additionalProperties() {
     return this.base.additionalProperties();

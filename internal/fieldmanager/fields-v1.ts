@@ -1,0 +1,112 @@
+// internal/fieldmanager/fields-v1 owns the FieldsV1 wire form of a field set: a JSON object
+// keyed by path elements (`f:`, `k:`, `v:`, `i:`), `{}` for a member without children, and a
+// `"."` entry for an element that is both a member and has children. Keys come out in
+// structured-merge-diff's order (element order, `"."` last), so `JSON.stringify` of the encoded
+// object is byte-for-byte what upstream writes for built-in kinds.
+// Decoding ignores element types it does not know (as upstream does) and rejects the rest of
+// malformed input with an Error whose message says what is wrong.
+// Imports: patch/json-value, fieldmanager/field-set, fieldmanager/path-element.
+
+import { isJsonObject, type JsonObject } from '../patch/json-value.js';
+import { FieldSet, type FieldSetChild } from './field-set.js';
+import { compareElements, elementsEqual, parseElement, type PathElement } from './path-element.js';
+
+/** The FieldsV1 object of a set (fresh objects; the caller may keep or serialize them). */
+export function encodeFieldsV1(set: FieldSet): JsonObject {
+  return emit(set, false);
+}
+
+function emit(set: FieldSet, includeSelf: boolean): JsonObject {
+  const out: JsonObject = {};
+  const members = set.members;
+  const children = set.children;
+  let mi = 0;
+  let ci = 0;
+  let wrote = false;
+  while (mi < members.length || ci < children.length) {
+    const m = members[mi];
+    const c = children[ci];
+    const order = m === undefined ? 1 : c === undefined ? -1 : compareElements(m, c.pe);
+    if (order < 0) {
+      out[m!.id] = {};
+      mi++;
+    } else if (order > 0) {
+      out[c!.pe.id] = emit(c!.set, false);
+      ci++;
+    } else {
+      out[c!.pe.id] = emit(c!.set, true);
+      mi++;
+      ci++;
+    }
+    wrote = true;
+  }
+  if (includeSelf && wrote) out['.'] = {};
+  return out;
+}
+
+/** The compact JSON text upstream stores in `fieldsV1`. */
+export const fieldsV1String = (set: FieldSet): string => JSON.stringify(encodeFieldsV1(set));
+
+const decoded = new WeakMap<object, FieldSet>();
+
+/**
+ * Parses a FieldsV1 object. Results are cached per object: managed fields of a stored object are
+ * decoded on every write, and the set is immutable. Throws Error on malformed input.
+ */
+export function decodeFieldsV1(fields: unknown): FieldSet {
+  if (!isJsonObject(fields)) throw new Error('fieldsV1 must be a JSON object');
+  const cached = decoded.get(fields);
+  if (cached) return cached;
+  const set = read(fields, '').children ?? new FieldSet();
+  decoded.set(fields, set);
+  return set;
+}
+
+function read(obj: JsonObject, where: string): { children: FieldSet | undefined; isMember: boolean } {
+  let isMember = false;
+  const members: PathElement[] = [];
+  const children: FieldSetChild[] = [];
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (key === '.') {
+      isMember = true;
+      continue;
+    }
+    let pe: PathElement | undefined;
+    try {
+      pe = parseElement(key);
+    } catch (err) {
+      throw new Error(`parsing key as path element ${JSON.stringify(where + key)}: ${(err as Error).message}`);
+    }
+    // An element type from a future version: dropped rather than misread.
+    if (pe === undefined) continue;
+    if (!isJsonObject(value)) throw new Error(`value of ${JSON.stringify(where + key)} must be a JSON object`);
+    const sub = read(value, `${where}${key}/`);
+    if (sub.isMember) members.push(pe);
+    if (sub.children) children.push({ pe, set: sub.children });
+  }
+  if (members.length === 0 && children.length === 0) return { children: undefined, isMember: true };
+  return { children: new FieldSet(sortUnique(members), sortChildren(children)), isMember };
+}
+
+function sortUnique(list: PathElement[]): PathElement[] {
+  let sorted = true;
+  for (let i = 1; i < list.length && sorted; i++) if (compareElements(list[i - 1]!, list[i]!) >= 0) sorted = false;
+  if (sorted) return list;
+  list.sort(compareElements);
+  return list.filter((pe, i) => i === 0 || !elementsEqual(list[i - 1]!, pe));
+}
+
+function sortChildren(list: FieldSetChild[]): FieldSetChild[] {
+  let sorted = true;
+  for (let i = 1; i < list.length && sorted; i++) if (compareElements(list[i - 1]!.pe, list[i]!.pe) >= 0) sorted = false;
+  if (sorted) return list;
+  // Stable sort keeps later duplicates after earlier ones; the later one wins, as upstream.
+  const ordered = list.map((c, i) => ({ c, i })).sort((a, b) => compareElements(a.c.pe, b.c.pe) || a.i - b.i);
+  const out: FieldSetChild[] = [];
+  for (const { c } of ordered) {
+    if (out.length > 0 && elementsEqual(out[out.length - 1]!.pe, c.pe)) out[out.length - 1] = c;
+    else out.push(c);
+  }
+  return out;
+}

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { ApiCatalog } from '../schema/catalog.js';
-import { applyDefaults, prepareForCreate } from './defaults.js';
+import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
 import { imageTag } from './pod-spec.js';
 import { podQOSClass } from './pod-status.js';
 
@@ -442,5 +442,27 @@ describe('applyDefaults details', () => {
     expect(applyDefaults(K('', 'v1', 'Pod'), 'nope')).toBe('nope');
     const lease = applyDefaults(K('coordination.k8s.io', 'v1', 'Lease'), { metadata: { name: 'l' }, spec: { holderIdentity: 'a' } });
     expect(lease).toEqual({ metadata: { name: 'l' }, spec: { holderIdentity: 'a' } });
+  });
+});
+
+describe('prepareForUpdate', () => {
+  it('carries system metadata over and keeps a client uid', () => {
+    const old = { metadata: { name: 'a', uid: 'u1', generation: 4, creationTimestamp: '2024-01-01T00:00:00Z', deletionTimestamp: '2024-02-01T00:00:00Z', deletionGracePeriodSeconds: 0 } };
+    const updated: any = prepareForUpdate(K('', 'v1', 'ConfigMap'), { metadata: { name: 'a', generation: 1, deletionTimestamp: null, creationTimestamp: '2030-01-01T00:00:00Z' } }, old);
+    expect(updated.metadata).toEqual(old.metadata);
+    const other: any = prepareForUpdate(K('', 'v1', 'ConfigMap'), { metadata: { name: 'a', uid: 'u2' } }, old);
+    expect(other.metadata.uid).toBe('u2');
+    const plain: any = prepareForUpdate(K('', 'v1', 'ConfigMap'), { metadata: { name: 'a', deletionTimestamp: '2024-02-01T00:00:00Z' } }, { metadata: { name: 'a' } });
+    expect(plain.metadata).toEqual({ name: 'a' });
+  });
+
+  it('keeps namespace finalizers and service allocations', () => {
+    const ns: any = prepareForUpdate(K('', 'v1', 'Namespace'), { metadata: { name: 'n' }, spec: {} }, { metadata: { name: 'n' }, spec: { finalizers: ['kubernetes'] } });
+    expect(ns.spec.finalizers).toEqual(['kubernetes']);
+    const old = { spec: { type: 'NodePort', clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ports: [{ port: 80, protocol: 'TCP', nodePort: 30080 }] } };
+    const svc: any = prepareForUpdate(K('', 'v1', 'Service'), { spec: { type: 'NodePort', ports: [{ port: 80, protocol: 'TCP' }, { port: 81, protocol: 'TCP' }] } }, old);
+    expect(svc.spec).toEqual({ type: 'NodePort', clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ports: [{ port: 80, protocol: 'TCP', nodePort: 30080 }, { port: 81, protocol: 'TCP' }] });
+    const ext: any = prepareForUpdate(K('', 'v1', 'Service'), { spec: { type: 'ExternalName', externalName: 'x.example.com' } }, old);
+    expect(ext.spec.clusterIP).toBeUndefined();
   });
 });

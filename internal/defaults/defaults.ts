@@ -1,8 +1,9 @@
 // internal/defaults/defaults owns the single entry the registry calls to default an object of a
 // built-in kind (issue 6 §5): the schema-derived fills first (what Go's serialization shows),
 // then the kind's own defaulting, from a table keyed by upstream group and kind so that adding a
-// kind is one line. Also the create-only preparation upstream's strategies do (namespace
-// finalizer and phase, job selector, pod status). Mutates in place; idempotent.
+// kind is one line. Also what upstream's strategies do before validating: on create (namespace
+// finalizer and phase, job selector, pod status) and on update (system metadata and allocated
+// service addresses carried over). Mutates in place; idempotent.
 // Imports: naming, schema (ResourceInfo type), validation (schema-compile, plain-json), the
 // defaults modules.
 
@@ -109,6 +110,57 @@ export function applyDefaults<T>(resource: ResourceInfo, obj: T, naming: Naming 
   const root = resource.schemaName ? builtinCompiler(naming).named(resource.schemaName) : undefined;
   if (root) fillFromSchema(obj, root);
   KIND_DEFAULTERS[`${resource.upstreamGroup}/${resource.kind}`]?.(obj, { naming, version: resource.version });
+  return obj;
+}
+
+function carryServicePorts(spec: JsonObject, oldSpec: JsonObject): void {
+  const blank = (v: unknown): boolean => v === undefined || v === null || v === '';
+  if (blank(spec.clusterIP) && !blank(oldSpec.clusterIP)) spec.clusterIP = oldSpec.clusterIP;
+  if ((!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0) && Array.isArray(oldSpec.clusterIPs)) {
+    spec.clusterIPs = [...oldSpec.clusterIPs];
+  }
+  // An unset node port keeps the one allocated to the same port/protocol before.
+  const oldPorts = Array.isArray(oldSpec.ports) ? oldSpec.ports.filter(isObject) : [];
+  for (const port of Array.isArray(spec.ports) ? spec.ports.filter(isObject) : []) {
+    if (port.nodePort) continue;
+    const match = oldPorts.find((o) => o.port === port.port && (o.protocol ?? 'TCP') === (port.protocol ?? 'TCP'));
+    if (match?.nodePort) port.nodePort = match.nodePort;
+  }
+  if (!spec.healthCheckNodePort && oldSpec.healthCheckNodePort) spec.healthCheckNodePort = oldSpec.healthCheckNodePort;
+}
+
+/**
+ * What upstream's BeforeUpdate and strategies do to an update before validating it, for the
+ * registry to call on update (after defaulting): system metadata the client cannot change is
+ * carried over from `old` (deletionTimestamp, deletionGracePeriodSeconds, generation,
+ * creationTimestamp; uid when the client sent none); a Namespace keeps its spec.finalizers
+ * (changed only through `finalize`); a Service keeps allocated cluster IPs and node ports the
+ * client left unset. Generation increments and status/spec splitting stay the registry's.
+ */
+export function prepareForUpdate<T>(resource: ResourceInfo, obj: T, old: unknown): T {
+  if (!isObject(obj) || !isObject(old)) return obj;
+  const o: JsonObject = obj;
+  const meta: JsonObject = isObject(o.metadata) ? o.metadata : (o.metadata = {});
+  const oldMeta: JsonObject = isObject(old.metadata) ? old.metadata : {};
+  for (const key of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
+    if (oldMeta[key] === undefined) delete meta[key];
+    else meta[key] = oldMeta[key];
+  }
+  if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (!meta.uid && oldMeta.uid) meta.uid = oldMeta.uid;
+  switch (`${resource.upstreamGroup}/${resource.kind}`) {
+    case '/Namespace': {
+      const spec: JsonObject = isObject(o.spec) ? o.spec : (o.spec = {});
+      const oldFinalizers = isObject(old.spec) ? old.spec.finalizers : undefined;
+      if (oldFinalizers === undefined) delete spec.finalizers;
+      else spec.finalizers = oldFinalizers;
+      break;
+    }
+    case '/Service':
+      // Moving to ExternalName releases the allocations instead.
+      if (isObject(o.spec) && isObject(old.spec) && o.spec.type !== 'ExternalName') carryServicePorts(o.spec, old.spec);
+      break;
+  }
   return obj;
 }
 

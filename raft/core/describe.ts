@@ -50,6 +50,10 @@ export function describeMessage(m: Message): string {
     if (m.reject) s += ` Rejected Commit:${m.commit} (term ${m.logTerm})`;
     return s;
   }
+  if (m.type === MessageType.ReadIndexResp) {
+    s += ` Index:${m.index} Context:${describeData(m.context)}`;
+    return s;
+  }
   const logged = m.type === MessageType.App || m.type === MessageType.Vote || m.type === MessageType.PreVote || m.type === MessageType.AppResp;
   if (logged || m.logTerm !== 0 || m.index !== 0) s += ` Log:${m.logTerm}/${m.index}`;
   if (m.reject) s += ` Rejected (Hint: ${m.rejectHint})`;

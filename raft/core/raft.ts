@@ -244,7 +244,14 @@ export class Raft {
       throw err;
     }
     invariant(snapshot.metadata.index > 0, 'need non-empty snapshot');
-    const { index, term } = snapshot.metadata;
+    const { index, term, confState: cs } = snapshot.metadata;
+    if (![cs.voters, cs.learners, cs.votersOutgoing, cs.learnersNext].some((ids) => ids.includes(to))) {
+      // The follower would refuse a snapshot that predates its membership, and we would send
+      // it again at once. Wait until the application snapshots a newer state (it should after
+      // applying a membership change); we retry on the next heartbeat response.
+      this.debug(() => `${this.id} not sending snapshot [index: ${index}] to ${to}: it predates ${to}'s membership`);
+      return false;
+    }
     this.debug(() => `${this.id} [firstindex: ${this.raftLog.firstIndex()}, commit: ${this.raftLog.committed}] sent snapshot[index: ${index}, term: ${term}] to ${to} [${pr}]`);
     pr.becomeSnapshot(index);
     this.debug(() => `${this.id} paused sending replication messages to ${to} [${pr}]`);

@@ -56,7 +56,10 @@ export class InteractionEnv {
     } catch (err) {
       // Expected refusals (a dropped proposal, an invalid conf change) are part of the
       // transcript; anything else is a bug and fails the test.
-      if (!isRaftError(err) || err.code === 'RAFT_INVARIANT') throw err;
+      if (!isRaftError(err) || err.code === 'RAFT_INVARIANT') {
+        const detail = err instanceof Error ? err.message : String(err);
+        throw new Error(`${detail}\n--- output so far (last 80 lines):\n${this.out.slice(-80).join('\n')}`, { cause: err });
+      }
       this.out.push(`error: ${err.code}: ${err.message}`);
     }
     return this.out.length > 0 ? this.out : ['ok'];
@@ -290,7 +293,8 @@ export class InteractionEnv {
   }
 
   private stabilize(ids: NodeId[]): void {
-    for (;;) {
+    for (let round = 0; ; round++) {
+      if (round > 200) throw new Error('stabilize: no quiescence after 200 rounds (messages ping-pong forever)');
       let any = false;
       for (const id of ids) any = this.processReady(this.nodes.get(id) as EnvNode) || any;
       for (const id of ids) any = this.deliverMsgs([id], new Set()) || any;

@@ -6,11 +6,9 @@
 
 import type { Naming } from '../naming/naming.js';
 import { ipFamilyOf } from '../validation/name-rules.js';
-import { arrayAt, isObject, objectAt, type JsonObject } from '../validation/plain-json.js';
+import { arrayAt, isAbsent, isBlank, isObject, objectAt, type JsonObject } from '../validation/plain-json.js';
 import { defaultPvcSpec } from './pod-spec.js';
 
-const absent = (v: unknown): boolean => v === undefined || v === null;
-const blank = (v: unknown): boolean => absent(v) || v === '';
 
 const DEFAULT_CLIENT_IP_AFFINITY_SECONDS = 10800;
 
@@ -23,29 +21,29 @@ const DEFAULT_CLIENT_IP_AFFINITY_SECONDS = 10800;
 export function defaultService(obj: JsonObject): void {
   const spec = objectAt(obj, 'spec');
   if (!spec) return;
-  if (blank(spec.sessionAffinity)) spec.sessionAffinity = 'None';
+  if (isBlank(spec.sessionAffinity)) spec.sessionAffinity = 'None';
   if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
   if (spec.sessionAffinity === 'ClientIP') {
     const timeout = objectAt(objectAt(spec, 'sessionAffinityConfig'), 'clientIP')?.timeoutSeconds;
-    if (absent(timeout)) spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: DEFAULT_CLIENT_IP_AFFINITY_SECONDS } };
+    if (isAbsent(timeout)) spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: DEFAULT_CLIENT_IP_AFFINITY_SECONDS } };
   }
-  if (blank(spec.type)) spec.type = 'ClusterIP';
+  if (isBlank(spec.type)) spec.type = 'ClusterIP';
   for (const port of arrayAt(spec, 'ports') ?? []) {
     if (!isObject(port)) continue;
-    if (blank(port.protocol)) port.protocol = 'TCP';
-    if (absent(port.targetPort) || port.targetPort === 0 || port.targetPort === '') port.targetPort = port.port;
+    if (isBlank(port.protocol)) port.protocol = 'TCP';
+    if (isAbsent(port.targetPort) || port.targetPort === 0 || port.targetPort === '') port.targetPort = port.port;
   }
   const type = spec.type;
   const externallyAccessible =
     type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (arrayAt(spec, 'externalIPs')?.length ?? 0) > 0);
-  if (externallyAccessible && blank(spec.externalTrafficPolicy)) spec.externalTrafficPolicy = 'Cluster';
-  if (absent(spec.internalTrafficPolicy) && (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP')) {
+  if (externallyAccessible && isBlank(spec.externalTrafficPolicy)) spec.externalTrafficPolicy = 'Cluster';
+  if (isAbsent(spec.internalTrafficPolicy) && (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP')) {
     spec.internalTrafficPolicy = 'Cluster';
   }
-  if (type === 'LoadBalancer' && absent(spec.allocateLoadBalancerNodePorts)) spec.allocateLoadBalancerNodePorts = true;
+  if (type === 'LoadBalancer' && isAbsent(spec.allocateLoadBalancerNodePorts)) spec.allocateLoadBalancerNodePorts = true;
   if (type === 'LoadBalancer') {
     for (const ing of arrayAt(objectAt(objectAt(obj, 'status'), 'loadBalancer'), 'ingress') ?? []) {
-      if (isObject(ing) && !blank(ing.ip) && absent(ing.ipMode)) ing.ipMode = 'VIP';
+      if (isObject(ing) && !isBlank(ing.ip) && isAbsent(ing.ipMode)) ing.ipMode = 'VIP';
     }
   }
   defaultServiceIPFamilies(spec);
@@ -55,7 +53,7 @@ function defaultServiceIPFamilies(spec: JsonObject): void {
   if (spec.type === 'ExternalName') return;
   const headless = spec.clusterIP === 'None';
   const hasSelector = isObject(spec.selector) && Object.keys(spec.selector).length > 0;
-  if (blank(spec.ipFamilyPolicy)) spec.ipFamilyPolicy = headless && !hasSelector ? 'RequireDualStack' : 'SingleStack';
+  if (isBlank(spec.ipFamilyPolicy)) spec.ipFamilyPolicy = headless && !hasSelector ? 'RequireDualStack' : 'SingleStack';
   if (!Array.isArray(spec.ipFamilies) || spec.ipFamilies.length === 0) {
     const fromIPs = (Array.isArray(spec.clusterIPs) ? spec.clusterIPs : typeof spec.clusterIP === 'string' ? [spec.clusterIP] : [])
       .map((ip) => (typeof ip === 'string' ? ipFamilyOf(ip) : undefined))
@@ -79,7 +77,7 @@ export function defaultNamespace(obj: JsonObject, naming: Naming): void {
   }
   if (!isObject(obj.status)) obj.status = {};
   const status = obj.status as JsonObject;
-  if (blank(status.phase)) status.phase = 'Active';
+  if (isBlank(status.phase)) status.phase = 'Active';
 }
 
 /**
@@ -102,7 +100,7 @@ export function prepareNamespaceForCreate(obj: JsonObject, naming: Naming): void
  * does.
  */
 export function defaultSecret(obj: JsonObject): void {
-  if (blank(obj.type)) obj.type = 'Opaque';
+  if (isBlank(obj.type)) obj.type = 'Opaque';
   const stringData = obj.stringData;
   if (isObject(stringData)) {
     if (!isObject(obj.data)) obj.data = {};
@@ -115,28 +113,28 @@ export function defaultSecret(obj: JsonObject): void {
 export function defaultPersistentVolume(obj: JsonObject): void {
   const spec = objectAt(obj, 'spec');
   if (spec) {
-    if (blank(spec.persistentVolumeReclaimPolicy)) spec.persistentVolumeReclaimPolicy = 'Retain';
-    if (blank(spec.volumeMode)) spec.volumeMode = 'Filesystem';
+    if (isBlank(spec.persistentVolumeReclaimPolicy)) spec.persistentVolumeReclaimPolicy = 'Retain';
+    if (isBlank(spec.volumeMode)) spec.volumeMode = 'Filesystem';
   }
   if (!isObject(obj.status)) obj.status = {};
-  if (blank((obj.status as JsonObject).phase)) (obj.status as JsonObject).phase = 'Pending';
+  if (isBlank((obj.status as JsonObject).phase)) (obj.status as JsonObject).phase = 'Pending';
 }
 
 export function defaultPersistentVolumeClaim(obj: JsonObject): void {
   defaultPvcSpec(obj.spec);
   if (!isObject(obj.status)) obj.status = {};
-  if (blank((obj.status as JsonObject).phase)) (obj.status as JsonObject).phase = 'Pending';
+  if (isBlank((obj.status as JsonObject).phase)) (obj.status as JsonObject).phase = 'Pending';
 }
 
 export function defaultEndpoints(obj: JsonObject): void {
   for (const subset of arrayAt(obj, 'subsets') ?? []) {
-    for (const port of arrayAt(subset, 'ports') ?? []) if (isObject(port) && blank(port.protocol)) port.protocol = 'TCP';
+    for (const port of arrayAt(subset, 'ports') ?? []) if (isObject(port) && isBlank(port.protocol)) port.protocol = 'TCP';
   }
 }
 
 export function defaultNode(obj: JsonObject): void {
   const status = objectAt(obj, 'status');
-  if (status && isObject(status.capacity) && absent(status.allocatable)) status.allocatable = { ...status.capacity };
+  if (status && isObject(status.capacity) && isAbsent(status.allocatable)) status.allocatable = { ...status.capacity };
 }
 
 export function defaultLimitRange(obj: JsonObject): void {

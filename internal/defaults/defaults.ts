@@ -9,7 +9,7 @@
 
 import { createNaming, type Naming } from '../naming/naming.js';
 import type { ResourceInfo } from '../schema/catalog.js';
-import { isObject, type JsonObject } from '../validation/plain-json.js';
+import { isBlank, isObject, type JsonObject } from '../validation/plain-json.js';
 import { builtinCompiler } from '../validation/schema-compile.js';
 import {
   defaultEndpoints,
@@ -114,8 +114,7 @@ export function applyDefaults<T>(resource: ResourceInfo, obj: T, naming: Naming 
 }
 
 function carryServicePorts(spec: JsonObject, oldSpec: JsonObject): void {
-  const blank = (v: unknown): boolean => v === undefined || v === null || v === '';
-  if (blank(spec.clusterIP) && !blank(oldSpec.clusterIP)) spec.clusterIP = oldSpec.clusterIP;
+  if (isBlank(spec.clusterIP) && !isBlank(oldSpec.clusterIP)) spec.clusterIP = oldSpec.clusterIP;
   if ((!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0) && Array.isArray(oldSpec.clusterIPs)) {
     spec.clusterIPs = [...oldSpec.clusterIPs];
   }

@@ -7,13 +7,12 @@
 // Mutates in place; idempotent.
 // Imports: validation (plain-json).
 
-import { arrayAt, isObject, objectAt, type JsonObject } from '../validation/plain-json.js';
+import { arrayAt, isBlank, isObject, objectAt, objectsIn, type JsonObject } from '../validation/plain-json.js';
 
 const setIfAbsent = (obj: JsonObject, key: string, value: unknown): void => {
-  if (obj[key] === undefined || obj[key] === null || obj[key] === '') obj[key] = value;
+  if (isBlank(obj[key])) obj[key] = value;
 };
 
-const objects = (list: unknown[] | undefined): JsonObject[] => (list ?? []).filter(isObject);
 
 /**
  * Upstream's image reference parsing for the pull policy: a reference without tag and digest
@@ -59,7 +58,7 @@ function defaultFieldRef(holder: unknown): void {
 }
 
 export function defaultContainer(c: JsonObject): void {
-  if (c.imagePullPolicy === undefined || c.imagePullPolicy === null || c.imagePullPolicy === '') {
+  if (isBlank(c.imagePullPolicy)) {
     c.imagePullPolicy = defaultPullPolicy(typeof c.image === 'string' ? c.image : '');
   }
   setIfAbsent(c, 'terminationMessagePath', '/dev/termination-log');
@@ -67,7 +66,7 @@ export function defaultContainer(c: JsonObject): void {
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) defaultProbe(c[probe]);
   const lifecycle = objectAt(c, 'lifecycle');
   if (lifecycle) for (const hook of ['postStart', 'preStop']) defaultHttpGet(lifecycle[hook]);
-  for (const env of objects(arrayAt(c, 'env'))) defaultFieldRef(env.valueFrom);
+  for (const env of objectsIn(arrayAt(c, 'env'))) defaultFieldRef(env.valueFrom);
 }
 
 /** PersistentVolumeClaim spec: volumeMode Filesystem. */
@@ -84,11 +83,11 @@ function defaultVolume(v: JsonObject): void {
     const source = objectAt(v, key);
     if (source) setIfAbsent(source, 'defaultMode', DEFAULT_MODE);
   }
-  for (const item of objects(arrayAt(objectAt(v, 'downwardAPI'), 'items'))) defaultFieldRef(item);
-  for (const source of objects(arrayAt(objectAt(v, 'projected'), 'sources'))) {
+  for (const item of objectsIn(arrayAt(objectAt(v, 'downwardAPI'), 'items'))) defaultFieldRef(item);
+  for (const source of objectsIn(arrayAt(objectAt(v, 'projected'), 'sources'))) {
     const token = objectAt(source, 'serviceAccountToken');
     if (token) setIfAbsent(token, 'expirationSeconds', 3600);
-    for (const item of objects(arrayAt(objectAt(source, 'downwardAPI'), 'items'))) defaultFieldRef(item);
+    for (const item of objectsIn(arrayAt(objectAt(source, 'downwardAPI'), 'items'))) defaultFieldRef(item);
   }
   const hostPath = objectAt(v, 'hostPath');
   if (hostPath && (hostPath.type === undefined || hostPath.type === null)) hostPath.type = '';
@@ -105,9 +104,9 @@ export function defaultPodSpec(spec: unknown): void {
   if (typeof spec.terminationGracePeriodSeconds !== 'number') spec.terminationGracePeriodSeconds = 30;
   setIfAbsent(spec, 'schedulerName', 'default-scheduler');
   for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
-    for (const c of objects(arrayAt(spec, key))) defaultContainer(c);
+    for (const c of objectsIn(arrayAt(spec, key))) defaultContainer(c);
   }
-  for (const v of objects(arrayAt(spec, 'volumes'))) defaultVolume(v);
+  for (const v of objectsIn(arrayAt(spec, 'volumes'))) defaultVolume(v);
 }
 
 /** Defaults of a PodTemplateSpec (`{metadata, spec}`). */
@@ -127,12 +126,12 @@ function requestsFromLimits(container: JsonObject): void {
 export function defaultPod(pod: JsonObject): void {
   const spec = objectAt(pod, 'spec');
   if (!spec) return;
-  for (const key of ['containers', 'initContainers']) for (const c of objects(arrayAt(spec, key))) requestsFromLimits(c);
+  for (const key of ['containers', 'initContainers']) for (const c of objectsIn(arrayAt(spec, key))) requestsFromLimits(c);
   if (typeof spec.enableServiceLinks !== 'boolean') spec.enableServiceLinks = true;
   if (spec.hostNetwork === true) {
     for (const key of ['containers', 'initContainers']) {
-      for (const c of objects(arrayAt(spec, key))) {
-        for (const port of objects(arrayAt(c, 'ports'))) {
+      for (const c of objectsIn(arrayAt(spec, key))) {
+        for (const port of objectsIn(arrayAt(c, 'ports'))) {
           if (!port.hostPort && typeof port.containerPort === 'number') port.hostPort = port.containerPort;
         }
       }

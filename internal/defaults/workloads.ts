@@ -4,36 +4,34 @@
 // Imports: naming (Naming type), validation (plain-json), pod-spec.
 
 import type { Naming } from '../naming/naming.js';
-import { isObject, objectAt, arrayAt, type JsonObject } from '../validation/plain-json.js';
+import { arrayAt, isAbsent, isBlank, isObject, objectAt, type JsonObject } from '../validation/plain-json.js';
 import { defaultPodTemplateSpec, defaultPvcSpec } from './pod-spec.js';
 
-const absent = (v: unknown): boolean => v === undefined || v === null;
-const blank = (v: unknown): boolean => absent(v) || v === '';
 
 const specOf = (obj: JsonObject): JsonObject | undefined => objectAt(obj, 'spec');
 
 export function defaultDeployment(obj: JsonObject): void {
   const spec = specOf(obj);
   if (!spec) return;
-  if (absent(spec.replicas)) spec.replicas = 1;
+  if (isAbsent(spec.replicas)) spec.replicas = 1;
   if (!isObject(spec.strategy)) spec.strategy = {};
   const strategy = spec.strategy as JsonObject;
-  if (blank(strategy.type)) strategy.type = 'RollingUpdate';
+  if (isBlank(strategy.type)) strategy.type = 'RollingUpdate';
   if (strategy.type === 'RollingUpdate') {
     if (!isObject(strategy.rollingUpdate)) strategy.rollingUpdate = {};
     const ru = strategy.rollingUpdate as JsonObject;
-    if (absent(ru.maxUnavailable)) ru.maxUnavailable = '25%';
-    if (absent(ru.maxSurge)) ru.maxSurge = '25%';
+    if (isAbsent(ru.maxUnavailable)) ru.maxUnavailable = '25%';
+    if (isAbsent(ru.maxSurge)) ru.maxSurge = '25%';
   }
-  if (absent(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
-  if (absent(spec.progressDeadlineSeconds)) spec.progressDeadlineSeconds = 600;
+  if (isAbsent(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
+  if (isAbsent(spec.progressDeadlineSeconds)) spec.progressDeadlineSeconds = 600;
   defaultPodTemplateSpec(spec.template);
 }
 
 export function defaultReplicaSet(obj: JsonObject): void {
   const spec = specOf(obj);
   if (!spec) return;
-  if (absent(spec.replicas)) spec.replicas = 1;
+  if (isAbsent(spec.replicas)) spec.replicas = 1;
   defaultPodTemplateSpec(spec.template);
 }
 
@@ -42,14 +40,14 @@ export function defaultDaemonSet(obj: JsonObject): void {
   if (!spec) return;
   if (!isObject(spec.updateStrategy)) spec.updateStrategy = {};
   const strategy = spec.updateStrategy as JsonObject;
-  if (blank(strategy.type)) strategy.type = 'RollingUpdate';
+  if (isBlank(strategy.type)) strategy.type = 'RollingUpdate';
   if (strategy.type === 'RollingUpdate') {
     if (!isObject(strategy.rollingUpdate)) strategy.rollingUpdate = {};
     const ru = strategy.rollingUpdate as JsonObject;
-    if (absent(ru.maxUnavailable)) ru.maxUnavailable = 1;
-    if (absent(ru.maxSurge)) ru.maxSurge = 0;
+    if (isAbsent(ru.maxUnavailable)) ru.maxUnavailable = 1;
+    if (isAbsent(ru.maxSurge)) ru.maxSurge = 0;
   }
-  if (absent(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
+  if (isAbsent(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
   defaultPodTemplateSpec(spec.template);
 }
 
@@ -60,29 +58,29 @@ export function defaultDaemonSet(obj: JsonObject): void {
 export function defaultStatefulSet(obj: JsonObject): void {
   const spec = specOf(obj);
   if (!spec) return;
-  if (blank(spec.podManagementPolicy)) spec.podManagementPolicy = 'OrderedReady';
+  if (isBlank(spec.podManagementPolicy)) spec.podManagementPolicy = 'OrderedReady';
   if (!isObject(spec.updateStrategy)) spec.updateStrategy = {};
   const strategy = spec.updateStrategy as JsonObject;
-  if (blank(strategy.type)) {
+  if (isBlank(strategy.type)) {
     strategy.type = 'RollingUpdate';
     if (!isObject(strategy.rollingUpdate)) strategy.rollingUpdate = {};
   }
-  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate) && absent(strategy.rollingUpdate.partition)) {
+  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate) && isAbsent(strategy.rollingUpdate.partition)) {
     strategy.rollingUpdate.partition = 0;
   }
   if (!isObject(spec.persistentVolumeClaimRetentionPolicy)) spec.persistentVolumeClaimRetentionPolicy = {};
   const retention = spec.persistentVolumeClaimRetentionPolicy as JsonObject;
-  if (blank(retention.whenDeleted)) retention.whenDeleted = 'Retain';
-  if (blank(retention.whenScaled)) retention.whenScaled = 'Retain';
-  if (absent(spec.replicas)) spec.replicas = 1;
-  if (absent(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
+  if (isBlank(retention.whenDeleted)) retention.whenDeleted = 'Retain';
+  if (isBlank(retention.whenScaled)) retention.whenScaled = 'Retain';
+  if (isAbsent(spec.replicas)) spec.replicas = 1;
+  if (isAbsent(spec.revisionHistoryLimit)) spec.revisionHistoryLimit = 10;
   defaultPodTemplateSpec(spec.template);
   for (const claim of arrayAt(spec, 'volumeClaimTemplates') ?? []) {
     if (!isObject(claim)) continue;
     defaultPvcSpec(claim.spec);
     // Upstream runs the PersistentVolumeClaim object defaults on each template, status included.
     if (!isObject(claim.status)) claim.status = {};
-    if (blank((claim.status as JsonObject).phase)) (claim.status as JsonObject).phase = 'Pending';
+    if (isBlank((claim.status as JsonObject).phase)) (claim.status as JsonObject).phase = 'Pending';
   }
 }
 
@@ -95,7 +93,7 @@ export function defaultReplicationController(obj: JsonObject): void {
     const meta = objectAt(obj, 'metadata');
     if (meta && (!isObject(meta.labels) || Object.keys(meta.labels).length === 0)) meta.labels = { ...templateLabels };
   }
-  if (absent(spec.replicas)) spec.replicas = 1;
+  if (isAbsent(spec.replicas)) spec.replicas = 1;
   defaultPodTemplateSpec(spec.template);
 }
 
@@ -107,35 +105,35 @@ export function defaultPodTemplate(obj: JsonObject): void {
 export function defaultJob(obj: JsonObject): void {
   const spec = specOf(obj);
   if (!spec) return;
-  if (absent(spec.completions) && absent(spec.parallelism)) {
+  if (isAbsent(spec.completions) && isAbsent(spec.parallelism)) {
     spec.completions = 1;
     spec.parallelism = 1;
   }
-  if (absent(spec.parallelism)) spec.parallelism = 1;
-  if (absent(spec.backoffLimit)) spec.backoffLimit = absent(spec.backoffLimitPerIndex) ? 6 : 2147483647;
+  if (isAbsent(spec.parallelism)) spec.parallelism = 1;
+  if (isAbsent(spec.backoffLimit)) spec.backoffLimit = isAbsent(spec.backoffLimitPerIndex) ? 6 : 2147483647;
   const templateLabels = objectAt(objectAt(spec.template, 'metadata'), 'labels');
   const meta = objectAt(obj, 'metadata');
   if (templateLabels && meta && (!isObject(meta.labels) || Object.keys(meta.labels).length === 0)) meta.labels = { ...templateLabels };
-  if (blank(spec.completionMode)) spec.completionMode = 'NonIndexed';
-  if (absent(spec.suspend)) spec.suspend = false;
+  if (isBlank(spec.completionMode)) spec.completionMode = 'NonIndexed';
+  if (isAbsent(spec.suspend)) spec.suspend = false;
   const failurePolicy = objectAt(spec, 'podFailurePolicy');
   for (const rule of arrayAt(failurePolicy, 'rules') ?? []) {
     for (const pattern of arrayAt(rule, 'onPodConditions') ?? []) {
-      if (isObject(pattern) && blank(pattern.status)) pattern.status = 'True';
+      if (isObject(pattern) && isBlank(pattern.status)) pattern.status = 'True';
     }
   }
-  if (blank(spec.podReplacementPolicy)) spec.podReplacementPolicy = failurePolicy ? 'Failed' : 'TerminatingOrFailed';
-  if (absent(spec.manualSelector)) spec.manualSelector = false;
+  if (isBlank(spec.podReplacementPolicy)) spec.podReplacementPolicy = failurePolicy ? 'Failed' : 'TerminatingOrFailed';
+  if (isAbsent(spec.manualSelector)) spec.manualSelector = false;
   defaultPodTemplateSpec(spec.template);
 }
 
 export function defaultCronJob(obj: JsonObject): void {
   const spec = specOf(obj);
   if (!spec) return;
-  if (blank(spec.concurrencyPolicy)) spec.concurrencyPolicy = 'Allow';
-  if (absent(spec.suspend)) spec.suspend = false;
-  if (absent(spec.successfulJobsHistoryLimit)) spec.successfulJobsHistoryLimit = 3;
-  if (absent(spec.failedJobsHistoryLimit)) spec.failedJobsHistoryLimit = 1;
+  if (isBlank(spec.concurrencyPolicy)) spec.concurrencyPolicy = 'Allow';
+  if (isAbsent(spec.suspend)) spec.suspend = false;
+  if (isAbsent(spec.successfulJobsHistoryLimit)) spec.successfulJobsHistoryLimit = 3;
+  if (isAbsent(spec.failedJobsHistoryLimit)) spec.failedJobsHistoryLimit = 1;
   defaultPodTemplateSpec(objectAt(objectAt(spec, 'jobTemplate'), 'spec')?.template);
 }
 

@@ -20,7 +20,7 @@ import {
   isValidIP,
   maskTrailingDash,
 } from './name-rules.js';
-import { isAbsent, isObject, jsonEqual, type JsonObject } from './plain-json.js';
+import { isAbsent, isObject, jsonEqual, str, type JsonObject } from './plain-json.js';
 
 /** Checks a name (or, with isPrefix, a generateName prefix); returns upstream-style messages. */
 export type NameValidator = (name: string, isPrefix: boolean) => string[];
@@ -222,8 +222,6 @@ export function validateManagedFields(entries: unknown, path: string): FieldErro
   });
   return errs;
 }
-
-const str = (meta: JsonObject, key: string): string => (typeof meta[key] === 'string' ? (meta[key] as string) : '');
 
 /** The rules shared by create and update (labels, annotations, owners, finalizers, managed fields). */
 function validateCommon(meta: JsonObject, ctx: MetaValidationContext): FieldError[] {

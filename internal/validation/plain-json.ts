@@ -21,35 +21,27 @@ export const arrayAt = (v: unknown, key: string): unknown[] | undefined => {
   return Array.isArray(child) ? child : undefined;
 };
 
-export const stringAt = (v: unknown, key: string): string | undefined => {
-  if (!isObject(v)) return undefined;
+/** The string at `key`, or '' when absent or not a string. */
+export const str = (v: unknown, key: string): string => {
+  if (!isObject(v)) return '';
   const child = v[key];
-  return typeof child === 'string' ? child : undefined;
+  return typeof child === 'string' ? child : '';
 };
 
-export const numberAt = (v: unknown, key: string): number | undefined => {
-  if (!isObject(v)) return undefined;
-  const child = v[key];
-  return typeof child === 'number' && Number.isFinite(child) ? child : undefined;
-};
+/** The list at `key`, or [] when absent or not a list. */
+export const list = (v: unknown, key: string): unknown[] => arrayAt(v, key) ?? [];
 
-export const booleanAt = (v: unknown, key: string): boolean | undefined => {
-  if (!isObject(v)) return undefined;
-  const child = v[key];
-  return typeof child === 'boolean' ? child : undefined;
-};
+/** The object elements of a list (other elements are the schema's to report). */
+export const objectsIn = (items: unknown[] | undefined): JsonObject[] => (items ?? []).filter(isObject);
 
-/** A map of strings (labels, annotations, selectors); non-string values are skipped. */
-export const stringMapAt = (v: unknown, key: string): Record<string, string> | undefined => {
-  const m = objectAt(v, key);
-  if (!m) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(m)) if (typeof val === 'string') out[k] = val;
-  return out;
-};
+/** Whether `key` holds a value other than null. */
+export const has = (v: unknown, key: string): boolean => isObject(v) && v[key] !== undefined && v[key] !== null;
 
 /** Absent and null are the same thing to the API (Go decodes both to the zero value). */
 export const isAbsent = (v: unknown): boolean => v === undefined || v === null;
+
+/** Absent or the empty string: what upstream's defaulters treat as unset for string fields. */
+export const isBlank = (v: unknown): boolean => isAbsent(v) || v === '';
 
 const isEmptyList = (v: unknown): boolean => isAbsent(v) || (Array.isArray(v) && v.length === 0);
 

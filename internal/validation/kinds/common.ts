@@ -126,7 +126,5 @@ export function notMoreThan100Percent(value: unknown, path: string): FieldError[
   return v?.percent && v.value > 100 ? [fieldErrors.invalid(path, value, 'must not be greater than 100%')] : [];
 }
 
-export const str = (o: unknown, key: string): string => (isObject(o) && typeof o[key] === 'string' ? (o[key] as string) : '');
-export const obj = (o: unknown, key: string): JsonObject | undefined => (isObject(o) && isObject(o[key]) ? (o[key] as JsonObject) : undefined);
-export const list = (o: unknown, key: string): unknown[] => (isObject(o) && Array.isArray(o[key]) ? (o[key] as unknown[]) : []);
-export const has = (o: unknown, key: string): boolean => isObject(o) && o[key] !== undefined && o[key] !== null;
+// Short readers the rules use on every line.
+export { has, list, objectAt as obj, str } from '../plain-json.js';

@@ -1,0 +1,32 @@
+// e2e/support/kubectl owns running the kubectl installed on the machine against a server
+// process, capturing what it prints. Test-only.
+
+import { spawn, execFileSync } from 'node:child_process';
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function kubectlAvailable(): boolean {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('kubectl', [`--kubeconfig=${kubeconfig}`, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECACHEDIR: `${kubeconfig}.cache` } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}

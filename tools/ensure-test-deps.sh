@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond npm packages, when it is missing:
+#   kubectl            (preinstalled on our machines; the e2e suite uses the installed one)
+#   python3-kubernetes (Debian's package, imported by Debian's /usr/bin/python3 only)
+#   etcd-server        (Debian's etcd, for the etcd backend and benchmark baselines)
+# Needs root for apt-get; says clearly what is missing otherwise.
+set -euo pipefail
+
+missing=()
+command -v kubectl >/dev/null 2>&1 || missing+=(kubectl)
+/usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
+command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "ensure-test-deps: missing ${missing[*]}; run as root (or install them) so apt-get can add them" >&2
+  exit 1
+fi
+echo "==> installing test dependencies with apt-get: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "==> test dependencies installed"

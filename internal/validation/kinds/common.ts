@@ -37,7 +37,6 @@ export function positive(value: unknown, path: string): FieldError[] {
   return typeof value === 'number' && value <= 0 ? [fieldErrors.invalid(path, value, 'must be greater than 0')] : [];
 }
 
-const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
 /** A metav1.LabelSelector: match labels as labels, expressions with valid operators, keys and values. */
 export function validateLabelSelector(selector: unknown, path: string): FieldError[] {

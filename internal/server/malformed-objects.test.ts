@@ -1,0 +1,71 @@
+// Forced deletion of objects that cannot be read back (spec §3.1), against a real server
+// whose store holds a value that does not decode.
+import { describe, it, expect, afterEach } from 'vitest';
+import { FeatureGates } from '../config/feature-gates.js';
+import { startTestServer, type TestServer } from '../testserver/test-server.js';
+
+let t: TestServer | undefined;
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+const KEY = '/registry/core/configmaps/default/broken';
+const PATH = '/api/v1/namespaces/default/configmaps/broken';
+
+async function corrupt(server: TestServer): Promise<void> {
+  await server.server.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: KEY, value: Buffer.from('\u0000not json{') }] });
+}
+
+describe('malformed objects', () => {
+  it('fail reads with 500 and a normal delete with 500 naming the option', async () => {
+    t = await startTestServer();
+    await corrupt(t);
+    const get = await t.admin.get(PATH);
+    expect(get.status).toBe(500);
+    expect(get.json()).toMatchObject({ reason: 'InternalError', message: expect.stringContaining('unable to decode') });
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps')).status).toBe(500);
+    const del = await t.admin.delete(PATH);
+    expect(del.status).toBe(500);
+    expect(del.json<{ message: string }>().message).toContain('ignoreStoreReadErrorWithClusterBreakingPotential');
+  });
+
+  it('refuse the unsafe option while the gate is off', async () => {
+    t = await startTestServer();
+    await corrupt(t);
+    const del = await t.admin.delete(PATH, { ignoreStoreReadErrorWithClusterBreakingPotential: true });
+    expect(del.status).toBe(422);
+    expect((await t.admin.get(PATH)).status).toBe(500);
+  });
+
+  it('are force-deleted with the option when the gate is on; the option excludes the other fields', async () => {
+    t = await startTestServer({ featureGates: FeatureGates.parse('AllowUnsafeMalformedObjectDeletion=true') });
+    await corrupt(t);
+    const withOthers = await t.admin.delete(PATH, { ignoreStoreReadErrorWithClusterBreakingPotential: true, gracePeriodSeconds: 0, propagationPolicy: 'Background' });
+    expect(withOthers.status).toBe(422);
+    expect(withOthers.json<{ details: { causes: Array<{ field: string }> } }>().details.causes.map((c) => c.field).sort()).toEqual(['gracePeriodSeconds', 'propagationPolicy']);
+    const del = await t.admin.delete(PATH, { ignoreStoreReadErrorWithClusterBreakingPotential: true });
+    expect(del.status).toBe(200);
+    expect((await t.admin.get(PATH)).status).toBe(404);
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps')).status).toBe(200);
+  });
+
+  it('leave well-formed objects to the normal path even with the option', async () => {
+    t = await startTestServer({ featureGates: FeatureGates.parse('AllowUnsafeMalformedObjectDeletion=true') });
+    await t.admin.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fine', finalizers: ['x.io/hold'] } });
+    const del = await t.admin.delete('/api/v1/namespaces/default/configmaps/fine', { ignoreStoreReadErrorWithClusterBreakingPotential: true });
+    expect(del.status).toBe(200);
+    // The object is well-formed, so its finalizer is honoured.
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/fine')).json<{ metadata: { deletionTimestamp?: string } }>().metadata.deletionTimestamp).toBeDefined();
+  });
+});
+
+describe('resource versions newer than the store', () => {
+  it('get waits briefly, then answers 504 "Too large resource version" with Retry-After', async () => {
+    t = await startTestServer();
+    const res = await t.admin.get('/api/v1/namespaces/default?resourceVersion=999999');
+    expect(res.status).toBe(504);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.json()).toMatchObject({ reason: 'Timeout', message: expect.stringContaining('Too large resource version') });
+  }, 15_000);
+});

@@ -46,7 +46,8 @@ describe('RaftNode processes under leader kill -9 and a partition', () => {
     let seed = 4242;
     const rand = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
+      // High bits: an LCG's low bits cycle with short periods.
+      return Math.floor((seed / 2147483648) * n);
     };
     const events: string[] = [];
     try {

@@ -56,7 +56,8 @@ describe('LevelDB log store under kill -9', () => {
     let seed = 20240611;
     const next = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
+      // High bits: an LCG's low bits cycle with short periods.
+      return Math.floor((seed / 2147483648) * n);
     };
     let totalAcks = 0;
     try {

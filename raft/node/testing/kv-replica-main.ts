@@ -1,0 +1,121 @@
+// raft/node/testing/kv-replica-main.ts is the entry point of one replica process used by the
+// multi-process tests and the benchmark: a RaftNode over LevelDB (fsync on) and the HTTP/2
+// mutual-TLS transport, replicating KvStateMachine, with a tiny HTTP/1.1 client API:
+//   POST /put {key,value}      → 200 {index, prev} once committed and applied here
+//                                 503 {code} certainly not applied, 504 {code} outcome unknown
+//   GET  /get?key=k            → 200 {value, index} after a ReadIndex barrier; 503 on failure
+//   GET  /status               → RaftNode status (role, leader, term, commit, applied)
+//   POST /partition?on=1|0     → cut this member off the Raft network (fault injection)
+// argv: <path of a ReplicaConfig JSON file>. Prints one line `{"ready":true}` once serving.
+
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { createLevelLogStore } from '../../storage/level-log-store.js';
+import { memberCommonName, type TlsMaterial } from '../../transport/cluster-ca.js';
+import { Http2Transport } from '../../transport/http2-transport.js';
+import type { NodeId } from '../../types.js';
+import { isRaftNodeError } from '../node-errors.js';
+import { RaftNode } from '../raft-node.js';
+import { KvStateMachine, encodeKvCommand } from './kv-state-machine.js';
+import { PartitionableTransport } from './partitionable-transport.js';
+
+export interface ReplicaConfig {
+  id: NodeId;
+  clusterId: string;
+  dataDir: string;
+  raft: { host: string; port: number };
+  api: { host: string; port: number };
+  peers: [NodeId, string][];
+  tls: TlsMaterial;
+  tickMs: number;
+  electionTicks: number;
+  snapshotEntries?: number;
+}
+
+const config = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ReplicaConfig;
+const sm = new KvStateMachine();
+let partitionable: PartitionableTransport | null = null;
+
+const node = await RaftNode.start({
+  id: config.id,
+  peers: new Map(config.peers),
+  store: createLevelLogStore(config.dataDir),
+  stateMachine: sm,
+  transport: (handler) =>
+    (partitionable = new PartitionableTransport(handler, (inner) =>
+      new Http2Transport({
+        id: config.id,
+        clusterId: config.clusterId,
+        listen: config.raft,
+        tls: config.tls,
+        handler: inner,
+        peerCommonName: memberCommonName,
+        backoff: { initialMs: 20, maxMs: 300 },
+      }),
+    )),
+  tickMs: config.tickMs,
+  electionTicks: config.electionTicks,
+  heartbeatTicks: 1,
+  snapshotEntries: config.snapshotEntries ?? 2_000,
+  catchUpEntries: 500,
+  proposalTimeoutMs: 3_000,
+  readTimeoutMs: 2_000,
+  onFatal: (err) => {
+    process.stderr.write(`fatal: ${err.stack ?? err.message}\n`);
+    process.exit(70);
+  },
+});
+
+function reply(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function failure(res: http.ServerResponse, err: unknown): void {
+  if (isRaftNodeError(err)) {
+    const unknown = err.code === 'PROPOSAL_OUTCOME_UNKNOWN';
+    reply(res, unknown ? 504 : 503, { code: err.code, message: err.message });
+  } else {
+    reply(res, 500, { code: 'INTERNAL', message: (err as Error).message });
+  }
+}
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://replica');
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    if (req.method === 'POST' && url.pathname === '/put') {
+      const { key, value } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { key: string; value: string };
+      node.propose(encodeKvCommand({ op: 'put', key, value })).then(
+        (r) => reply(res, 200, { index: r.index, prev: r.result }),
+        (err: unknown) => failure(res, err),
+      );
+    } else if (req.method === 'GET' && url.pathname === '/get') {
+      const key = url.searchParams.get('key') ?? '';
+      node.readIndex().then(
+        (index) => reply(res, 200, { value: sm.get(key) ?? null, index }),
+        (err: unknown) => failure(res, err),
+      );
+    } else if (req.method === 'GET' && url.pathname === '/status') {
+      const s = node.status();
+      reply(res, 200, { id: s.id, role: s.role, leader: s.leader, term: s.term, commit: s.commit, applied: s.applied });
+    } else if (req.method === 'POST' && url.pathname === '/partition') {
+      if (partitionable) partitionable.partitioned = url.searchParams.get('on') === '1';
+      reply(res, 200, { partitioned: partitionable?.partitioned ?? false });
+    } else {
+      reply(res, 404, { code: 'NOT_FOUND' });
+    }
+  });
+});
+server.keepAliveTimeout = 60_000;
+await new Promise<void>((resolve) => server.listen(config.api.port, config.api.host, resolve));
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+
+const shutdown = (): void => {
+  server.close();
+  void node.stop().then(() => process.exit(0));
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

@@ -131,7 +131,7 @@ export class FieldManager {
       // An existing object nobody tracks stays untracked (upstream only starts on create/apply).
       if (managed.sets.size === 0 && !isCreate && !reset) return stripped;
 
-      const base = reset || live === undefined ? this.baseline(stripped) : withoutManagedFields(live);
+      const base = reset || live === undefined ? undefined : withoutManagedFields(live);
       this.recordUpdate(base, stripped, managed, options.manager, options.apiVersion, subresource, time);
       capUpdateManagers(managed, this.config.maxUpdateManagers ?? DEFAULT_MAX_UPDATE_MANAGERS);
       return withManagedFields(stripped, managed);
@@ -159,7 +159,7 @@ export class FieldManager {
     if (liveView && managed.sets.size === 0) {
       // Everything an untracked object has so far belongs to its earlier writers, whom apply
       // must not silently overwrite.
-      this.recordUpdate(this.baseline(liveView), liveView, managed, BEFORE_FIRST_APPLY_MANAGER, options.apiVersion, subresource, time);
+      this.recordUpdate(undefined, liveView, managed, BEFORE_FIRST_APPLY_MANAGER, options.apiVersion, subresource, time);
     }
     const meta = config.metadata;
     if (isJsonObject(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
@@ -196,9 +196,12 @@ export class FieldManager {
     return withManagedFields(withoutManagedFields(object), managed);
   }
 
-  /** The update path shared by writes and "before-first-apply": records `manager`'s changes. */
+  /**
+   * The update path shared by writes and "before-first-apply": records `manager`'s changes from
+   * `live` (undefined: a new object) to `next`.
+   */
   private recordUpdate(
-    live: JsonValue | undefined,
+    live: JsonObject | undefined,
     next: JsonObject,
     managed: Managed,
     manager: string,
@@ -211,7 +214,10 @@ export class FieldManager {
     // loses changed fields like any other, and its time only moves if this write took fields.
     const current = '\u0000current-operation';
     const updater = new Updater(this.type, { ignored: this.ignored(subresource) });
-    const sets = updater.update(live, next, apiVersion, managed.sets, current);
+    const typed = this.config.objectModel === 'typed';
+    const before = typed ? withZeroValues(live ?? {}, this.type) : live;
+    const after = typed ? (withZeroValues(next, this.type) as JsonObject) : next;
+    const sets = updater.update(before, after, apiVersion, managed.sets, current);
     replaceSets(managed, sets);
     stripIdentity(managed, current);
     const vs = managed.sets.get(current);
@@ -239,34 +245,61 @@ export class FieldManager {
     const ig = this.config.ignoredFields;
     return typeof ig === 'function' ? ig(subresource) : ig;
   }
-
-  /**
-   * What a new object is before its fields are set: nothing for unstructured kinds; for typed
-   * kinds the value structs (schema default `{}`) that Go's zero object already has.
-   */
-  private baseline(obj: JsonObject): JsonObject | undefined {
-    if (this.config.objectModel !== 'typed') return undefined;
-    return zeroStructs(obj, this.type);
-  }
 }
 
 /**
- * The parts of Go's zero object that matter for ownership: value structs (schema default `{}`)
- * exist, and required lists and maps (no `omitempty`) exist as null.
+ * `v` as upstream's typed objects hold it: every value struct (a field whose schema default is
+ * `{}`) exists, and required lists and maps (no `omitempty`) exist as null. Ownership is
+ * computed between such objects, which decides whether a struct was "added" (`.` entries).
  */
-function zeroStructs(obj: JsonObject, t: SmdType): JsonObject {
-  const out: JsonObject = {};
-  const map = t.map;
-  if (!map) return out;
-  for (const key of Object.keys(obj)) {
-    const v = obj[key];
-    const ft = map.field(key);
-    if (!ft) continue;
-    const d = map.fieldDefault(key);
-    if (ft.map && isJsonObject(v) && isJsonObject(d) && Object.keys(d).length === 0) out[key] = zeroStructs(v, ft);
-    else if ((ft.list || ft.map) && map.fieldRequired(key)) out[key] = null;
+function withZeroValues(v: JsonValue | undefined, t: SmdType): JsonValue | undefined {
+  if (Array.isArray(v)) {
+    const list = t.list;
+    if (!list || list.atomic) return v;
+    const elem = list.element();
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const filled = withZeroValues(v[i], elem) as JsonValue;
+      if (filled !== v[i]) (out ??= v.slice())[i] = filled;
+    }
+    return out ?? v;
   }
-  return out;
+  const map = t.map;
+  if (!isJsonObject(v) || !map || map.atomic) return v;
+  let out: JsonObject | undefined;
+  const set = (key: string, value: JsonValue) => ((out ??= { ...v })[key] = value);
+  for (const key of Object.keys(v)) {
+    const ft = map.field(key) ?? map.element();
+    if (!ft) continue;
+    const filled = withZeroValues(v[key], ft);
+    if (filled !== v[key] && filled !== undefined) set(key, filled);
+  }
+  for (const key of valueStructFields(map, t)) {
+    if (Object.hasOwn(v, key)) continue;
+    const ft = map.field(key)!;
+    if (ft.map) set(key, withZeroValues({}, ft) as JsonValue);
+    else set(key, null);
+  }
+  return out ?? v;
+}
+
+const zeroFieldsCache = new WeakMap<SmdType, string[]>();
+
+/** Declared fields a Go zero value has: value structs and required lists/maps. */
+function valueStructFields(map: NonNullable<SmdType['map']>, t: SmdType): string[] {
+  let names = zeroFieldsCache.get(t);
+  if (!names) {
+    names = [];
+    for (const name of map.fieldNames()) {
+      const ft = map.field(name);
+      if (!ft) continue;
+      const d = map.fieldDefault(name);
+      if (ft.map && isJsonObject(d) && Object.keys(d).length === 0) names.push(name);
+      else if ((ft.list || ft.map) && map.fieldRequired(name)) names.push(name);
+    }
+    zeroFieldsCache.set(t, names);
+  }
+  return names;
 }
 
 function stripIdentity(managed: Managed, id: string): void {

@@ -28,6 +28,8 @@ export interface SmdMap {
   readonly atomic: boolean;
   /** The type of a declared struct field. */
   field(name: string): SmdType | undefined;
+  /** Declared struct fields, in schema order. */
+  fieldNames(): readonly string[];
   /** The type of keys that are not declared fields (undefined: such keys are not allowed). */
   element(): SmdType | undefined;
   /** Default of a declared field. */
@@ -64,6 +66,9 @@ class StaticMap implements SmdMap {
   ) {}
   field(): undefined {
     return undefined;
+  }
+  fieldNames(): readonly string[] {
+    return [];
   }
   element(): SmdType {
     return this.elem();
@@ -149,6 +154,9 @@ class CompiledMap implements SmdMap {
       this.fields.set(name, t);
     }
     return t;
+  }
+  fieldNames(): readonly string[] {
+    return this.node.propertyNames();
   }
   element(): SmdType | undefined {
     if (this.elem === null) {

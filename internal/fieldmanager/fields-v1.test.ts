@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { FieldSet } from './field-set.js';
+import { decodeFieldsV1, encodeFieldsV1, fieldsV1String } from './fields-v1.js';
+import {
+  compareElements,
+  fieldElement as f,
+  indexElement as i,
+  keyElement,
+  parseElement,
+  pathString,
+  valueElement as v,
+  type Path,
+} from './path-element.js';
+
+const k = (fields: Record<string, string | number | boolean>) => keyElement(Object.entries(fields));
+const paths = (s: FieldSet) => s.paths().map(pathString);
+
+describe('path elements', () => {
+  it('order fields < keys < values < indexes', () => {
+    const sorted = [i(0), v('a'), k({ name: 'a' }), f('z')].sort(compareElements);
+    expect(sorted.map((pe) => pe.id)).toEqual(['f:z', 'k:{"name":"a"}', 'v:"a"', 'i:0']);
+  });
+
+  it('order values numbers < strings < booleans < lists < maps < null, numbers by value', () => {
+    const sorted = [v(null), v({ a: 1 }), v([1]), v(true), v('b'), v(10), v(9), v(false), v('a')].sort(compareElements);
+    expect(sorted.map((pe) => pe.id)).toEqual(['v:9', 'v:10', 'v:"a"', 'v:"b"', 'v:false', 'v:true', 'v:[1]', 'v:{"a":1}', 'v:null']);
+  });
+
+  it('order key elements by sorted key names, then values', () => {
+    const a = k({ protocol: 'TCP', containerPort: 9 });
+    const b = k({ containerPort: 10, protocol: 'TCP' });
+    expect(a.id).toBe('k:{"containerPort":9,"protocol":"TCP"}');
+    expect(compareElements(a, b)).toBeLessThan(0);
+  });
+
+  it('orders field names by UTF-8 bytes', () => {
+    // U+FF5E sorts before U+1F600 in UTF-8 but after its surrogates in UTF-16.
+    expect(compareElements(f('\uff5e'), f('\u{1f600}'))).toBeLessThan(0);
+  });
+
+  it('spells paths as upstream prints them', () => {
+    const p: Path = [f('spec'), f('containers'), k({ name: 'web' }), f('ports'), k({ containerPort: 80, protocol: 'TCP' })];
+    expect(pathString(p)).toBe('.spec.containers[name="web"].ports[containerPort=80,protocol="TCP"]');
+    expect(pathString([f('metadata'), f('finalizers'), v('a')])).toBe('.metadata.finalizers[="a"]');
+    expect(pathString([f('args'), i(2)])).toBe('.args[2]');
+  });
+
+  it.each([
+    ['f:spec', 'f:spec'],
+    ['k:{"b":"2","a":1}', 'k:{"a":1,"b":"2"}'],
+    ['v:"x"', 'v:"x"'],
+    ['i:3', 'i:3'],
+  ])('parses %s', (raw, canonical) => {
+    expect(parseElement(raw)?.id).toBe(canonical);
+  });
+
+  it.each(['f', 'fx', 'k:{', 'k:[1]', 'v:', 'i:x'])('rejects the malformed key %j', (raw) => {
+    expect(() => parseElement(raw)).toThrow();
+  });
+
+  it('ignores element types it does not know', () => {
+    expect(parseElement('z:whatever')).toBeUndefined();
+  });
+});
+
+describe('field sets', () => {
+  const s = (...ps: Path[]) => FieldSet.of(...ps);
+  const abc = [f('a'), f('b'), f('c')];
+
+  it('union, intersection and difference work level by level', () => {
+    const x = s([f('a')], [f('b'), f('c')]);
+    const y = s([f('b'), f('c')], [f('b'), f('d')]);
+    expect(paths(x.union(y))).toEqual(['.a', '.b.c', '.b.d']);
+    expect(paths(x.intersection(y))).toEqual(['.b.c']);
+    expect(paths(x.difference(y))).toEqual(['.a']);
+  });
+
+  it('difference treats parents and children as distinct members (parent − child = parent)', () => {
+    expect(paths(s([f('a'), f('b')]).difference(s(abc)))).toEqual(['.a.b']);
+    expect(paths(s(abc).difference(s([f('a'), f('b')])))).toEqual(['.a.b.c']);
+  });
+
+  it('recursive difference also removes what is below a removed member', () => {
+    expect(paths(s(abc, [f('x')]).recursiveDifference(s([f('a'), f('b')])))).toEqual(['.x']);
+  });
+
+  it('has and withPrefix', () => {
+    const x = s(abc);
+    expect(x.has(abc)).toBe(true);
+    expect(x.has([f('a'), f('b')])).toBe(false);
+    expect(paths(x.withPrefix(f('a')))).toEqual(['.b.c']);
+    expect(x.withPrefix(f('zz')).isEmpty()).toBe(true);
+  });
+
+  it('iterates members before children at each level', () => {
+    expect(paths(s([f('spec'), f('template'), f('x')], [f('spec'), f('replicas')]))).toEqual(['.spec.replicas', '.spec.template.x']);
+  });
+});
+
+describe('FieldsV1', () => {
+  const deploymentFields = FieldSet.of(
+    [f('metadata'), f('labels'), f('app')],
+    [f('spec'), f('replicas')],
+    [f('spec'), f('selector')],
+    [f('spec'), f('template'), f('spec'), f('containers'), k({ name: 'nginx' })],
+    [f('spec'), f('template'), f('spec'), f('containers'), k({ name: 'nginx' }), f('image')],
+    [f('spec'), f('template'), f('spec'), f('containers'), k({ name: 'nginx' }), f('name')],
+    [f('metadata'), f('finalizers'), v('b')],
+    [f('metadata'), f('finalizers'), v('a')],
+  );
+
+  it('serializes in element order, with "." last, compactly', () => {
+    expect(fieldsV1String(deploymentFields)).toBe(
+      '{"f:metadata":{"f:finalizers":{"v:\\"a\\"":{},"v:\\"b\\"":{}},"f:labels":{"f:app":{}}},' +
+        '"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:spec":{"f:containers":{"k:{\\"name\\":\\"nginx\\"}":{"f:image":{},"f:name":{},".":{}}}}}}}',
+    );
+  });
+
+  it('orders keyed items by value, not by text', () => {
+    const set = FieldSet.of([f('ports'), k({ port: 10 })], [f('ports'), k({ port: 9 })]);
+    expect(fieldsV1String(set)).toBe('{"f:ports":{"k:{\\"port\\":9}":{},"k:{\\"port\\":10}":{}}}');
+  });
+
+  it('round-trips', () => {
+    const decoded = decodeFieldsV1(JSON.parse(fieldsV1String(deploymentFields)));
+    expect(decoded.equals(deploymentFields)).toBe(true);
+  });
+
+  it('canonicalizes what it decodes', () => {
+    const messy = { 'f:b': {}, 'f:a': { '.': {}, 'f:y': {}, 'f:x': {} }, 'k:{"b":1,"a":2}': {} };
+    expect(fieldsV1String(decodeFieldsV1(messy))).toBe('{"f:a":{"f:x":{},"f:y":{},".":{}},"f:b":{},"k:{\\"a\\":2,\\"b\\":1}":{}}');
+  });
+
+  it('reads an element whose object only holds "." as a member', () => {
+    expect(paths(decodeFieldsV1({ 'f:a': { '.': {} } }))).toEqual(['.a']);
+  });
+
+  it('drops unknown element types', () => {
+    expect(paths(decodeFieldsV1({ 'f:a': {}, 'z:future': { 'f:b': {} } }))).toEqual(['.a']);
+  });
+
+  it.each([
+    ['a non-object', ['f:a']],
+    ['a non-object value', { 'f:a': 1 }],
+    ['a key without colon', { fa: {} }],
+    ['a short key', { f: {} }],
+    ['bad JSON in a key element', { 'k:{x}': {} }],
+  ])('rejects %s', (_name, raw) => {
+    expect(() => decodeFieldsV1(raw)).toThrow();
+  });
+
+  it('encodes the empty set as {}', () => {
+    expect(encodeFieldsV1(new FieldSet())).toEqual({});
+  });
+});

@@ -1,0 +1,299 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject, JsonValue } from '../patch/json-value.js';
+import { SchemaIndex, type SchemaNode } from '../schema/openapi-index.js';
+import { builtinTypeNode, customResourceTypeNode } from '../patch/type-node.js';
+import { FieldSet } from './field-set.js';
+import { decodeFieldsV1 } from './fields-v1.js';
+import { fieldElement as f, keyElement, pathString, type Path } from './path-element.js';
+import { DEDUCED, smdTypeOf, type SmdType } from './smd-type.js';
+import {
+  diffValues,
+  ensureNamedFieldsAreMembers,
+  mergeValues,
+  reconcileWithSchema,
+  removeItems,
+  toFieldSet,
+  typeErrorsText,
+  validate,
+} from './typed-value.js';
+
+const paths = (s: FieldSet) => s.paths().map(pathString);
+const deployment = smdTypeOf(builtinTypeNode('io.k8s.api.apps.v1.Deployment'));
+const pod = smdTypeOf(builtinTypeNode('io.k8s.api.core.v1.Pod'));
+
+const at = (t: SmdType, ...names: string[]): SmdType => {
+  let cur = t;
+  for (const n of names) {
+    if (n === '[]') cur = cur.list!.element();
+    else cur = cur.map!.field(n) ?? cur.map!.element()!;
+  }
+  return cur;
+};
+
+describe('schema view (§2.9 markers)', () => {
+  it('reads list-type map with its keys, and key defaults', () => {
+    const containers = at(pod, 'spec', 'containers');
+    expect(containers.list).toMatchObject({ atomic: false, associative: true, keys: ['name'] });
+    const ports = at(pod, 'spec', 'containers', '[]', 'ports');
+    expect(ports.list?.keys).toEqual(['containerPort', 'protocol']);
+    expect(ports.list?.keyDefault('protocol')).toBe('TCP');
+  });
+
+  it('reads list-type set, atomic lists and unmarked lists', () => {
+    expect(at(pod, 'metadata', 'finalizers').list).toMatchObject({ associative: true, keys: [] });
+    expect(at(pod, 'metadata', 'managedFields').list?.atomic).toBe(true);
+    expect(at(pod, 'spec', 'containers', '[]', 'args').list?.atomic).toBe(true);
+  });
+
+  it('reads map-type atomic on the referenced type and granular maps', () => {
+    expect(at(deployment, 'spec', 'selector').map?.atomic).toBe(true);
+    expect(at(deployment, 'metadata', 'labels').map?.atomic).toBe(false);
+    expect(at(deployment, 'spec', 'template').map?.atomic).toBe(false);
+  });
+
+  const index = new SchemaIndex(() => ({
+    'test.T': {
+      type: 'object',
+      properties: {
+        keyed: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } }, 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'id' },
+        keyedRetain: { type: 'array', items: { type: 'object' }, 'x-kubernetes-patch-strategy': 'merge,retainKeys', 'x-kubernetes-patch-merge-key': 'id' },
+        scalars: { type: 'array', items: { type: 'string' }, 'x-kubernetes-patch-strategy': 'merge' },
+        retain: { type: 'array', items: { type: 'string' }, 'x-kubernetes-patch-strategy': 'retainKeys' },
+        explicit: { type: 'array', items: { type: 'string' }, 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'atomic' },
+        free: { type: 'object' },
+        quantity: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' },
+      },
+    },
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': { type: 'string' },
+  }));
+  const t = smdTypeOf(builtinTypeNode('test.T', index));
+
+  it.each([
+    ['keyed', { associative: true, keys: ['id'] }],
+    ['keyedRetain', { associative: true, keys: ['id'] }],
+    ['scalars', { associative: true, keys: [] }],
+    ['retain', { associative: false }],
+    ['explicit', { associative: false }],
+  ])('falls back from patchStrategy for %s', (name, want) => {
+    expect(at(t, name).list).toMatchObject(want);
+  });
+
+  it('treats an object without properties as free-form (deduced)', () => {
+    expect(at(t, 'free').map?.element()).toBe(DEDUCED);
+  });
+
+  it('reads custom resources as unstructured unless marked: lists atomic, metadata is ObjectMeta', () => {
+    const schema: SchemaNode = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+            keyed: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' } } } },
+            bag: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      },
+    };
+    const cr = smdTypeOf(customResourceTypeNode(schema));
+    expect(at(cr, 'spec', 'items').list?.atomic).toBe(true);
+    expect(at(cr, 'spec', 'keyed').list?.keys).toEqual(['name']);
+    expect(at(cr, 'spec', 'bag').map?.element()).toBe(DEDUCED);
+    expect(at(cr, 'metadata', 'labels').map?.atomic).toBe(false);
+  });
+});
+
+describe('toFieldSet', () => {
+  it('records leaves, list items (with their key fields) and map keys; atomic values whole', () => {
+    const obj: JsonObject = {
+      apiVersion: 'apps/v1',
+      metadata: { labels: { app: 'x' }, finalizers: ['a'] },
+      spec: {
+        selector: { matchLabels: { app: 'x' } },
+        template: { spec: { containers: [{ name: 'c', image: 'i', args: ['1'], ports: [{ containerPort: 80 }] }] } },
+      },
+    };
+    expect(paths(toFieldSet(obj, deployment))).toEqual([
+      '.apiVersion',
+      '.metadata.finalizers[="a"]',
+      '.metadata.labels.app',
+      '.spec.selector',
+      '.spec.template.spec.containers[name="c"]',
+      '.spec.template.spec.containers[name="c"].args',
+      '.spec.template.spec.containers[name="c"].image',
+      '.spec.template.spec.containers[name="c"].name',
+      '.spec.template.spec.containers[name="c"].ports[containerPort=80,protocol="TCP"]',
+      '.spec.template.spec.containers[name="c"].ports[containerPort=80,protocol="TCP"].containerPort',
+    ]);
+  });
+
+  it('treats every key of schemaless data as a field and lists as atomic', () => {
+    expect(paths(toFieldSet({ spec: { a: { b: 1 }, l: [{ x: 1 }] } }, DEDUCED))).toEqual(['.spec', '.spec.a', '.spec.l', '.spec.a.b']);
+  });
+});
+
+describe('validate (apply bodies)', () => {
+  const cases: Array<[string, JsonValue, string]> = [
+    ['an undeclared field', { spec: { replicaz: 1 } }, '.spec.replicaz: field not declared in schema'],
+    ['a string for a number', { spec: { replicas: 'x' } }, '.spec.replicas: expected numeric (int or float), got string'],
+    ['a list for a map', { spec: { template: [] } }, '.spec.template: expected map, got []'],
+    [
+      'duplicate keys',
+      { spec: { template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } } },
+      '.spec.template.spec.containers: duplicate entries for key [name="a"]',
+    ],
+  ];
+  it.each(cases)('reports %s', (_name, obj, text) => {
+    expect(typeErrorsText(validate(obj, deployment))).toBe(text);
+  });
+
+  it('reports a list-map item without its key (built-in keys have schema defaults, so a CRD)', () => {
+    const cr = smdTypeOf(
+      customResourceTypeNode({
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            properties: {
+              rules: {
+                type: 'array',
+                'x-kubernetes-list-type': 'map',
+                'x-kubernetes-list-map-keys': ['name'],
+                items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      }),
+    );
+    expect(typeErrorsText(validate({ spec: { rules: [{ port: 1 }] } }, cr))).toBe(
+      '.spec.rules: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
+    );
+  });
+
+  it('uses the schema default of a key field an item omits (built-in kinds)', () => {
+    expect(validate({ spec: { template: { spec: { containers: [{ image: 'x' }] } } } }, deployment)).toEqual([]);
+  });
+
+  it('lists several problems the way upstream does', () => {
+    const errs = validate({ spec: { replicas: 'x', paused: 'y' } }, deployment);
+    expect(typeErrorsText(errs)).toBe(
+      'errors:\n  .spec.replicas: expected numeric (int or float), got string\n  .spec.paused: expected boolean, got "y"',
+    );
+  });
+
+  it('accepts duplicates in stored objects when asked to', () => {
+    expect(validate({ spec: { template: { spec: { containers: [{ name: 'a' }, { name: 'a' }] } } } }, deployment, true)).toEqual([]);
+  });
+});
+
+describe('diffValues', () => {
+  it('splits changes into added, modified and removed', () => {
+    const before: JsonObject = { spec: { replicas: 1, paused: true, template: { spec: { containers: [{ name: 'a', image: '1' }] } } } };
+    const after: JsonObject = {
+      spec: { replicas: 2, minReadySeconds: 5, template: { spec: { containers: [{ name: 'a', image: '1' }, { name: 'b', image: '2' }] } } },
+    };
+    const cmp = diffValues(before, after, deployment);
+    expect(paths(cmp.modified)).toEqual(['.spec.replicas']);
+    expect(paths(cmp.removed)).toEqual(['.spec.paused']);
+    expect(paths(cmp.added)).toEqual([
+      '.spec.minReadySeconds',
+      '.spec.template.spec.containers[name="b"]',
+      '.spec.template.spec.containers[name="b"].image',
+      '.spec.template.spec.containers[name="b"].name',
+    ]);
+  });
+
+  it('compares atomic values whole', () => {
+    const cmp = diffValues({ spec: { selector: { matchLabels: { a: '1' } } } }, { spec: { selector: { matchLabels: { a: '2' } } } }, deployment);
+    expect(paths(cmp.modified)).toEqual(['.spec.selector']);
+  });
+});
+
+describe('mergeValues (apply)', () => {
+  const containers = (...names: string[]) => ({ spec: { template: { spec: { containers: names.map((name) => ({ name })) } } } });
+  const order = (v: JsonValue | undefined) =>
+    ((v as { spec: { template: { spec: { containers: Array<{ name: string }> } } } }).spec.template.spec.containers).map((c) => c.name);
+
+  it.each([
+    ['appends new items after the live ones', ['a', 'b'], ['c'], ['a', 'b', 'c']],
+    ['keeps live order for items the body names in the same order', ['a', 'b', 'c'], ['a', 'c'], ['a', 'b', 'c']],
+    ['uses the body order for the items it names', ['a', 'b', 'c'], ['c', 'a'], ['b', 'c', 'a']],
+    ['inserts new items where the body puts them', ['a', 'b'], ['a', 'x', 'b'], ['a', 'x', 'b']],
+  ])('%s', (_name, live, body, want) => {
+    expect(order(mergeValues(containers(...live), containers(...body), deployment))).toEqual(want);
+  });
+
+  it('merges items by key, replaces atomic values and keeps what the body does not mention', () => {
+    const live: JsonObject = {
+      metadata: { labels: { a: '1', b: '2' } },
+      spec: { replicas: 1, selector: { matchLabels: { a: '1' }, matchExpressions: [] }, template: { spec: { containers: [{ name: 'c', image: 'old', args: ['x'] }] } } },
+    };
+    const body: JsonObject = {
+      metadata: { labels: { b: '3' } },
+      spec: { selector: { matchLabels: { a: '1' } }, template: { spec: { containers: [{ name: 'c', image: 'new' }] } } },
+    };
+    expect(mergeValues(live, body, deployment)).toEqual({
+      metadata: { labels: { a: '1', b: '3' } },
+      spec: { replicas: 1, selector: { matchLabels: { a: '1' } }, template: { spec: { containers: [{ name: 'c', image: 'new', args: ['x'] }] } } },
+    });
+  });
+});
+
+describe('removeItems', () => {
+  it('removes members with everything below them and keeps emptied containers', () => {
+    const obj: JsonObject = { metadata: { labels: { a: '1' } }, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+    const out = removeItems(
+      obj,
+      FieldSet.of(
+        [f('metadata'), f('labels'), f('a')],
+        [f('spec'), f('replicas')],
+        [f('spec'), f('template'), f('spec'), f('containers'), keyElement([['name', 'c']])],
+      ),
+      deployment,
+    );
+    expect(out).toEqual({ metadata: { labels: {} }, spec: { template: { spec: { containers: [] } } } });
+    expect(obj.spec).toHaveProperty('replicas', 2);
+  });
+});
+
+describe('schema-aware set adjustments', () => {
+  it('ensureNamedFieldsAreMembers adds struct fields, not map keys', () => {
+    const set = FieldSet.of([f('metadata'), f('labels'), f('app')], [f('spec'), f('template'), f('spec'), f('hostname')]);
+    expect(paths(ensureNamedFieldsAreMembers(set, deployment))).toEqual([
+      '.metadata',
+      '.spec',
+      '.metadata.labels',
+      '.metadata.labels.app',
+      '.spec.template',
+      '.spec.template.spec',
+      '.spec.template.spec.hostname',
+    ]);
+  });
+
+  it('gives the whole of a structure that turned atomic to whoever owned part of it', () => {
+    // Recorded when the selector was granular: one owned label inside it.
+    const set = decodeFieldsV1({ 'f:spec': { 'f:selector': { 'f:matchLabels': { 'f:app': {} } }, 'f:replicas': {} } });
+    const live: JsonObject = { spec: { replicas: 1, selector: { matchLabels: { app: 'x' } } } };
+    expect(paths(reconcileWithSchema(set, live, deployment)!)).toEqual(['.spec.replicas', '.spec.selector']);
+  });
+
+  it('splits a structure that turned granular into its fields, from the live object', () => {
+    const set = decodeFieldsV1({ 'f:metadata': { 'f:labels': {} } });
+    const live: JsonObject = { metadata: { labels: { a: '1', b: '2' } } };
+    expect(paths(reconcileWithSchema(set, live, deployment)!)).toEqual(['.metadata.labels', '.metadata.labels.a', '.metadata.labels.b']);
+  });
+
+  it('leaves a set that fits the schema alone', () => {
+    const set = decodeFieldsV1({ 'f:spec': { 'f:replicas': {}, 'f:selector': {} } });
+    expect(reconcileWithSchema(set, { spec: { replicas: 1 } }, deployment)).toBeUndefined();
+  });
+});
+
+describe('path helpers', () => {
+  it('spells key paths', () => {
+    const p: Path = [f('spec'), f('template'), f('spec'), f('containers'), keyElement([['name', 'web']]), f('image')];
+    expect(pathString(p)).toBe('.spec.template.spec.containers[name="web"].image');
+  });
+});

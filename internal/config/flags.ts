@@ -26,6 +26,8 @@ export interface ServerConfig {
   clientCaFile: string | undefined;
   compactionIntervalMs: number;
   logLevel: LogLevel;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
 }
 
 export class FlagError extends Error {
@@ -53,6 +55,11 @@ const duration = (flag: string, raw: string): number => {
   } catch (e) {
     throw new FlagError(`invalid value "${raw}" for --${flag}: ${(e as Error).message}`);
   }
+};
+
+const count = (flag: string, raw: string): number => {
+  if (!/^\d+$/.test(raw)) throw new FlagError(`invalid value "${raw}" for --${flag}: must be a non-negative integer`);
+  return Number(raw);
 };
 
 const FLAGS: FlagSpec[] = [
@@ -128,6 +135,16 @@ const FLAGS: FlagSpec[] = [
     name: 'compaction-interval', value: 'duration', default: '5m',
     help: 'How long history stays readable (exact reads, continue tokens, watch replay); compaction runs at this interval. 0 disables compaction.',
     apply: (c, v) => { c.compactionIntervalMs = duration('compaction-interval', v); },
+  },
+  {
+    name: 'max-requests-inflight', value: 'n', default: '400',
+    help: 'Most non-mutating requests served at once; more get 429 Too Many Requests. 0 = no limit. Watches do not count.',
+    apply: (c, v) => { c.maxRequestsInflight = count('max-requests-inflight', v); },
+  },
+  {
+    name: 'max-mutating-requests-inflight', value: 'n', default: '200',
+    help: 'Most mutating requests (create, update, patch, delete) served at once; more get 429. 0 = no limit.',
+    apply: (c, v) => { c.maxMutatingRequestsInflight = count('max-mutating-requests-inflight', v); },
   },
   {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',

@@ -1,7 +1,7 @@
 // internal/controllers/namespace-controller owns finishing namespace deletion: when a
 // namespace is terminating it deletes every namespaced object in it, of every stored kind
 // (through the registries, so finalizers and graceful deletion are honoured), and once
-// nothing is left it removes the `kubernetes` finalizer through the finalize sub-resource,
+// nothing is left it removes its finalizer (`kubernetes`, or the naming's word) through the finalize sub-resource,
 // which lets the registry remove the namespace. It reacts to namespace watch events and
 // retries on a timer while objects remain. Imports: registry, schema, watchcache, log.
 
@@ -28,6 +28,8 @@ export class NamespaceController {
     private readonly catalog: ApiCatalog,
     private readonly cache: WatchCache,
     private readonly log: Logger,
+    /** The spec.finalizers entry this controller owns (`kubernetes`, or the naming's word). */
+    private readonly finalizer: string,
     private readonly retryMs = 1000,
   ) {
     this.namespaces = catalog.resource('', 'v1', 'namespaces')!;
@@ -103,12 +105,12 @@ export class NamespaceController {
     }
     if (remaining > 0) return false;
     const finalizers = ns.spec?.finalizers ?? [];
-    if (!finalizers.includes('kubernetes')) return true;
+    if (!finalizers.includes(this.finalizer)) return true;
     await nsRegistry.update(
       this.namespaces,
       { user: CONTROLLER_USER, namespace: '', dryRun: false, warnings: [] },
       name,
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: finalizers.filter((f) => f !== 'kubernetes') } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: finalizers.filter((f) => f !== this.finalizer) } },
       'finalize',
     );
     this.log.info('namespace finalized', { namespace: name });

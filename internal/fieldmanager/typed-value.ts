@@ -666,9 +666,10 @@ export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, 
   let liveSet: FieldSet | undefined;
   const path: PathElement[] = [];
 
+  // toAdd grows by union only: unions share subtrees, which must never be mutated afterwards.
   const collapse = () => {
     toRemove.insert(path);
-    toAdd.insert(path);
+    toAdd = toAdd.union(FieldSet.of(path));
     changed = true;
   };
   const granular = () => {

@@ -5,8 +5,10 @@
 //   2. authentication before anything that depends on who asks;
 //   3. impersonation after authentication (the real user must be allowed to impersonate) and
 //      before authorization (the impersonated user is what gets authorized);
-//   4. authorization before any body is read or any store is touched;
-//   5. handlers last; every error anywhere becomes a Status in one place (onError).
+//   4. the in-flight limit after identity is known (so it could weigh users later) and
+//      before authorization, as upstream orders it;
+//   5. authorization before any body is read or any store is touched;
+//   6. handlers last; every error anywhere becomes a Status in one place (onError).
 // Imports: hono, http filters and handlers.
 
 import { Hono } from 'hono';
@@ -15,6 +17,7 @@ import type { HttpDeps } from './deps.js';
 import { withAuthentication } from './filters/with-authentication.js';
 import { withAuthorization } from './filters/with-authorization.js';
 import { withImpersonation } from './filters/with-impersonation.js';
+import { withMaxInFlight } from './filters/with-max-in-flight.js';
 import { withRequestInfo } from './filters/with-request-info.js';
 import { handleNonResource } from './handlers/non-resource.js';
 import { handleResource } from './handlers/resources.js';
@@ -28,6 +31,7 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.use('*', withRequestInfo());
   app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));
   app.use('*', withImpersonation(deps.authorizers));
+  app.use('*', withMaxInFlight(deps.inFlight));
   app.use('*', withAuthorization(deps.authorizers));
   app.all('*', async (c) => {
     if (c.get('info').isResourceRequest) return handleResource(c, deps);

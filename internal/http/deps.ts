@@ -57,5 +57,7 @@ export interface HttpDeps {
   /** Watches without timeoutSeconds end after a random time in [min, 2·min). */
   minWatchTimeoutSeconds: number;
   bookmarkIntervalMs: number;
+  /** Concurrent request limits (429 beyond them). */
+  inFlight: { reads: number; mutating: number };
   now(): Date;
 }

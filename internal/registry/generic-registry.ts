@@ -333,9 +333,12 @@ export class GenericRegistry {
     for (let attempt = 0; ; attempt++) {
       const obj = clone(input);
       const name = generate ? generateName(meta.generateName as string) : requestedName;
-      this.initializeMeta(r, obj, ctx, name);
       this.deps.rules.applyDefaults(r, obj);
+      this.initializeMeta(r, obj, ctx, name);
       await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
+      this.deps.rules.prepareForCreate(r, obj);
+      // Again: admission and preparation may add fields that have defaults of their own.
+      this.deps.rules.applyDefaults(r, obj);
       this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
       await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
       const key = this.key(ctx.namespace, name);
@@ -382,6 +385,12 @@ export class GenericRegistry {
       }
       const obj = this.mergeForUpdate(r, clone(input), old, subresource);
       this.deps.rules.applyDefaults(r, obj);
+      if (subresource === '') {
+        // Sub-resource writes were already built from the stored object; only main-resource
+        // writes need fields carried over and generation recomputed.
+        this.deps.rules.prepareForUpdate(r, obj, old);
+        this.strategy.bumpGeneration(obj, old);
+      }
       await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
       this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
       await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');

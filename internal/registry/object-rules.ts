@@ -11,6 +11,10 @@ export type JsonObject = Record<string, unknown>;
 export interface ObjectRules {
   /** Fills defaults in place (idempotent). Runs before validation, on create and update. */
   applyDefaults(resource: ResourceInfo, obj: JsonObject): void;
+  /** Kind-specific preparation of a new object once its name, uid and timestamps are set. */
+  prepareForCreate(resource: ResourceInfo, obj: JsonObject): void;
+  /** Kind-specific preparation of an update from the stored object (carried-over fields). */
+  prepareForUpdate(resource: ResourceInfo, obj: JsonObject, old: JsonObject): void;
   /** Every rule for a new object: metadata, schema, kind-specific. Must not mutate. */
   validateCreate(resource: ResourceInfo, obj: JsonObject): FieldError[];
   /** Every rule for a changed object, including immutability. Must not mutate. */
@@ -25,6 +29,8 @@ export interface ObjectRules {
 /** Rules that accept everything: for tests of the registry's own mechanics. */
 export const permissiveRules: ObjectRules = {
   applyDefaults: () => {},
+  prepareForCreate: () => {},
+  prepareForUpdate: () => {},
   validateCreate: () => [],
   validateUpdate: () => [],
   pruneUnknownFields: () => [],

@@ -25,6 +25,8 @@ export interface Strategy {
   prepareForCreate(obj: JsonObject): void;
   /** Extra preparation of an update; `old` is the stored object (read-only). */
   prepareForUpdate(obj: JsonObject, old: JsonObject): void;
+  /** Sets generation: the stored one, plus one when anything but metadata and status changed. Run after defaulting. */
+  bumpGeneration(obj: JsonObject, old: JsonObject): void;
   /** The grace period a delete should use (pods with a node wait for their node agent). */
   gracefulDelete(obj: JsonObject, requested: number | undefined): DeleteDecision;
   /** An immediate delete answers with the object instead of a Success Status (as upstream for these kinds). */
@@ -48,28 +50,7 @@ interface KindOverrides {
   gracefulDelete?(obj: JsonObject, requested: number | undefined): DeleteDecision;
 }
 
-/** Every namespace carries its name as a label (`<label domain>/metadata.name`), so selectors can pick namespaces by name. */
-function labelNamespaceName(obj: JsonObject, naming: Naming): void {
-  const m = meta(obj);
-  m.labels = { ...((m.labels as Record<string, string> | undefined) ?? {}), [naming.label('metadata.name')]: String(m.name ?? '') };
-}
-
-const overridesFor = (naming: Naming): Record<string, KindOverrides> => ({
-  '/namespaces': {
-    prepareForCreate(obj) {
-      // A new namespace is Active and holds the `kubernetes` finalizer its controller removes.
-      obj.status = { phase: 'Active' };
-      const spec = (obj.spec ?? {}) as JsonObject;
-      const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
-      obj.spec = { ...spec, finalizers: finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'] };
-      labelNamespaceName(obj, naming);
-    },
-    prepareForUpdate(obj, old) {
-      // spec.finalizers only change through the finalize sub-resource (handled by the registry).
-      obj.spec = old.spec;
-      labelNamespaceName(obj, naming);
-    },
-  },
+const overridesFor = (_naming: Naming): Record<string, KindOverrides> => ({
   '/pods': {
     gracefulDelete(obj, requested) {
       // A pod that no node runs has nothing to stop: it goes at once, as upstream does.
@@ -121,6 +102,8 @@ export function strategyFor(resource: ResourceInfo, naming: Naming): Strategy {
     },
     prepareForUpdate(obj, old) {
       o.prepareForUpdate?.(obj, old);
+    },
+    bumpGeneration(obj, old) {
       const oldGeneration = typeof meta(old).generation === 'number' ? (meta(old).generation as number) : 1;
       meta(obj).generation = specChanged(obj, old) ? oldGeneration + 1 : oldGeneration;
     },

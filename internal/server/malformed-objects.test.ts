@@ -69,3 +69,18 @@ describe('resource versions newer than the store', () => {
     expect(res.json()).toMatchObject({ reason: 'Timeout', message: expect.stringContaining('Too large resource version') });
   }, 15_000);
 });
+
+describe('overload', () => {
+  it('answers 429 with Retry-After beyond --max-requests-inflight', async () => {
+    t = await startTestServer({ maxRequestsInflight: 1 });
+    // A get of a future version holds its slot while it waits.
+    const slow = t.admin.get('/api/v1/namespaces/default?resourceVersion=999999');
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await t.admin.get('/api/v1/namespaces');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429 });
+    expect((await slow).status).toBe(504);
+    expect((await t.admin.get('/api/v1/namespaces')).status).toBe(200);
+  }, 15_000);
+});

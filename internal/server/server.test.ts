@@ -83,7 +83,7 @@ describe('bootstrap and discovery', () => {
     expect(names).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
     const def = list.items.find((n: Obj) => n.metadata.name === 'default');
     expect(def.status.phase).toBe('Active');
-    expect(def.spec.finalizers).toEqual(['kubernetes']);
+    expect(def.spec.finalizers).toEqual(['cluster']);
     expect(def.metadata.labels['cluster.io/metadata.name']).toBe('default');
   });
 
@@ -203,7 +203,8 @@ describe('create, read, update, delete', () => {
       status: { replicas: 7 },
     };
     const created = (await t.admin.post('/apis/apps/v1/namespaces/default/deployments', d)).json<Obj>();
-    expect(created.status).toBeUndefined();
+    // A create starts with an empty status whatever the body said (status is the status sub-resource's).
+    expect(created.status).toEqual({});
     expect(created.metadata.generation).toBe(1);
     const withStatus = (await t.admin.put('/apis/apps/v1/namespaces/default/deployments/d1/status', { ...created, spec: { ...created.spec, replicas: 5 }, status: { replicas: 3 } })).json<Obj>();
     expect(withStatus.status).toEqual({ replicas: 3 });
@@ -342,3 +343,53 @@ async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promis
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe('validation, defaulting, field validation', () => {
+  const deployment = (name: string, spec: Obj = {}): Obj => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, ...spec },
+  });
+
+  it('answers 422 with one cause per invalid field', async () => {
+    const badName = await t.admin.post('/api/v1/namespaces/default/configmaps', cm('Bad_Name'));
+    expect(badName.status).toBe(422);
+    expect(badName.json()).toMatchObject({ reason: 'Invalid', details: { name: 'Bad_Name', kind: 'ConfigMap', causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid' }] } });
+    const broken = await t.admin.post('/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'broken', labels: { 'bad label!': 'x' } },
+      spec: { template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c' }] } } },
+    });
+    expect(broken.status).toBe(422);
+    const fields = broken.json<Obj>().details.causes.map((c: Obj) => c.field);
+    expect(fields).toEqual(expect.arrayContaining(['metadata.labels', 'spec.selector', 'spec.template.spec.containers[0].image']));
+    expect(broken.json<Obj>().message).toMatch(/^Deployment\.apps "broken" is invalid: \[/);
+    expect((await t.admin.get('/apis/apps/v1/namespaces/default/deployments/broken')).status).toBe(404);
+  });
+
+  it('applies upstream defaults on create', async () => {
+    const d = (await t.admin.post('/apis/apps/v1/namespaces/default/deployments', deployment('defaulted'))).json<Obj>();
+    expect(d.spec).toMatchObject({ replicas: 1, revisionHistoryLimit: 10, progressDeadlineSeconds: 600, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } });
+    expect(d.spec.template.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30 });
+    expect(d.spec.template.spec.containers[0]).toMatchObject({ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log' });
+  });
+
+  it('handles unknown fields by fieldValidation: Warn (default), Ignore, Strict', async () => {
+    const body = (name: string) => ({ ...cm(name), spec: { bogus: true } });
+    const warn = await t.admin.post('/api/v1/namespaces/default/configmaps', body('fv-warn'));
+    expect(warn.status).toBe(200);
+    // Upstream quotes the text as Go's %q does: `299 - "unknown field \"spec\""`.
+    expect(warn.headers.warning).toBe('299 - "unknown field \\"spec\\""');
+    expect(warn.json<Obj>().spec).toBeUndefined();
+    const ignore = await t.admin.post('/api/v1/namespaces/default/configmaps?fieldValidation=Ignore', body('fv-ignore'));
+    expect(ignore.status).toBe(200);
+    expect(ignore.headers.warning).toBeUndefined();
+    const strict = await t.admin.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', body('fv-strict'));
+    expect(strict.status).toBe(400);
+    expect(strict.json<Obj>().message).toContain('unknown field "spec"');
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/fv-strict')).status).toBe(404);
+    expect((await t.admin.post('/api/v1/namespaces/default/configmaps?fieldValidation=Loud', body('fv-x'))).status).toBe(400);
+  });
+});

@@ -16,6 +16,7 @@ import { privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builti
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
+import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Discovery } from '../discovery/discovery.js';
 import { HealthChecks } from '../health/health.js';
 import { decodeJsonBody, type BodyDecoder } from '../http/body.js';
@@ -27,7 +28,8 @@ import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
 import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
 import { REGISTRY_ROOT } from '../registry/keys.js';
-import { permissiveRules, type ObjectRules } from '../registry/object-rules.js';
+import type { ObjectRules } from '../registry/object-rules.js';
+import { builtinRules } from '../registry/builtin-rules.js';
 import { RegistrySet } from '../registry/registry-set.js';
 import { ApiCatalog } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
@@ -95,7 +97,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     store,
     cache,
     admission,
-    rules: options.rules ?? permissiveRules,
+    rules: options.rules ?? builtinRules(naming),
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
     tooLargeWaitMs: 3000,
@@ -136,6 +138,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     log,
     minWatchTimeoutSeconds: 1800,
     bookmarkIntervalMs: 60_000,
+    inFlight: { reads: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight },
     now: () => new Date(),
   };
   const app = buildHandlerChain(deps);
@@ -180,7 +183,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   await bootstrapNamespaces(registries, catalog, log);
   bootstrapDone();
 
-  const namespaceController = new NamespaceController(registries, catalog, cache, log);
+  const namespaceController = new NamespaceController(registries, catalog, cache, log, namespaceFinalizer(naming));
   namespaceController.start();
   controllerStarted();
 

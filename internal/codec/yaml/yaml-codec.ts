@@ -42,14 +42,17 @@ export interface YamlDecodeOptions {
    * limit (upstream allows 10000; real manifests nest a few dozen levels).
    */
   maxDepth?: number;
-  /** Maximum number of values built, aliases expanded (guards against "billion laughs"). */
-  maxNodes?: number;
+  /**
+   * Maximum number of values that alias expansion may add (guards against "billion laughs"; the
+   * body size bounds everything else). Default 100,000.
+   */
+  maxAliasNodes?: number;
   /** Accept a stream of several documents and return them as an array (default: one only). */
   multipleDocuments?: boolean;
 }
 
 export const YAML_MAX_DEPTH = 512;
-const DEFAULT_MAX_NODES = 1_000_000;
+const DEFAULT_MAX_ALIAS_NODES = 100_000;
 
 const PREFIX = 'error converting YAML to JSON: yaml: ';
 // ignoreBOM keeps a byte order mark in the text; the YAML parser itself accepts one at the start.
@@ -205,7 +208,7 @@ interface Anchored {
  */
 export function decodeYaml(input: Uint8Array | string, options: YamlDecodeOptions = {}): YamlDecodeResult {
   const text = typeof input === 'string' ? input : utf8.decode(input);
-  const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
+  const maxAliasNodes = options.maxAliasNodes ?? DEFAULT_MAX_ALIAS_NODES;
   let events: Event[];
   try {
     events = parseEvents(text, { maxDepth: options.maxDepth ?? YAML_MAX_DEPTH });
@@ -225,14 +228,10 @@ export function decodeYaml(input: Uint8Array | string, options: YamlDecodeOption
   const documents: unknown[] = [];
   let anchors = new Map<string, Anchored>();
   const stack: Frame[] = [];
-  let totalNodes = 0;
+  let aliasNodes = 0;
   let docValue: unknown;
   let docHasContent = false;
 
-  const count = (n: number, offset: number): void => {
-    totalNodes += n;
-    if (totalNodes > maxNodes) throw yamlError(text, offset, 'document contains excessive aliasing');
-  };
 
   // Places a finished value into its parent (or the document).
   const place = (value: unknown, nodes: number, offset: number, anchor: string | undefined): void => {
@@ -300,7 +299,6 @@ export function decodeYaml(input: Uint8Array | string, options: YamlDecodeOption
         anchors = new Map();
         break;
       case EVENT_ID.MAPPING:
-        count(1, ev.start);
         stack.push({
           kind: 'map',
           value: {},
@@ -314,11 +312,9 @@ export function decodeYaml(input: Uint8Array | string, options: YamlDecodeOption
         });
         break;
       case EVENT_ID.SEQUENCE:
-        count(1, ev.start);
         stack.push({ kind: 'seq', value: [], path: childPath(), anchor: anchorOf(ev.anchorStart, ev.anchorEnd), nodes: 1, start: ev.start });
         break;
       case EVENT_ID.SCALAR: {
-        count(1, ev.valueStart);
         place(scalarValue(text, ev), 1, ev.valueStart, anchorOf(ev.anchorStart, ev.anchorEnd));
         break;
       }
@@ -326,7 +322,8 @@ export function decodeYaml(input: Uint8Array | string, options: YamlDecodeOption
         const name = text.slice(ev.anchorStart, ev.anchorEnd);
         const target = anchors.get(name);
         if (!target) throw yamlError(text, ev.anchorStart, `unknown anchor '${name}' referenced`);
-        count(target.nodes, ev.anchorStart);
+        aliasNodes += target.nodes;
+        if (aliasNodes > maxAliasNodes) throw yamlError(text, ev.anchorStart, 'document contains excessive aliasing');
         // A copy, so that later changes to one occurrence do not show through the other.
         const value = typeof target.value === 'object' && target.value !== null ? structuredClone(target.value) : target.value;
         place(value, target.nodes, ev.anchorStart, undefined);

@@ -1,0 +1,196 @@
+// Rules of the Raft paper checked directly against the state machine, each quoting the
+// sentence it checks, plus the RawNode Ready/advance contract.
+import { describe, expect, it } from 'vitest';
+import { type Entry, EntryType, type Message, MessageType } from '../types.js';
+import { isProposalDropped, isRaftError } from './errors.js';
+import { MemoryStorage } from './memory-storage.js';
+import { makeMessage } from './messages.js';
+import { StateType } from './raft.js';
+import { RawNode } from './raw-node.js';
+
+const zero = { int: () => 0 };
+
+function newNode(id: number, voters: number[], opts: { preVote?: boolean; checkQuorum?: boolean } = {}): { rn: RawNode; storage: MemoryStorage } {
+  const storage = new MemoryStorage();
+  storage.applySnapshot({ metadata: { index: 1, term: 1, confState: { voters, learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(0) });
+  return { rn: new RawNode({ id, storage, electionTick: 10, heartbeatTick: 1, random: zero, ...opts }), storage };
+}
+
+/** Carries out a Ready in the documented order; returns its messages. */
+function handle(n: { rn: RawNode; storage: MemoryStorage }): Message[] {
+  if (!n.rn.hasReady()) return [];
+  const rd = n.rn.ready();
+  if (rd.snapshot) n.storage.applySnapshot(rd.snapshot);
+  n.storage.append(rd.entries);
+  if (rd.hardState) n.storage.setHardState(rd.hardState);
+  n.rn.advance(rd);
+  return rd.messages;
+}
+
+function cluster(size: number) {
+  const ids = Array.from({ length: size }, (_, i) => i + 1);
+  const nodes = new Map(ids.map((id) => [id, newNode(id, ids)]));
+  const stabilize = (drop: (m: Message) => boolean = () => false): void => {
+    for (let i = 0; i < 100; i++) {
+      const msgs = [...nodes.values()].flatMap(handle);
+      if (msgs.length === 0) return;
+      for (const m of msgs) if (!drop(m)) nodes.get(m.to)?.rn.step(m);
+    }
+  };
+  return { nodes, stabilize, node: (id: number) => nodes.get(id) as { rn: RawNode; storage: MemoryStorage } };
+}
+
+const data = (s: string) => new TextEncoder().encode(s);
+
+describe('Raft rules', () => {
+  it('§5.2 "each server will vote for at most one candidate in a given term, on a first-come-first-served basis"', () => {
+    const n = newNode(1, [1, 2, 3]);
+    n.rn.step(makeMessage({ type: MessageType.Vote, from: 2, to: 1, term: 2, index: 1, logTerm: 1 }));
+    n.rn.step(makeMessage({ type: MessageType.Vote, from: 3, to: 1, term: 2, index: 1, logTerm: 1 }));
+    const resps = handle(n).filter((m) => m.type === MessageType.VoteResp);
+    expect(resps.map((m) => [m.to, m.reject])).toEqual([
+      [2, false],
+      [3, true],
+    ]);
+  });
+
+  it('§5.4.1 "the voter denies its vote if its own log is more up-to-date than that of the candidate"', () => {
+    const n = newNode(1, [1, 2, 3]);
+    // Give node 1 an entry of term 2 at index 2.
+    n.rn.step(makeMessage({ type: MessageType.App, from: 2, to: 1, term: 2, index: 1, logTerm: 1, entries: [{ term: 2, index: 2, type: EntryType.Normal, data: data('x') }] }));
+    handle(n);
+    // Candidate 3's log ends at (index 5, term 1): longer, but an older last term.
+    n.rn.step(makeMessage({ type: MessageType.Vote, from: 3, to: 1, term: 3, index: 5, logTerm: 1 }));
+    expect(handle(n).find((m) => m.type === MessageType.VoteResp)?.reject).toBe(true);
+    // Candidate with the same last term and at least as long a log gets the vote.
+    n.rn.step(makeMessage({ type: MessageType.Vote, from: 3, to: 1, term: 4, index: 2, logTerm: 2 }));
+    expect(handle(n).find((m) => m.type === MessageType.VoteResp)?.reject).toBe(false);
+  });
+
+  it('§5.3 "If an existing entry conflicts with a new one (same index but different terms), delete the existing entry and all that follow it"', () => {
+    const n = newNode(1, [1, 2, 3]);
+    const e = (index: number, term: number): Entry => ({ index, term, type: EntryType.Normal, data: data(`${term}/${index}`) });
+    n.rn.step(makeMessage({ type: MessageType.App, from: 2, to: 1, term: 2, index: 1, logTerm: 1, entries: [e(2, 2), e(3, 2), e(4, 2)] }));
+    handle(n);
+    n.rn.step(makeMessage({ type: MessageType.App, from: 3, to: 1, term: 3, index: 2, logTerm: 2, entries: [e(3, 3)] }));
+    handle(n);
+    expect(n.storage.lastIndex()).toBe(3);
+    expect(n.storage.term(3)).toBe(3);
+  });
+
+  it('§5.3 "If the follower does not find an entry in its log with the same index and term, then it refuses the new entries"', () => {
+    const n = newNode(1, [1, 2, 3]);
+    n.rn.step(makeMessage({ type: MessageType.App, from: 2, to: 1, term: 2, index: 5, logTerm: 2, entries: [] }));
+    const resp = handle(n).find((m) => m.type === MessageType.AppResp);
+    expect(resp?.reject).toBe(true);
+    expect(resp?.rejectHint).toBe(1); // our last index: the leader may probe from there
+  });
+
+  it('§5.4.2 a leader only commits by counting replicas once an entry of its own term is on a quorum', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    expect(c.node(1).rn.status().raftState).toBe(StateType.Leader);
+    expect(c.node(1).rn.status().commit).toBe(2); // the leader's no-op (index 2) committed
+    c.node(1).rn.propose(data('a'));
+    c.stabilize();
+    expect([1, 2, 3].map((id) => c.node(id).rn.status().commit)).toEqual([3, 3, 3]);
+  });
+
+  it('§5.1 "If a candidate or leader discovers that its term is out of date, it immediately reverts to follower state"', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    c.node(1).rn.step(makeMessage({ type: MessageType.Heartbeat, from: 2, to: 1, term: 9 }));
+    expect(c.node(1).rn.status()).toMatchObject({ raftState: StateType.Follower, term: 9, lead: 2 });
+  });
+
+  it('followers forward proposals to the leader; with no leader a proposal is dropped', () => {
+    const lonely = newNode(1, [1, 2, 3]);
+    let err: unknown;
+    try {
+      lonely.rn.propose(data('x'));
+    } catch (e) {
+      err = e;
+    }
+    expect(isProposalDropped(err)).toBe(true);
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    c.node(2).rn.propose(data('via-follower'));
+    c.stabilize();
+    const last = c.node(1).storage.lastIndex();
+    expect(new TextDecoder().decode(c.node(1).storage.entries(last, last + 1, 1000)[0].data)).toBe('via-follower');
+  });
+});
+
+describe('RawNode Ready contract', () => {
+  it('a vote is in the same Ready as the hard state recording it, and that Ready must sync', () => {
+    const n = newNode(1, [1, 2, 3]);
+    n.rn.step(makeMessage({ type: MessageType.Vote, from: 2, to: 1, term: 2, index: 1, logTerm: 1 }));
+    const rd = n.rn.ready();
+    expect(rd.hardState).toEqual({ term: 2, vote: 2, commit: 1 });
+    expect(rd.messages.map((m) => m.type)).toEqual([MessageType.VoteResp]);
+    expect(rd.mustSync).toBe(true);
+  });
+
+  it('a commit-only change need not be synced', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    c.node(1).rn.propose(data('a'));
+    c.stabilize((m) => m.from === 1 && m.to === 2 && m.commit === 3); // 2 stores "a" but misses the commit
+    const f = c.node(2);
+    const term = f.rn.status().term;
+    expect(f.rn.status().commit).toBe(2);
+    f.rn.step(makeMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term, commit: 3 }));
+    const rd = f.rn.ready();
+    expect(rd.entries).toEqual([]);
+    expect(rd.hardState?.commit).toBe(3);
+    expect(rd.mustSync).toBe(false);
+  });
+
+  it('ready() twice without advance() is a contract violation', () => {
+    const n = newNode(1, [1]);
+    n.rn.campaign();
+    n.rn.ready();
+    expect(n.rn.hasReady()).toBe(false);
+    let err: unknown;
+    try {
+      n.rn.ready();
+    } catch (e) {
+      err = e;
+    }
+    expect(isRaftError(err, 'RAFT_INVARIANT')).toBe(true);
+  });
+
+  it('a single-voter cluster commits its own entries and hands them out to apply', () => {
+    const n = newNode(1, [1]);
+    n.rn.campaign();
+    handle(n);
+    n.rn.propose(data('solo'));
+    const rd = n.rn.ready();
+    expect(rd.entries.map((e) => e.index)).toEqual([3]);
+    expect(rd.committedEntries.map((e) => e.index)).toEqual([3]);
+    n.storage.append(rd.entries);
+    n.rn.advance(rd);
+    expect(n.rn.status().applied).toBe(3);
+  });
+
+  it('ignores local-only message types arriving from the network', () => {
+    const n = newNode(1, [1, 2, 3]);
+    n.rn.step(makeMessage({ type: MessageType.Hup, from: 2, to: 1 }));
+    expect(n.rn.status().raftState).toBe(StateType.Follower);
+  });
+
+  it('rejects invalid configuration with a coded error', () => {
+    const storage = new MemoryStorage();
+    let err: unknown;
+    try {
+      new RawNode({ id: 1, storage, electionTick: 10, heartbeatTick: 1, random: zero, readOnlyOption: 'lease-based' });
+    } catch (e) {
+      err = e;
+    }
+    expect(isRaftError(err, 'RAFT_INVALID_CONFIG')).toBe(true);
+  });
+});

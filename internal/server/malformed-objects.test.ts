@@ -84,3 +84,19 @@ describe('overload', () => {
     expect((await t.admin.get('/api/v1/namespaces')).status).toBe(200);
   }, 15_000);
 });
+
+describe('history', () => {
+  it('reads exactly at an older revision until it is compacted, then answers 410 Expired', async () => {
+    t = await startTestServer();
+    const created = (await t.admin.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h' }, data: { v: '1' } })).json<{ metadata: { resourceVersion: string } }>();
+    const rv = created.metadata.resourceVersion;
+    await t.admin.put('/api/v1/namespaces/default/configmaps/h', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h' }, data: { v: '2' } });
+    const exact = await t.admin.get(`/api/v1/namespaces/default/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    expect(exact.status).toBe(200);
+    expect(exact.json<{ metadata: { resourceVersion: string }; items: Array<{ data: { v: string } }> }>()).toMatchObject({ metadata: { resourceVersion: rv }, items: [{ data: { v: '1' } }] });
+    await t.server.store.compact(t.server.store.currentRevision());
+    const gone = await t.admin.get(`/api/v1/namespaces/default/configmaps?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    expect(gone.status).toBe(410);
+    expect(gone.json()).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+  });
+});

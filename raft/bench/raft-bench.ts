@@ -1,0 +1,413 @@
+// raft/bench/raft-bench.ts owns the Raft benchmark (not a test): a three-member clusterd Raft
+// cluster (kv-replica-main: RaftNode + LevelDB with fsync + HTTP/2 mutual TLS) side by side,
+// in the same run, with a three-member etcd 3.4 cluster (peer mutual TLS, fsync, its v3 JSON
+// gateway). Both are driven the same way: HTTP/1.1 keep-alive JSON puts of the same size to
+// the leader, with 1, 16 and 256 requests in flight, and leader failover measured as the time
+// from kill -9 of the leader to the first put acknowledged afterwards.
+// Prints a Markdown table with ratios (clusterd / etcd) and writes JSON.
+//
+//   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--out file]
+//   (or from dist: node dist/raft/bench/raft-bench.js)
+// `make bench` calls runRaftBench(). etcd is looked up on PATH (Debian: apt-get install -y
+// etcd-server); without it only clusterd's figures are reported.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { closeClientConnections, kvPut } from '../node/testing/kv-client.js';
+import { ProcessCluster } from '../node/testing/process-cluster.js';
+import { createClusterCa } from '../transport/cluster-ca.js';
+
+export interface RaftBenchOptions {
+  /** Shorter phases (for CI smoke runs). */
+  quick?: boolean;
+  /** Measured duration per concurrency level. Default 5 s (quick: 1.5 s). */
+  durationMs?: number;
+  /** Value size of each put. Default 256 bytes. */
+  valueBytes?: number;
+  /** Requests in flight. Default [1, 16, 256]. */
+  concurrency?: number[];
+  /** Failover rounds (median reported). Default 3 (quick: 1). */
+  failovers?: number;
+  /** Where to write the JSON result. Default bench/results/raft-bench.json. */
+  outFile?: string;
+  /** etcd binary; default `etcd` on PATH. */
+  etcdBinary?: string;
+  log?: (line: string) => void;
+}
+
+export interface LoadResult {
+  concurrency: number;
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+export interface SystemResult {
+  system: string;
+  load: LoadResult[];
+  /** Kill -9 of the leader to first acknowledged put, per round, in ms. */
+  failoverMs: number[];
+}
+
+export interface RaftBenchResult {
+  startedAt: string;
+  valueBytes: number;
+  durationMs: number;
+  clusterd: SystemResult;
+  etcd: SystemResult | null;
+  etcdVersion: string | null;
+  markdown: string;
+}
+
+/** One system under test, as the load generator sees it. */
+interface Target {
+  name: string;
+  /** Base URLs by member, for the members currently running. */
+  liveMembers(): number[];
+  leader(): Promise<number>;
+  /** Resolves true when the put was acknowledged. */
+  put(member: number, key: string, value: string, timeoutMs: number): Promise<boolean>;
+  kill(member: number): Promise<void>;
+  restart(member: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function runLoad(t: Target, concurrency: number, durationMs: number, value: string): Promise<LoadResult> {
+  const leader = await t.leader();
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + durationMs;
+  const worker = async (w: number): Promise<void> => {
+    for (let n = 0; performance.now() < deadline; n++) {
+      const start = performance.now();
+      const ok = await t.put(leader, `bench-${w}-${n % 64}`, value, 10_000);
+      if (ok) latencies.push(performance.now() - start);
+      else errors++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+  const elapsed = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  return {
+    concurrency,
+    opsPerSec: Math.round((latencies.length / elapsed) * 1000),
+    p50Ms: Number(percentile(latencies, 50).toFixed(2)),
+    p99Ms: Number(percentile(latencies, 99).toFixed(2)),
+    errors,
+  };
+}
+
+async function measureFailover(t: Target, value: string, log: (l: string) => void): Promise<number> {
+  const leader = await t.leader();
+  // Make sure every member is caught up and serving before the kill.
+  for (const m of t.liveMembers()) await t.put(m, 'failover-warmup', value, 5_000);
+  const killedAt = performance.now();
+  await t.kill(leader);
+  let elapsed = NaN;
+  for (let attempt = 0; performance.now() - killedAt < 30_000; attempt++) {
+    const members = t.liveMembers();
+    const target = members[attempt % members.length]!;
+    if (await t.put(target, 'failover', value, 300)) {
+      elapsed = performance.now() - killedAt;
+      break;
+    }
+  }
+  log(`${t.name}: failover after killing ${leader}: ${elapsed.toFixed(0)} ms`);
+  await t.restart(leader);
+  await sleep(500);
+  return Math.round(elapsed);
+}
+
+async function runSystem(t: Target, o: Required<Pick<RaftBenchOptions, 'durationMs' | 'concurrency' | 'failovers'>>, value: string, log: (l: string) => void): Promise<SystemResult> {
+  await runLoad(t, 16, Math.min(1000, o.durationMs), value); // warm-up
+  const load: LoadResult[] = [];
+  for (const c of o.concurrency) {
+    const r = await runLoad(t, c, o.durationMs, value);
+    log(`${t.name}: ${c} in flight: ${r.opsPerSec} puts/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${r.errors} errors`);
+    load.push(r);
+  }
+  const failoverMs: number[] = [];
+  for (let i = 0; i < o.failovers; i++) failoverMs.push(await measureFailover(t, value, log));
+  return { system: t.name, load, failoverMs };
+}
+
+// ---- clusterd --------------------------------------------------------------------------------
+
+async function clusterdTarget(dir: string, log: (l: string) => void): Promise<Target> {
+  // Same timing as etcd's defaults: 100 ms heartbeat, 1 s election timeout.
+  const cluster = await ProcessCluster.create({ size: 3, dir, tickMs: 100, electionTicks: 10, snapshotEntries: 10_000, log });
+  await cluster.startAll();
+  await cluster.waitForLeader(30_000);
+  return {
+    name: 'clusterd',
+    liveMembers: () => cluster.ids.filter((id) => cluster.isRunning(id)),
+    leader: () => cluster.waitForLeader(30_000),
+    put: async (m, key, value, timeoutMs) => (await kvPut(cluster.apiUrl(m), key, value, timeoutMs)).kind === 'ok',
+    kill: (m) => cluster.kill(m),
+    restart: (m) => cluster.start(m),
+    stop: () => cluster.stopAll(),
+  };
+}
+
+// ---- etcd ------------------------------------------------------------------------------------
+
+const etcdAgent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+
+function postJson(url: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = http.request(url, { method: 'POST', agent: etcdAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } });
+    const timer = setTimeout(() => req.destroy(new Error('timeout')), timeoutMs);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const raw = Buffer.concat(chunks).toString('utf8');
+        let json: unknown = null;
+        try {
+          json = JSON.parse(raw);
+        } catch {
+          json = raw;
+        }
+        resolve({ status: res.statusCode ?? 0, json });
+      });
+    });
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.end(text);
+  });
+}
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, host, () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function etcdVersion(binary: string): string | null {
+  const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  if (r.status !== 0 || !r.stdout) return null;
+  return /etcd Version: (\S+)/.exec(r.stdout)?.[1] ?? r.stdout.split('\n')[0]!;
+}
+
+async function etcdTarget(binary: string, dir: string, log: (l: string) => void): Promise<Target> {
+  const ca = await createClusterCa({ name: 'etcd bench CA' });
+  const hosts = (await canBind('127.0.0.2')) ? [1, 2, 3].map((i) => `127.0.0.${i}`) : ['127.0.0.1', '127.0.0.1', '127.0.0.1'];
+  const members = await Promise.all(
+    [1, 2, 3].map(async (i) => {
+      const host = hosts[i - 1]!;
+      const tls = await ca.issueMember(i, { ips: [host] });
+      const mdir = join(dir, `etcd-${i}`);
+      await mkdir(mdir, { recursive: true });
+      await writeFile(join(mdir, 'ca.pem'), tls.ca);
+      await writeFile(join(mdir, 'cert.pem'), tls.cert);
+      await writeFile(join(mdir, 'key.pem'), tls.key);
+      return { i, host, mdir, clientPort: await freePort(host), peerPort: await freePort(host) };
+    }),
+  );
+  const initialCluster = members.map((m) => `m${m.i}=https://${m.host}:${m.peerPort}`).join(',');
+  const procs = new Map<number, ChildProcess>();
+  const clientUrl = (i: number): string => {
+    const m = members[i - 1]!;
+    return `http://${m.host}:${m.clientPort}`;
+  };
+  const start = async (i: number): Promise<void> => {
+    const m = members[i - 1]!;
+    const args = [
+      '--name', `m${i}`,
+      '--data-dir', join(m.mdir, 'data'),
+      '--listen-client-urls', clientUrl(i),
+      '--advertise-client-urls', clientUrl(i),
+      '--listen-peer-urls', `https://${m.host}:${m.peerPort}`,
+      '--initial-advertise-peer-urls', `https://${m.host}:${m.peerPort}`,
+      '--initial-cluster', initialCluster,
+      '--initial-cluster-state', 'new',
+      '--initial-cluster-token', 'raft-bench',
+      '--peer-cert-file', join(m.mdir, 'cert.pem'),
+      '--peer-key-file', join(m.mdir, 'key.pem'),
+      '--peer-trusted-ca-file', join(m.mdir, 'ca.pem'),
+      '--peer-client-cert-auth',
+      '--logger', 'zap',
+      '--log-level', 'error',
+    ];
+    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr!.on('data', (d: Buffer) => log(`[etcd m${i}] ${d.toString().trim().slice(0, 300)}`));
+    procs.set(i, child);
+    child.on('exit', () => procs.get(i) === child && procs.delete(i));
+  };
+  const statusOf = async (i: number): Promise<{ memberId: string; leader: string } | null> => {
+    try {
+      const r = await postJson(`${clientUrl(i)}/v3/maintenance/status`, {}, 1000);
+      const j = r.json as { header?: { member_id?: string }; leader?: string };
+      return r.status === 200 && j.header?.member_id && j.leader ? { memberId: j.header.member_id, leader: j.leader } : null;
+    } catch {
+      return null;
+    }
+  };
+  const leader = async (): Promise<number> => {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const statuses = new Map<number, { memberId: string; leader: string }>();
+      for (const i of procs.keys()) {
+        const s = await statusOf(i);
+        if (s) statuses.set(i, s);
+      }
+      for (const [i, s] of statuses) if (s.memberId === s.leader) return i;
+      await sleep(20);
+    }
+    throw new Error('etcd: no leader');
+  };
+  await Promise.all(members.map((m) => start(m.i)));
+  await leader();
+  return {
+    name: 'etcd',
+    liveMembers: () => [...procs.keys()].sort(),
+    leader,
+    put: async (m, key, value, timeoutMs) => {
+      try {
+        const r = await postJson(`${clientUrl(m)}/v3/kv/put`, { key: Buffer.from(key).toString('base64'), value: Buffer.from(value).toString('base64') }, timeoutMs);
+        return r.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    kill: async (m) => {
+      const child = procs.get(m);
+      if (!child) return;
+      procs.delete(m);
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    },
+    restart: async (m) => {
+      await start(m);
+      // Serving again once it answers a status request.
+      for (let i = 0; i < 500 && !(await statusOf(m)); i++) await sleep(20);
+    },
+    stop: async () => {
+      await Promise.all(
+        [...procs.values()].map(async (c) => {
+          const exited = once(c, 'exit');
+          c.kill('SIGTERM');
+          await exited;
+        }),
+      );
+      etcdAgent.destroy();
+    },
+  };
+}
+
+async function canBind(host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(0, host, () => s.close(() => resolve(true)));
+  });
+}
+
+// ---- report ----------------------------------------------------------------------------------
+
+function ratio(a: number, b: number | undefined): string {
+  if (b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return 'n/a';
+  return `${(a / b).toFixed(2)}×`;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.floor(s.length / 2)]!;
+}
+
+function markdown(ours: SystemResult, etcd: SystemResult | null, version: string | null, valueBytes: number): string {
+  const lines = [
+    `Raft benchmark: 3 members on loopback, fsync on, ${valueBytes}-byte puts over HTTP/1.1 JSON to the leader` +
+      (etcd ? `; etcd ${version ?? '?'} in the same run` : '; etcd not available'),
+    '',
+    '| metric | clusterd | etcd | clusterd / etcd |',
+    '| --- | ---: | ---: | ---: |',
+  ];
+  for (const r of ours.load) {
+    const e = etcd?.load.find((x) => x.concurrency === r.concurrency);
+    lines.push(`| puts/s @${r.concurrency} in flight | ${r.opsPerSec} | ${e?.opsPerSec ?? 'n/a'} | ${ratio(r.opsPerSec, e?.opsPerSec)} |`);
+    lines.push(`| p50 commit latency @${r.concurrency} (ms) | ${r.p50Ms} | ${e?.p50Ms ?? 'n/a'} | ${ratio(r.p50Ms, e?.p50Ms)} |`);
+    lines.push(`| p99 commit latency @${r.concurrency} (ms) | ${r.p99Ms} | ${e?.p99Ms ?? 'n/a'} | ${ratio(r.p99Ms, e?.p99Ms)} |`);
+  }
+  const fo = median(ours.failoverMs);
+  const efo = etcd ? median(etcd.failoverMs) : undefined;
+  lines.push(`| leader failover, kill -9 to first commit (ms, median of ${ours.failoverMs.length}) | ${fo} | ${efo ?? 'n/a'} | ${ratio(fo, efo)} |`);
+  return lines.join('\n');
+}
+
+/** Runs the whole benchmark; see the module header. */
+export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBenchResult> {
+  const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const o = {
+    durationMs: opts.durationMs ?? (opts.quick ? 1500 : 5000),
+    concurrency: opts.concurrency ?? [1, 16, 256],
+    failovers: opts.failovers ?? (opts.quick ? 1 : 3),
+  };
+  const valueBytes = opts.valueBytes ?? 256;
+  const value = 'v'.repeat(valueBytes);
+  const dir = await mkdtemp(join(tmpdir(), 'raft-bench-'));
+  const startedAt = new Date().toISOString();
+  const binary = opts.etcdBinary ?? 'etcd';
+  const version = etcdVersion(binary);
+  let ours: SystemResult;
+  let etcd: SystemResult | null = null;
+  try {
+    const t = await clusterdTarget(join(dir, 'clusterd'), (l) => (l.includes('fatal') ? log(l) : undefined));
+    try {
+      ours = await runSystem(t, o, value, log);
+    } finally {
+      await t.stop();
+      closeClientConnections();
+    }
+    if (version) {
+      const e = await etcdTarget(binary, join(dir, 'etcd'), () => undefined);
+      try {
+        etcd = await runSystem(e, o, value, log);
+      } finally {
+        await e.stop();
+      }
+    } else {
+      log(`etcd not found (${binary}); install it with: apt-get install -y etcd-server`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const md = markdown(ours, etcd, version, valueBytes);
+  const result: RaftBenchResult = { startedAt, valueBytes, durationMs: o.durationMs, clusterd: ours, etcd, etcdVersion: version, markdown: md };
+  const outFile = opts.outFile ?? join('bench', 'results', 'raft-bench.json');
+  await mkdir(dirname(outFile), { recursive: true });
+  await writeFile(outFile, JSON.stringify(result, null, 2));
+  return result;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  const outAt = args.indexOf('--out');
+  const result = await runRaftBench({ quick: args.includes('--quick'), outFile: outAt >= 0 ? args[outAt + 1] : undefined });
+  process.stdout.write(`${result.markdown}\n`);
+}

@@ -36,6 +36,7 @@ import { fieldElement } from './path-element.js';
 import { smdTypeOf, type SmdType } from './smd-type.js';
 import { typeErrorsText, validate } from './typed-value.js';
 import { ApplyConflicts, Updater } from './updater.js';
+import { withZeroValues } from './zero-values.js';
 
 /** The manager that owns what an untracked object had when it is first applied to. */
 export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';
@@ -245,61 +246,6 @@ export class FieldManager {
     const ig = this.config.ignoredFields;
     return typeof ig === 'function' ? ig(subresource) : ig;
   }
-}
-
-/**
- * `v` as upstream's typed objects hold it: every value struct (a field whose schema default is
- * `{}`) exists, and required lists and maps (no `omitempty`) exist as null. Ownership is
- * computed between such objects, which decides whether a struct was "added" (`.` entries).
- */
-function withZeroValues(v: JsonValue | undefined, t: SmdType): JsonValue | undefined {
-  if (Array.isArray(v)) {
-    const list = t.list;
-    if (!list || list.atomic) return v;
-    const elem = list.element();
-    let out: JsonValue[] | undefined;
-    for (let i = 0; i < v.length; i++) {
-      const filled = withZeroValues(v[i], elem) as JsonValue;
-      if (filled !== v[i]) (out ??= v.slice())[i] = filled;
-    }
-    return out ?? v;
-  }
-  const map = t.map;
-  if (!isJsonObject(v) || !map || map.atomic) return v;
-  let out: JsonObject | undefined;
-  const set = (key: string, value: JsonValue) => ((out ??= { ...v })[key] = value);
-  for (const key of Object.keys(v)) {
-    const ft = map.field(key) ?? map.element();
-    if (!ft) continue;
-    const filled = withZeroValues(v[key], ft);
-    if (filled !== v[key] && filled !== undefined) set(key, filled);
-  }
-  for (const key of valueStructFields(map, t)) {
-    if (Object.hasOwn(v, key)) continue;
-    const ft = map.field(key)!;
-    if (ft.map) set(key, withZeroValues({}, ft) as JsonValue);
-    else set(key, null);
-  }
-  return out ?? v;
-}
-
-const zeroFieldsCache = new WeakMap<SmdType, string[]>();
-
-/** Declared fields a Go zero value has: value structs and required lists/maps. */
-function valueStructFields(map: NonNullable<SmdType['map']>, t: SmdType): string[] {
-  let names = zeroFieldsCache.get(t);
-  if (!names) {
-    names = [];
-    for (const name of map.fieldNames()) {
-      const ft = map.field(name);
-      if (!ft) continue;
-      const d = map.fieldDefault(name);
-      if (ft.map && isJsonObject(d) && Object.keys(d).length === 0) names.push(name);
-      else if ((ft.list || ft.map) && map.fieldRequired(name)) names.push(name);
-    }
-    zeroFieldsCache.set(t, names);
-  }
-  return names;
 }
 
 function stripIdentity(managed: Managed, id: string): void {

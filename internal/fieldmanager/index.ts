@@ -27,4 +27,5 @@ export {
 export { FIELD_MANAGER_CONFLICT, applyConflictError, printManager } from './conflicts.js';
 export { pathString, type Path, type PathElement } from './path-element.js';
 export { smdTypeOf, type SmdType } from './smd-type.js';
+export { withGoZeroValues } from './zero-values.js';
 export { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent, managerOrUserAgent } from './user-agent.js';

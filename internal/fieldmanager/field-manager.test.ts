@@ -195,6 +195,13 @@ describe('§2.7 rule 3: a field nobody owns any more is removed or reset to its 
     expect(owned(b, 'alice')).not.toContain('.spec.replicas');
   });
 
+  it('treats an applied null as unset in built-in kinds, while owning the field', () => {
+    const fm = manager();
+    const a = apply(fm, undefined, deployment({ spec: { ...fullSpec(), paused: null } }), 'alice');
+    expect(spec(a)).not.toHaveProperty('paused');
+    expect(owned(a, 'alice')).toContain('.spec.paused');
+  });
+
   it('removes a whole list item the applier dropped, keeping the others', () => {
     const fm = manager();
     const two = template([

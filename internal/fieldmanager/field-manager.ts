@@ -13,7 +13,8 @@
 //   - an entry's time moves only when its manager changed something;
 //   - at most ten Update entries are kept, older ones merge into "ancient-changes";
 //   - an apply body must have the endpoint's apiVersion and kind and no managedFields, and must
-//     fit the schema; conflicts are a 409 unless forced; the merged object is defaulted.
+//     fit the schema; conflicts are a 409 unless forced; the merged object is defaulted, and for
+//     built-in kinds an applied `null` unsets the field (a Go struct cannot hold it).
 // The engine is pure: objects in, objects out, time supplied by the caller.
 // Imports: apierrors, patch/{json-value,type-node}, fieldmanager/*.
 
@@ -58,6 +59,11 @@ export interface FieldManagerConfig {
   readonly defaulter?: (obj: JsonObject) => JsonObject | void;
   /** Cap on Update entries (default 10). */
   readonly maxUpdateManagers?: number;
+  /**
+   * Told when an update could not record ownership (the object is then stored without managed
+   * fields, as upstream does); for logging. Must not throw.
+   */
+  readonly onUpdateError?: (err: unknown) => void;
 }
 
 export interface WriteOptions {
@@ -138,6 +144,7 @@ export class FieldManager {
       return withManagedFields(stripped, managed);
     } catch (err) {
       if (err instanceof StatusError) throw err;
+      this.config.onUpdateError?.(err);
       return stripped;
     }
   }
@@ -187,7 +194,9 @@ export class FieldManager {
     stripIdentity(managed, id);
     let object: JsonObject;
     if (result.object !== undefined) {
-      object = cloneJson(isJsonObject(result.object) ? result.object : {});
+      const merged = isJsonObject(result.object) ? result.object : {};
+      // A Go struct cannot hold an explicit null: an applied `field: null` means "unset".
+      object = this.config.objectModel === 'typed' ? withoutNullMembers(merged) : cloneJson(merged);
       managed.times.set(id, time);
       if (this.config.defaulter) object = this.config.defaulter(object) ?? object;
     } else {
@@ -246,6 +255,22 @@ export class FieldManager {
     const ig = this.config.ignoredFields;
     return typeof ig === 'function' ? ig(subresource) : ig;
   }
+}
+
+/** A deep copy without null object members (null list items stay). */
+function withoutNullMembers(obj: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(obj)) {
+    const v = obj[key];
+    if (v === null || v === undefined) continue;
+    out[key] = dropNulls(v);
+  }
+  return out;
+}
+
+function dropNulls(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map((item) => (item === null ? null : dropNulls(item)));
+  return isJsonObject(v) ? withoutNullMembers(v) : v;
 }
 
 function stripIdentity(managed: Managed, id: string): void {

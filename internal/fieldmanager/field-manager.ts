@@ -122,8 +122,8 @@ export class FieldManager {
    */
   update(live: JsonObject | undefined, next: JsonObject, options: UpdateOptions): JsonObject {
     const stripped = withoutManagedFields(next);
+    const time = formatTime(options.time);
     try {
-      const time = formatTime(options.time);
       const subresource = options.subresource || undefined;
       const requested = isJsonObject(next.metadata) ? next.metadata.managedFields : undefined;
       const reset = !subresource && isResetManagedFields(requested);

@@ -154,8 +154,13 @@ export class ProtoSchema {
   }
 
   private lookup(fullName: string): protobuf.Type | undefined {
-    const found = this.root.lookup(fullName);
-    return found instanceof protobuf.Type ? found : undefined;
+    try {
+      const found = this.root.lookup(fullName);
+      return found instanceof protobuf.Type ? found : undefined;
+    } catch {
+      // Names come from request bodies (envelope kinds); an odd one is simply not a message.
+      return undefined;
+    }
   }
 
   /**

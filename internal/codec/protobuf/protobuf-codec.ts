@@ -40,6 +40,25 @@ export interface WatchEventValue {
 
 const WATCH_EVENT = 'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent';
 const META_PREFIX = 'io.k8s.apimachinery.pkg.apis.meta.';
+/** Meta kinds that travel as whole objects but carry no group-version-kind marker. */
+const META_KINDS = new Set([
+  'APIGroup',
+  'APIGroupList',
+  'APIVersions',
+  'APIResourceList',
+  'Status',
+  'WatchEvent',
+  'DeleteOptions',
+  'CreateOptions',
+  'UpdateOptions',
+  'PatchOptions',
+  'ApplyOptions',
+  'GetOptions',
+  'ListOptions',
+  'List',
+  'PartialObjectMetadata',
+  'PartialObjectMetadataList',
+]);
 
 let sharedProtoSchema: ProtoSchema | undefined;
 
@@ -93,7 +112,7 @@ export class ProtobufCodec {
     if (group === undefined) return undefined;
     const byKind = this.schemas.schemaNameForKind(group, version, kind);
     if (byKind) return byKind;
-    if (group === '' || group === 'meta.k8s.io') {
+    if ((group === '' || group === 'meta.k8s.io') && META_KINDS.has(kind)) {
       const metaVersion = group === '' ? 'v1' : version;
       const candidate = `${META_PREFIX}${metaVersion}.${kind}`;
       if (this.supports(candidate)) return candidate;

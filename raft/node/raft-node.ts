@@ -189,7 +189,11 @@ export class RaftNode {
   private snapshotWanted = false;
   private confState: ConfState = { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
   private lead: NodeId = NONE;
+  /** Role as of the last Ready's soft state. */
+  private role: StateType = StateType.Follower;
+  /** Term and vote as last persisted. */
   private term = 0;
+  private vote: NodeId = NONE;
   private ticker: unknown = null;
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
@@ -251,6 +255,7 @@ export class RaftNode {
     this.memory.append(state.entries);
     this.memory.setHardState(state.hardState);
     this.term = state.hardState.term;
+    this.vote = state.hardState.vote;
 
     this.rn = new RawNode({
       id: this.id,
@@ -481,6 +486,17 @@ export class RaftNode {
   }
 
   private async handleReady(rd: Ready): Promise<void> {
+    if (rd.softState) this.role = rd.softState.raftState;
+    // A leader may send in parallel with its own disk write (Raft thesis §10.2.1, as etcd
+    // does): its appends promise nothing about its own log, and it counts itself towards a
+    // commit only once the core learns, at advance(), that its entries are durable. Only when
+    // this Ready changes neither term nor vote, so no vote can be on the wire unpersisted.
+    const sendEarly =
+      this.role === StateType.Leader &&
+      (!rd.hardState || (rd.hardState.term === this.term && rd.hardState.vote === this.vote)) &&
+      !rd.snapshot;
+    if (sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
+
     // 1. Persist, then update the image the core reads.
     if (rd.hardState || rd.entries.length > 0 || rd.snapshot) {
       await this.o.store.save({ hardState: rd.hardState, entries: rd.entries, snapshot: rd.snapshot, sync: rd.mustSync });
@@ -490,11 +506,12 @@ export class RaftNode {
     if (rd.hardState) {
       this.memory.setHardState(rd.hardState);
       this.term = rd.hardState.term;
+      this.vote = rd.hardState.vote;
     }
     this.notePlacements(rd.entries);
 
-    // 2. Send.
-    if (rd.messages.length > 0) this.transport.send(rd.messages);
+    // 2. Send (unless already sent above).
+    if (!sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
 
     if (rd.softState) this.onSoftState(rd.softState.lead);
 

@@ -5,7 +5,7 @@
 // order (Apply before Update, then by time, manager, apiVersion, subresource), the reuse of a
 // stored `fieldsV1` whose set did not change, and the cap of ten Update entries (older ones are
 // merged into `ancient-changes`).
-// Imports: patch/json-value, fieldmanager/{field-set,fields-v1,updater}.
+// Imports: patch/json-value, fieldmanager/{field-set,fields-v1,path-element,updater (type only)}.
 
 import { isJsonObject, type JsonObject } from '../patch/json-value.js';
 import { FieldSet } from './field-set.js';

@@ -8,7 +8,7 @@
 //            case that manager loses it. Unchanged values shared with other managers are shared.
 // Both first reconcile every manager's set with the current schema. Objects of one kind are
 // assumed to have the same field paths in every apiVersion (there is no conversion here).
-// Imports: fieldmanager/{field-set,typed-value,smd-type}, patch/json-value.
+// Imports: patch/json-value, fieldmanager/{field-set,path-element,smd-type,typed-value}.
 
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import { FieldSet } from './field-set.js';

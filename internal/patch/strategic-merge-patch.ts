@@ -8,7 +8,8 @@
 // values that are added wholesale lose every directive key and null member (upstream leaves
 // some for the Go decoder to drop; plain JSON storage must not keep them).
 // Errors: 400 for malformed patches and directives, 422 for lists of lists.
-// Imports: patch/json-value, patch/patch-errors, patch/go-format, patch/type-node (type only).
+// Imports: apierrors (type only), patch/json-value, patch/patch-errors, patch/go-format,
+// patch/type-node (type only).
 
 import type { StatusError } from '../apierrors/status.js';
 import { goKind, goValue } from './go-format.js';

@@ -12,6 +12,7 @@ export interface SeedRunOptions {
   appFactory?: () => SimApplication;
   observer?: SimObserver;
   proposeRate?: number;
+  unsafeSkipSync?: boolean;
 }
 
 export function simOptionsForSeed(seed: number, o: SeedRunOptions = {}): SimOptions {
@@ -31,6 +32,7 @@ export function simOptionsForSeed(seed: number, o: SeedRunOptions = {}): SimOpti
     appFactory: o.appFactory,
     observer: o.observer,
     trace: o.trace ?? false,
+    unsafeSkipSync: o.unsafeSkipSync ?? false,
   };
 }
 

@@ -152,7 +152,7 @@ export class Simulation {
   readonly pending = new Map<string, number>();
   private proposalSeq = 0;
   private trace: string[] = [];
-  stats = { delivered: 0, dropped: 0, crashes: 0, confChanges: 0, leaderChanges: 0, committed: 0 };
+  stats = { delivered: 0, dropped: 0, crashes: 0, confChanges: 0, leaderChanges: 0, committed: 0, transfers: 0 };
 
   constructor(opts: SimOptions) {
     this.opts = opts;
@@ -252,6 +252,8 @@ export class Simulation {
   private drop(m: Message, why: string): void {
     this.stats.dropped++;
     this.log(() => `drop(${why}) ${describeMessage(m)}`);
+    // A transport notices some failed sends (a broken connection) and says so.
+    if (why !== 'random' && this.rng.chance(0.3)) this.nodes.get(m.from)?.rn?.reportUnreachable(m.to);
     // The transport learns a snapshot it tried to stream did not arrive; tell the leader.
     if (m.type === MessageType.Snap) this.nodes.get(m.from)?.rn?.reportSnapshot(m.to, false);
   }
@@ -508,14 +510,25 @@ export class Simulation {
     } else if (r < 0.55) {
       const down = all.filter((n) => !n.up);
       if (down.length > 0) this.start(this.rng.pick(down));
-    } else if (r < 0.8) {
+    } else if (r < 0.75) {
       // A random two-way split.
       this.groups.clear();
       for (const n of all) this.groups.set(n.id, this.rng.int(2));
       this.log(() => `partition ${JSON.stringify([...this.groups])}`);
-    } else {
+    } else if (r < 0.9) {
       this.groups.clear();
       this.log(() => 'heal');
+    } else {
+      // An operator asks for a leadership transfer (to a random member: voters and learners,
+      // which must be refused, alike).
+      const leader = this.leader();
+      const targets = all.filter((n) => n.up && n !== leader);
+      if (leader?.rn && targets.length > 0) {
+        const to = this.rng.pick(targets).id;
+        this.stats.transfers++;
+        this.log(() => `transfer leadership ${leader.id} -> ${to}`);
+        leader.rn.transferLeader(to);
+      }
     }
   }
 
@@ -553,7 +566,10 @@ export class Simulation {
     const deadline = this.now + this.opts.livenessTicks;
     while (this.now < deadline) {
       this.step();
-      if (this.settled()) return;
+      if (this.settled()) {
+        this.stats.committed = this.checker.highestApplied();
+        return;
+      }
     }
     const leader = this.leader();
     this.fail(

@@ -43,6 +43,11 @@ export class SafetyChecker {
     this.fail = fail;
   }
 
+  /** Highest index applied anywhere: how far the cluster got. */
+  highestApplied(): number {
+    return this.maxApplied;
+  }
+
   markMember(id: NodeId): void {
     this.members.add(id);
   }

@@ -28,7 +28,8 @@ describe('raft simulation', () => {
           throw new Error(`seed ${seed} crashed (reproduce with RAFT_SIM_SEED=${seed})`, { cause: err });
         }
       }
-      expect(committed).toBeGreaterThanOrEqual(0);
+      // Not vacuous: the clusters made progress (well over ten entries per seed on average).
+      expect(committed).toBeGreaterThan(n * 10);
     });
   }
 });

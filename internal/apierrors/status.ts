@@ -42,7 +42,8 @@ export interface StatusDetails {
 export interface Status {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  /** List metadata: set only on an expired continue token, carrying a token for the rest. */
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message: string;
   reason: StatusReason;

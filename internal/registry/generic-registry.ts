@@ -43,6 +43,8 @@ export interface RegistryDeps {
   unsafeDeletionEnabled: boolean;
   /** How long get/list wait for a resource version that is newer than the cache. */
   tooLargeWaitMs: number;
+  /** How long the cache keeps a paginated list's snapshot (gate ListFromCacheSnapshot); 0 = never. */
+  listSnapshotTtlMs: number;
 }
 
 /** How a read must relate to the store's state (spec §4.5). */
@@ -86,6 +88,19 @@ export interface DeleteResult {
 
 const MAX_RETRIES = 8;
 
+/** A continue token whose version is compacted: 410, with the key for an inconsistent remainder. */
+export class ExpiredContinueError extends StatusError {
+  constructor(readonly afterKey: string) {
+    super(
+      errors.expired(
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      ).status,
+    );
+  }
+}
+
+const expiredContinue = (afterKey: string): ExpiredContinueError => new ExpiredContinueError(afterKey);
+
 const metaOf = (obj: JsonObject): JsonObject => {
   if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
   return obj.metadata as JsonObject;
@@ -127,8 +142,8 @@ export class GenericRegistry {
 
   // ---- reads ---------------------------------------------------------------------------
 
-  /** Waits until the cache can serve a read in `mode`; returns the revision it will serve at. */
-  private async catchUp(mode: ReadMode): Promise<void> {
+  /** Waits until the cache can serve a read in `mode` (504 after the too-large wait). */
+  async catchUp(mode: ReadMode): Promise<void> {
     const { cache, store, tooLargeWaitMs } = this.deps;
     try {
       if (mode.kind === 'consistent') await cache.waitForRevision(store.currentRevision(), tooLargeWaitMs);
@@ -196,16 +211,41 @@ export class GenericRegistry {
   async list(req: ListRequest): Promise<ListResult> {
     const keyPrefix = req.namespace && this.storage.namespaced ? namespacePrefix(this.storage, req.namespace) : this.prefix;
     const limit = req.limit > 0 ? req.limit : 0;
-    const exactRevision = req.continueFrom?.revision ?? (req.mode.kind === 'exact' ? req.mode.revision : undefined);
     const afterKey = req.continueFrom ? this.prefix + req.continueFrom.afterKey : undefined;
-    if (exactRevision === undefined || exactRevision === this.deps.cache.revision) {
-      if (exactRevision === undefined) await this.catchUp(req.mode);
-      const rc = this.deps.cache.resource(this.prefix);
-      const revision = this.deps.cache.revision;
-      const { entries, more, remaining } = rc.list({ keyPrefix, after: afterKey, limit, filter: req.filter });
-      return this.finishList(revision, entries, more, remaining, req.hasSelector);
+    const rc = this.deps.cache.resource(this.prefix);
+    const now = Date.now();
+    const options = { keyPrefix, after: afterKey, limit, filter: req.filter };
+    // Exact reads (a continuation, or an exact version) come from a kept snapshot, the live
+    // cache when it is at that version, or else the store's history.
+    const exactRevision = req.continueFrom ? req.continueFrom.revision : req.mode.kind === 'exact' ? req.mode.revision : undefined;
+    if (exactRevision !== undefined && exactRevision > 0) {
+      // Versions outside the retention window are gone even where a snapshot survives, so
+      // tokens and exact reads expire with the window, as documented.
+      if (exactRevision < this.deps.store.compactedRevision()) {
+        if (req.continueFrom) throw expiredContinue(req.continueFrom.afterKey);
+        throw errors.expired(`too old resource version: ${exactRevision} (${this.deps.store.compactedRevision()})`);
+      }
+      const snapshot = rc.snapshotAt(exactRevision, now);
+      if (snapshot) {
+        const { entries, more, remaining } = snapshot.list(options);
+        return this.finishList(exactRevision, entries, more, remaining, req.hasSelector);
+      }
+      if (exactRevision !== this.deps.cache.revision) {
+        try {
+          return await this.listFromStore(keyPrefix, exactRevision, afterKey, limit, req);
+        } catch (e) {
+          if (req.continueFrom && e instanceof StatusError && e.status.code === 410) throw expiredContinue(req.continueFrom.afterKey);
+          throw e;
+        }
+      }
+    } else {
+      // Not exact (or a continuation of an inconsistent list: latest state after the key).
+      await this.catchUp(req.continueFrom ? { kind: 'consistent' } : req.mode);
     }
-    return this.listFromStore(keyPrefix, exactRevision, afterKey, limit, req);
+    const revision = this.deps.cache.revision;
+    const { entries, more, remaining } = rc.list(options);
+    if (more && limit > 0 && this.deps.listSnapshotTtlMs > 0) rc.takeSnapshot(revision, now, this.deps.listSnapshotTtlMs);
+    return this.finishList(revision, entries, more, remaining, req.hasSelector);
   }
 
   private finishList(revision: number, entries: CacheEntry[], more: boolean, remaining: number, hasSelector: boolean): ListResult {

@@ -43,6 +43,7 @@ export class RegistrySet {
       get now() { return self.required().now; },
       get unsafeDeletionEnabled() { return self.required().unsafeDeletionEnabled; },
       get tooLargeWaitMs() { return self.required().tooLargeWaitMs; },
+      get listSnapshotTtlMs() { return self.required().listSnapshotTtlMs; },
     };
   }
 

@@ -65,6 +65,12 @@ export interface StartOptions {
   log?: Logger;
   /** Validation and defaulting rules (the full set is wired by default). */
   rules?: ObjectRules;
+  /** How long get/list wait for a too-new resource version before 504 (tests shorten it). */
+  tooLargeWaitMs?: number;
+  /** Outputs a watcher may queue before it is closed as too slow (tests shrink it). */
+  watcherCapacity?: number;
+  /** Default watch bookmark interval (tests shorten it). */
+  bookmarkIntervalMs?: number;
   /** Extra request body decoders and response encoders (encodings beyond JSON). */
   decoders?: ReadonlyMap<string, BodyDecoder>;
 }
@@ -82,7 +88,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   const catalog = new ApiCatalog(naming, enablementFrom(config.runtimeConfig, stabilityOf));
   const registries = new RegistrySet(catalog);
-  const cache = new WatchCache(store, { root: REGISTRY_ROOT, specFor: registries.specFor });
+  const cache = new WatchCache(store, {
+    root: REGISTRY_ROOT,
+    specFor: registries.specFor,
+    ...(options.watcherCapacity ? { watcherCapacity: options.watcherCapacity } : {}),
+  });
   const health = new HealthChecks(config.livezGracePeriodMs);
   const namespaces = registries.for(catalog.resource('', 'v1', 'namespaces')!)!;
   const admission = new AdmissionChain([
@@ -100,7 +110,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     rules: options.rules ?? builtinRules(naming),
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
-    tooLargeWaitMs: 3000,
+    tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
+    listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
   });
 
   health.add(['livez', 'readyz', 'healthz'], {
@@ -137,7 +148,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     encoders: [jsonEncoder],
     log,
     minWatchTimeoutSeconds: 1800,
-    bookmarkIntervalMs: 60_000,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     inFlight: { reads: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight },
     now: () => new Date(),
   };

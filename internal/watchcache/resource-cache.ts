@@ -25,7 +25,69 @@ export interface ListResult {
   remaining: number;
 }
 
+/**
+ * An immutable view of a resource's entries at one revision, kept for a while so the chunks
+ * of a paginated list (and exact reads at that revision) come from memory, not the store.
+ */
+export class EntrySnapshot {
+  constructor(
+    readonly revision: number,
+    /** Entries in key order. */
+    private readonly entries: readonly CacheEntry[],
+    readonly expiresAt: number,
+  ) {}
+
+  list(options: ListOptions & { keyPrefix: string }): ListResult {
+    const { keyPrefix, after, filter } = options;
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+    const from = after !== undefined && after >= keyPrefix ? upperBoundEntry(this.entries, after) : lowerBoundEntry(this.entries, keyPrefix);
+    const out: CacheEntry[] = [];
+    let i = from;
+    let more = false;
+    let remaining = 0;
+    for (; i < this.entries.length; i++) {
+      const e = this.entries[i]!;
+      if (!e.key.startsWith(keyPrefix)) break;
+      if (filter && !filter(e)) continue;
+      if (out.length >= limit) {
+        more = true;
+        break;
+      }
+      out.push(e);
+    }
+    if (more) {
+      for (let j = i; j < this.entries.length && this.entries[j]!.key.startsWith(keyPrefix); j++) remaining++;
+    }
+    return { entries: out, more, remaining };
+  }
+}
+
+function lowerBoundEntry(a: readonly CacheEntry[], key: string): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]!.key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function upperBoundEntry(a: readonly CacheEntry[], key: string): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]!.key <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const MAX_SNAPSHOTS = 8;
+
 export class ResourceCache {
+  private readonly snapshots: EntrySnapshot[] = [];
   private readonly entries = new Map<string, CacheEntry>();
   private readonly sortedKeys = new SortedKeys();
   private readonly ring: CacheEvent[] = [];
@@ -107,6 +169,29 @@ export class ResourceCache {
       while (this.ringStart < this.ring.length && this.ring[this.ringStart]!.revision <= revision) this.ringStart++;
       this.oldestReplayable = revision;
     }
+  }
+
+  /** Keeps the current entries as a snapshot at `revision` until `now + ttlMs`. */
+  takeSnapshot(revision: number, now: number, ttlMs: number): EntrySnapshot {
+    this.dropExpired(now);
+    const existing = this.snapshots.find((s) => s.revision === revision);
+    if (existing) return existing;
+    const entries: CacheEntry[] = [];
+    for (const key of this.sortedKeys.range(this.prefix)) entries.push(this.entries.get(key)!);
+    const snap = new EntrySnapshot(revision, entries, now + ttlMs);
+    this.snapshots.push(snap);
+    if (this.snapshots.length > MAX_SNAPSHOTS) this.snapshots.shift();
+    return snap;
+  }
+
+  /** The unexpired snapshot at exactly `revision`, if one was kept. */
+  snapshotAt(revision: number, now: number): EntrySnapshot | undefined {
+    this.dropExpired(now);
+    return this.snapshots.find((s) => s.revision === revision);
+  }
+
+  private dropExpired(now: number): void {
+    for (let i = this.snapshots.length - 1; i >= 0; i--) if (this.snapshots[i]!.expiresAt <= now) this.snapshots.splice(i, 1);
   }
 
   list(options: ListOptions = {}): ListResult {

@@ -10,20 +10,28 @@ import { encodeContinue, listParams } from '../list-options.js';
 import { chooseEncoder, listResponse } from '../respond.js';
 import type { Item } from '../encoders.js';
 import type { ResourceRequest } from './resource-request.js';
+import { ExpiredContinueError } from '../../registry/generic-registry.js';
 import { selectionFor } from './selection.js';
 
 export async function handleList(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const encoder = chooseEncoder(c, deps.encoders);
   const params = listParams(rr.query);
   const selection = selectionFor(rr.resource, rr.query);
-  const result = await rr.registry.list({
-    mode: params.mode,
-    namespace: rr.namespace,
-    filter: selection.filter,
-    hasSelector: selection.hasSelector,
-    limit: params.limit,
-    continueFrom: params.continueFrom,
-  });
+  let result;
+  try {
+    result = await rr.registry.list({
+      mode: params.mode,
+      namespace: rr.namespace,
+      filter: selection.filter,
+      hasSelector: selection.hasSelector,
+      limit: params.limit,
+      continueFrom: params.continueFrom,
+    });
+  } catch (e) {
+    // An expired token answers 410 with a token for the (inconsistent) rest of the list.
+    if (e instanceof ExpiredContinueError) e.status.metadata = { continue: encodeContinue({ revision: -1, afterKey: e.afterKey }) };
+    throw e;
+  }
   const converting = rr.resource.version !== rr.registry.storage.version;
   const items: Item[] = result.entries.map((entry) =>
     converting || encoder.needsObjects

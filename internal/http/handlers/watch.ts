@@ -20,7 +20,7 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const params = watchParams(rr.query);
   const selection = selectionFor(rr.resource, rr.query, rr.info.name || undefined);
   let fromRevision = params.fromRevision;
-  if (params.notOlderThan !== undefined) await rr.registry.list({ mode: { kind: 'notOlderThan', revision: params.notOlderThan }, namespace: rr.namespace, filter: () => false, hasSelector: true, limit: 1 });
+  if (params.notOlderThan !== undefined) await rr.registry.catchUp({ kind: 'notOlderThan', revision: params.notOlderThan });
   if (fromRevision < 0) fromRevision = deps.cache.revision; // sendInitialEvents=false without a version: from now
   const watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
   if (params.sendInitialEvents) watcher.bookmark(true);

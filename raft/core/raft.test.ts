@@ -194,3 +194,14 @@ describe('RawNode Ready contract', () => {
     expect(isRaftError(err, 'RAFT_INVALID_CONFIG')).toBe(true);
   });
 });
+
+describe('restart', () => {
+  it('accepts an applied index above the persisted commit (commit-only updates are not synced)', () => {
+    const { storage } = newNode(1, [1, 2, 3]);
+    storage.append([2, 3, 4].map((index) => ({ index, term: 1, type: EntryType.Normal, data: data(`e${index}`) })));
+    storage.setHardState({ term: 1, vote: 0, commit: 2 });
+    const rn = new RawNode({ id: 1, storage, applied: 4, electionTick: 10, heartbeatTick: 1, random: zero });
+    expect(rn.status()).toMatchObject({ commit: 4, applied: 4 });
+    expect(rn.hasReady()).toBe(true); // the raised commit index is reported to be persisted
+  });
+});

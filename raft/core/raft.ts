@@ -48,7 +48,11 @@ export interface RaftConfig {
   heartbeatTick: number;
   /** The log image; read-only from the core. Its initialState() supplies term/vote/commit and membership. */
   storage: LogStorage;
-  /** The last index the application has applied (its state machine is at least this far). 0 for a fresh node. */
+  /**
+   * The last index the application has applied (its state machine is at least this far). 0 for
+   * a fresh node. May exceed the persisted commit index (commit-only updates are not synced);
+   * it may not exceed the last persisted log index.
+   */
   applied?: number;
   /** Byte limit of entries in one MsgApp (at least one entry is always sent). Default 1 MiB. */
   maxSizePerMsg?: number;
@@ -132,7 +136,16 @@ export class Raft {
     const r = restoreConfig(this.trk, this.raftLog.lastIndex(), confState);
     this.switchToConfig(r);
     if (hardState.term !== 0 || hardState.vote !== 0 || hardState.commit !== 0) this.loadState(hardState);
-    if (c.applied !== undefined && c.applied > 0) this.raftLog.appliedTo(c.applied);
+    if (c.applied !== undefined && c.applied > 0) {
+      if (c.applied > this.raftLog.committed) {
+        // The state machine is ahead of the persisted commit index: a commit-only hard state
+        // update need not be synced (Ready.mustSync), so it can be lost while the application
+        // kept what it applied. Whatever was applied was committed.
+        invariant(c.applied <= this.raftLog.lastIndex(), () => `applied(${c.applied}) is beyond the last log index(${this.raftLog.lastIndex()})`);
+        this.raftLog.committed = c.applied;
+      }
+      this.raftLog.appliedTo(c.applied);
+    }
     this.becomeFollower(this.term, NONE);
 
     this.info(() => {

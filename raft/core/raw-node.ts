@@ -107,7 +107,9 @@ export class RawNode {
   constructor(config: RawNodeConfig) {
     this.raft = new Raft(config);
     this.prevSoftState = this.raft.softState();
-    this.prevHardState = this.raft.hardState();
+    // Compared with what is persisted, so a commit index raised at start (by the snapshot or
+    // the applied index) is handed out to be persisted in the first Ready.
+    this.prevHardState = config.storage.initialState().hardState;
   }
 
   /** Advances logical time by one tick (election and heartbeat timeouts are counted in ticks). */

@@ -155,6 +155,7 @@ export class InteractionEnv {
       if (voters.length > 0) {
         // Bootstrap: every founding member starts from the same snapshot holding the initial membership.
         storage.applySnapshot({ metadata: { index, term: 1, confState }, data: new Uint8Array(0) });
+        storage.setHardState({ term: 0, vote: 0, commit: index });
       }
       const node: EnvNode = { id, storage, confState, applied: voters.length > 0 ? index : 0, options, rn: this.newRawNode(id, storage, options, 0) };
       this.nodes.set(id, node);

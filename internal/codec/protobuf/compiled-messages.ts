@@ -248,7 +248,7 @@ export class CompiledMessages {
   if (typeof v !== 'object' || Array.isArray(v)) H.typeErr('object', v, ${JSON.stringify(where)});
   const ks = H.sortedKeys(v);
   for (let i = 0; i < ks.length; i++) {
-    const k = ks[i]; const x = v[k];
+    const k = ks[i]; const x = v[k]; if (x === undefined) continue;
     ${writeTag(f.number, 2)} const s = w.fork(); w.byte(10); w.string(k); ${valueWrite} w.join(s);
   }
 }`;

@@ -22,10 +22,13 @@ import { convertObject } from './conversion.js';
 import { validateDeleteOptions, type DeleteOptions } from './delete-options.js';
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
+import type { ManagedFieldsTracker } from './managed-fields.js';
 import { deepEqual, type Strategy } from './strategy.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
+  /** Field manager of the writer: the `fieldManager` parameter, or the User-Agent's program name. */
+  readonly manager: string;
   /** Namespace from the URL ('' for cluster-scoped or all-namespaces requests). */
   readonly namespace: string;
   readonly dryRun: boolean;
@@ -35,6 +38,8 @@ export interface RequestContext {
 
 export interface RegistryDeps {
   store: RevisionStore;
+  /** Field ownership (managedFields) and server-side apply. */
+  fields: ManagedFieldsTracker;
   cache: WatchCache;
   admission: AdmissionChain;
   rules: ObjectRules;
@@ -363,7 +368,7 @@ export class GenericRegistry {
     this.strategy.prepareForCreate(obj);
   }
 
-  async create(r: ResourceInfo, ctx: RequestContext, input: JsonObject): Promise<JsonObject> {
+  async create(r: ResourceInfo, ctx: RequestContext, input: JsonObject, options: { ownershipRecorded?: boolean } = {}): Promise<JsonObject> {
     const meta = metaOf(input);
     const requestedName = typeof meta.name === 'string' ? meta.name : '';
     const generate = !requestedName && typeof meta.generateName === 'string' && meta.generateName !== '';
@@ -371,7 +376,7 @@ export class GenericRegistry {
       throw errors.invalid(this.kindQualified(r), '', [fieldErrors.required('metadata.name', 'name or generateName is required')]);
     }
     for (let attempt = 0; ; attempt++) {
-      const obj = clone(input);
+      let obj = clone(input);
       const name = generate ? generateName(meta.generateName as string) : requestedName;
       this.deps.rules.applyDefaults(r, obj);
       this.initializeMeta(r, obj, ctx, name);
@@ -379,6 +384,8 @@ export class GenericRegistry {
       this.deps.rules.prepareForCreate(r, obj);
       // Again: admission and preparation may add fields that have defaults of their own.
       this.deps.rules.applyDefaults(r, obj);
+      // The creator owns what it wrote, defaults included (an apply has recorded it already).
+      if (!options.ownershipRecorded) obj = this.deps.fields.update(r, undefined, obj, ctx.manager, '', this.deps.now());
       this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
       await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
       const key = this.key(ctx.namespace, name);
@@ -403,27 +410,94 @@ export class GenericRegistry {
   async update(r: ResourceInfo, ctx: RequestContext, name: string, input: JsonObject, subresource = ''): Promise<WriteResult> {
     const inputMeta = metaOf(input);
     const requestedRv = typeof inputMeta.resourceVersion === 'string' && inputMeta.resourceVersion !== '' ? inputMeta.resourceVersion : undefined;
+    if (typeof inputMeta.uid === 'string' && inputMeta.uid === '') delete inputMeta.uid;
+    return this.modify(r, ctx, name, subresource, {
+      requestedRv,
+      build: () => clone(input),
+      onMissing: async () => {
+        if (subresource || !this.strategy.allowCreateOnUpdate) throw errors.notFound(this.qualified(r), name);
+        if (requestedRv) throw this.conflict(r, name);
+        const created = await this.create(r, ctx, { ...input, metadata: { ...inputMeta, name } });
+        return { object: created, created: true };
+      },
+    });
+  }
+
+  /**
+   * PATCH: `build` turns the current object into the patched one (JSON, merge or strategic
+   * patch), or `apply` runs server-side apply. A missing object is a 404, except for apply,
+   * which creates it. `ifMatch` (a resourceVersion) makes the patch conditional.
+   */
+  async patch(
+    r: ResourceInfo,
+    ctx: RequestContext,
+    name: string,
+    subresource: string,
+    how: { build: (current: JsonObject) => JsonObject } | { apply: JsonObject; force: boolean },
+    ifMatch?: string,
+  ): Promise<WriteResult> {
+    const now = () => this.deps.now();
+    const isApply = 'apply' in how;
+    return this.modify(r, ctx, name, subresource, {
+      requestedRv: ifMatch,
+      patched: true,
+      ownershipRecorded: isApply,
+      build: (current) => (isApply ? this.deps.fields.apply(r, current, how.apply, ctx.manager, how.force, subresource, now()) : how.build(current)),
+      onMissing: async () => {
+        if (!isApply || subresource) throw errors.notFound(this.qualified(r), name);
+        if (ifMatch) throw this.conflict(r, name);
+        const applied = this.deps.fields.apply(r, undefined, how.apply, ctx.manager, how.force, '', now());
+        const meta = metaOf(applied);
+        if (meta.name === undefined) meta.name = name;
+        const created = await this.create(r, ctx, applied, { ownershipRecorded: true });
+        return { object: created, created: true };
+      },
+    });
+  }
+
+  private conflict(r: ResourceInfo, name: string): StatusError {
+    return errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+  }
+
+  /** The read-modify-write loop shared by PUT and PATCH. */
+  private async modify(
+    r: ResourceInfo,
+    ctx: RequestContext,
+    name: string,
+    subresource: string,
+    op: {
+      /** A resourceVersion the object must still have (conditional request). */
+      requestedRv: string | undefined;
+      build: (current: JsonObject) => JsonObject;
+      onMissing: () => Promise<WriteResult>;
+      /** The body is a patch: a resourceVersion it sets is a precondition too. */
+      patched?: boolean;
+      /** Ownership was already recorded by build (server-side apply). */
+      ownershipRecorded?: boolean;
+    },
+  ): Promise<WriteResult> {
     for (let attempt = 0; ; attempt++) {
       const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
       if (entry?.corrupt) throw errors.internal(entry.corrupt);
-      if (!entry) {
-        if (subresource || !this.strategy.allowCreateOnUpdate) throw errors.notFound(this.qualified(r), name);
-        if (requestedRv) throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
-        const created = await this.create(r, ctx, { ...input, metadata: { ...inputMeta, name } });
-        return { object: created, created: true };
-      }
+      if (!entry) return op.onMissing();
       const old = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
       const oldMeta = metaOf(old);
-      if (requestedRv !== undefined && requestedRv !== oldMeta.resourceVersion) {
-        throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+      if (op.requestedRv !== undefined && op.requestedRv !== oldMeta.resourceVersion) throw this.conflict(r, name);
+      const built = op.build(clone(old));
+      const builtMeta = metaOf(built);
+      let requestedRv = op.requestedRv;
+      if (op.patched && typeof builtMeta.resourceVersion === 'string' && builtMeta.resourceVersion !== oldMeta.resourceVersion) {
+        // A patch that sets metadata.resourceVersion asks for the object at that version.
+        if (builtMeta.resourceVersion !== '') throw this.conflict(r, name);
       }
-      if (requestedRv === undefined && !this.strategy.allowUnconditionalUpdate) {
+      if (!op.patched && typeof builtMeta.resourceVersion === 'string' && builtMeta.resourceVersion !== '') requestedRv = builtMeta.resourceVersion;
+      if (requestedRv === undefined && !op.patched && !this.strategy.allowUnconditionalUpdate) {
         throw errors.invalid(this.kindQualified(r), name, [fieldErrors.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
       }
-      if (typeof inputMeta.uid === 'string' && inputMeta.uid !== '' && inputMeta.uid !== oldMeta.uid) {
-        throw errors.conflict(this.qualified(r), name, `Precondition failed: UID in precondition: ${inputMeta.uid}, UID in object meta: ${String(oldMeta.uid)}`);
+      if (typeof builtMeta.uid === 'string' && builtMeta.uid !== '' && builtMeta.uid !== oldMeta.uid) {
+        throw errors.conflict(this.qualified(r), name, `Precondition failed: UID in precondition: ${builtMeta.uid}, UID in object meta: ${String(oldMeta.uid)}`);
       }
-      const obj = this.mergeForUpdate(r, clone(input), old, subresource);
+      let obj = this.mergeForUpdate(r, built, old, subresource);
       this.deps.rules.applyDefaults(r, obj);
       if (subresource === '') {
         // Sub-resource writes were already built from the stored object; only main-resource
@@ -431,6 +505,7 @@ export class GenericRegistry {
         this.deps.rules.prepareForUpdate(r, obj, old);
         this.strategy.bumpGeneration(obj, old);
       }
+      if (!op.ownershipRecorded && subresource !== 'finalize') obj = this.deps.fields.update(r, old, obj, ctx.manager, subresource, this.deps.now());
       await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
       this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
       await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
@@ -447,9 +522,7 @@ export class GenericRegistry {
         return { object: obj, created: false };
       }
       // Someone wrote in between: a conditional request fails, an unconditional one retries.
-      if (requestedRv !== undefined || attempt + 1 >= MAX_RETRIES) {
-        throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
-      }
+      if (requestedRv !== undefined || attempt + 1 >= MAX_RETRIES) throw this.conflict(r, name);
     }
   }
 

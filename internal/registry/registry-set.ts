@@ -37,6 +37,7 @@ export class RegistrySet {
     const self = this;
     return {
       get store() { return self.required().store; },
+      get fields() { return self.required().fields; },
       get cache() { return self.required().cache; },
       get admission() { return self.required().admission; },
       get rules() { return self.required().rules; },

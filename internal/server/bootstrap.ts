@@ -19,7 +19,7 @@ export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiC
     const existing = await registry.getEntry('', name).catch(() => undefined);
     if (existing) continue;
     try {
-      await registry.create(resource, { user: SYSTEM_USER, namespace: '', dryRun: false, warnings: [] }, {
+      await registry.create(resource, { user: SYSTEM_USER, manager: 'kube-apiserver', namespace: '', dryRun: false, warnings: [] }, {
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: { name },

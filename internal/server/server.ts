@@ -19,7 +19,8 @@ import { NamespaceController } from '../controllers/namespace-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Discovery } from '../discovery/discovery.js';
 import { HealthChecks } from '../health/health.js';
-import { decodeJsonBody, type BodyDecoder } from '../http/body.js';
+import type { BodyDecoder } from '../http/body.js';
+import { decodeJson, decodeYaml } from '../codec/index.js';
 import { buildHandlerChain } from '../http/chain.js';
 import type { HttpDeps, VersionInfo } from '../http/deps.js';
 import { jsonEncoder } from '../http/encoders.js';
@@ -30,6 +31,7 @@ import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
 import { REGISTRY_ROOT } from '../registry/keys.js';
 import type { ObjectRules } from '../registry/object-rules.js';
 import { builtinRules } from '../registry/builtin-rules.js';
+import { ManagedFieldsTracker } from '../registry/managed-fields.js';
 import { RegistrySet } from '../registry/registry-set.js';
 import { ApiCatalog } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
@@ -103,11 +105,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return { exists: true, terminating: Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating' };
     }, SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease')),
   ]);
+  const rules = options.rules ?? builtinRules(naming);
   registries.bind({
     store,
+    fields: new ManagedFieldsTracker(() => rules),
     cache,
     admission,
-    rules: options.rules ?? builtinRules(naming),
+    rules,
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
     tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
@@ -144,7 +148,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     discovery: new Discovery(catalog, naming),
     openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
     version: SERVER_VERSION,
-    decoders: options.decoders ?? new Map([['application/json', decodeJsonBody]]),
+    decoders: options.decoders ?? new Map<string, BodyDecoder>([
+      ['application/json', (b) => decodeJson(b)],
+      ['application/yaml', (b) => decodeYaml(b)],
+    ]),
     encoders: [jsonEncoder],
     log,
     minWatchTimeoutSeconds: 1800,

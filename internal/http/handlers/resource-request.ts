@@ -6,6 +6,7 @@
 
 import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
+import { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent } from '../../fieldmanager/index.js';
 import type { GenericRegistry, RequestContext } from '../../registry/generic-registry.js';
 import type { ResourceInfo, SubresourceInfo } from '../../schema/catalog.js';
 import type { Env } from '../context.js';
@@ -44,6 +45,17 @@ function parseFieldValidation(query: URLSearchParams): FieldValidation {
   throw errors.badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Warn", "Strict"`);
 }
 
+/** The writer's field manager: `fieldManager` (validated as upstream), else the User-Agent's program. */
+function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): string {
+  const given = query.get('fieldManager');
+  if (given !== null && given !== '') {
+    if (given.length > FIELD_MANAGER_MAX_LENGTH) throw errors.badRequest(`fieldManager: Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`);
+    if (!/^[\x20-\x7e]+$/.test(given)) throw errors.badRequest(`fieldManager: Invalid value: ${JSON.stringify(given)}: must only contain printable characters`);
+    return given;
+  }
+  return managerFromUserAgent(userAgent);
+}
+
 export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): ResourceRequest {
   const info = c.get('info');
   const query = c.get('query');
@@ -77,6 +89,7 @@ export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): Resourc
   const isWrite = WRITE_VERBS.has(verb);
   const ctx: RequestContext = {
     user: c.get('user'),
+    manager: isWrite ? fieldManagerOf(query, c.req.header('user-agent')) : '',
     namespace,
     dryRun: isWrite ? parseDryRun(query) : false,
     warnings: c.get('warnings'),

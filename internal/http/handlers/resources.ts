@@ -10,6 +10,7 @@ import { handleDelete } from './delete.js';
 import { handleDeleteCollection } from './delete-collection.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
+import { handlePatch } from './patch.js';
 import { resolveResourceRequest } from './resource-request.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
@@ -32,6 +33,8 @@ export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<R
       return handleCreate(c, deps, rr);
     case 'update':
       return handleUpdate(c, deps, rr);
+    case 'patch':
+      return handlePatch(c, deps, rr);
     case 'delete':
       return handleDelete(c, deps, rr);
     case 'deletecollection':

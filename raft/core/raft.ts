@@ -590,6 +590,7 @@ export class Raft {
         // lags ours could keep campaigning below us indefinitely.
         this.info(() => `${this.id} [logterm: ${this.raftLog.lastTerm()}, index: ${this.raftLog.lastIndex()}, vote: ${this.vote}] rejected ${m.type} from ${m.from} [logterm: ${m.logTerm}, index: ${m.index}] at term ${this.term}`);
         this.send(this.voteRejection(m));
+        this.yieldToBetterCandidate(m);
       } else {
         this.info(() => `${this.id} [term: ${this.term}] ignored a ${m.type} message with lower term from ${m.from} [term: ${m.term}]`);
       }
@@ -621,6 +622,7 @@ export class Raft {
         } else {
           this.info(() => `${this.id} [logterm: ${this.raftLog.lastTerm()}, index: ${this.raftLog.lastIndex()}, vote: ${this.vote}] rejected ${m.type} from ${m.from} [logterm: ${m.logTerm}, index: ${m.index}] at term ${this.term}`);
           this.send(this.voteRejection(m));
+          this.yieldToBetterCandidate(m);
         }
         return;
       }
@@ -647,6 +649,19 @@ export class Raft {
       commit,
       logTerm: this.raftLog.termOrZero(commit),
     });
+  }
+
+  /**
+   * We refused a vote only because of terms or an earlier vote, yet the candidate's log is at
+   * least as up to date as ours: give it a full election timeout before we compete again.
+   * Liveness only. Without it, a follower far behind (say, still campaigning in a stale
+   * configuration whose other voters are gone, so it can never win) keeps timing out just
+   * before the candidate that could win and keeps taking its terms.
+   */
+  private yieldToBetterCandidate(m: Message): void {
+    if (m.type === MessageType.Vote && this.state !== StateType.Leader && this.raftLog.isUpToDate(m.index, m.logTerm)) {
+      this.electionElapsed = 0;
+    }
   }
 
   private learnCommit(m: Message): void {

@@ -162,7 +162,8 @@ export class RawNode {
   }
 
   /**
-   * Requests a linearizable read. `ctx` identifies the request (unique per outstanding read);
+   * Requests a linearizable read. `ctx` identifies the request and must be unique across the
+   * cluster among outstanding reads (the leader deduplicates by it; include the node's id);
    * the answer arrives as a ReadState with the same ctx in a later Ready (none if leadership is
    * lost meanwhile: retry on a timeout).
    */

@@ -26,7 +26,7 @@ import { toErrorResponse } from './respond.js';
 
 export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   const app = new Hono<Env>();
-  app.onError((err, c) => toErrorResponse(c, err, deps.log, deps.encoders));
+  app.onError((err, c) => toErrorResponse(c, err, deps.log));
   app.notFound((c) => toErrorResponse(c, errors.pathNotFound(), deps.log));
   app.use('*', withRequestInfo());
   app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));

@@ -13,7 +13,7 @@ import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { BodyDecoder } from './body.js';
-import type { Encoder } from './encoders.js';
+import type { ProtobufSerializer, Serializer } from './serializers.js';
 
 export interface VersionInfo {
   major: string;
@@ -51,8 +51,8 @@ export interface HttpDeps {
   version: VersionInfo;
   /** Request body decoders by media type. */
   decoders: ReadonlyMap<string, BodyDecoder>;
-  /** Response encoders in server preference order (JSON first). */
-  encoders: readonly Encoder[];
+  /** Optional wire formats: protobuf (built-in kinds) and CBOR (gate CBORServingAndStorage). */
+  serializers: { protobuf: ProtobufSerializer | undefined; cbor: Serializer | undefined };
   log: Logger;
   /** Watches without timeoutSeconds end after a random time in [min, 2·min). */
   minWatchTimeoutSeconds: number;

@@ -6,6 +6,7 @@
 
 import type { Naming } from '../naming/naming.js';
 import type { ResourceInfo } from '../schema/catalog.js';
+import { builtinSchemas } from '../schema/openapi-index.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -91,19 +92,22 @@ export function strategyFor(resource: ResourceInfo, naming: Naming): Strategy {
   const id = `${resource.upstreamGroup}/${resource.resource}`;
   const o = overridesFor(naming)[id] ?? {};
   const hasStatus = resource.subresources.has('status');
+  // Generation tracks spec changes, so only kinds with a spec carry one (a ConfigMap has none).
+  const hasSpec = resource.schemaName ? builtinSchemas.get(resource.schemaName)?.properties?.spec !== undefined : true;
   return {
     hasStatus,
     allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
     allowUnconditionalUpdate: true,
     returnDeletedObject: RETURN_DELETED.has(id),
     prepareForCreate(obj) {
-      meta(obj).generation = 1;
+      if (hasSpec) meta(obj).generation = 1;
       o.prepareForCreate?.(obj);
     },
     prepareForUpdate(obj, old) {
       o.prepareForUpdate?.(obj, old);
     },
     bumpGeneration(obj, old) {
+      if (!hasSpec) return;
       const oldGeneration = typeof meta(old).generation === 'number' ? (meta(old).generation as number) : 1;
       meta(obj).generation = specChanged(obj, old) ? oldGeneration + 1 : oldGeneration;
     },

@@ -19,11 +19,10 @@ import { NamespaceController } from '../controllers/namespace-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Discovery } from '../discovery/discovery.js';
 import { HealthChecks } from '../health/health.js';
-import type { BodyDecoder } from '../http/body.js';
-import { decodeJson, decodeYaml } from '../codec/index.js';
+import { ProtobufCodec } from '../codec/index.js';
+import { bodyReaders, cborSerializer, ProtobufSerializer } from '../http/serializers.js';
 import { buildHandlerChain } from '../http/chain.js';
 import type { HttpDeps, VersionInfo } from '../http/deps.js';
-import { jsonEncoder } from '../http/encoders.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
@@ -73,8 +72,6 @@ export interface StartOptions {
   watcherCapacity?: number;
   /** Default watch bookmark interval (tests shorten it). */
   bookmarkIntervalMs?: number;
-  /** Extra request body decoders and response encoders (encodings beyond JSON). */
-  decoders?: ReadonlyMap<string, BodyDecoder>;
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
@@ -135,6 +132,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   await cache.start();
 
+  const protobuf = new ProtobufSerializer(new ProtobufCodec(naming), naming);
+  const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');
   const deps: HttpDeps = {
     naming,
     catalog,
@@ -148,11 +147,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     discovery: new Discovery(catalog, naming),
     openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
     version: SERVER_VERSION,
-    decoders: options.decoders ?? new Map<string, BodyDecoder>([
-      ['application/json', (b) => decodeJson(b)],
-      ['application/yaml', (b) => decodeYaml(b)],
-    ]),
-    encoders: [jsonEncoder],
+    decoders: bodyReaders(protobuf, cborEnabled),
+    serializers: { protobuf, cbor: cborEnabled ? cborSerializer() : undefined },
     log,
     minWatchTimeoutSeconds: 1800,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,

@@ -5,13 +5,13 @@
 import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { chooseEncoder, objectResponse } from '../respond.js';
+import { chooseRepresentation, writeObject } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
 import { readWriteBody } from './write-body.js';
 
 export async function handleCreate(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
   const created = await rr.registry.create(rr.resource, rr.ctx, obj);
-  return objectResponse(c, encoder, created, 200);
+  return writeObject(c, deps, rep, rr.resource, created, 200);
 }

@@ -6,13 +6,13 @@ import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { listParams } from '../list-options.js';
-import { chooseEncoder, listResponse } from '../respond.js';
+import { chooseRepresentation, writeList } from '../representations.js';
 import { readDeleteRequest } from './delete.js';
 import type { ResourceRequest } from './resource-request.js';
 import { selectionFor } from './selection.js';
 
 export async function handleDeleteCollection(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const options = await readDeleteRequest(c, deps, rr);
   const selection = selectionFor(rr.resource, rr.query);
   const params = listParams(rr.query);
@@ -23,5 +23,5 @@ export async function handleDeleteCollection(c: Context<Env>, deps: HttpDeps, rr
     { mode: params.mode, namespace: rr.namespace, filter: selection.filter, hasSelector: selection.hasSelector, limit: 0 },
     options,
   );
-  return listResponse(c, encoder, rr.resource.listKind ?? `${rr.resource.kind}List`, rr.resource.apiVersion, { resourceVersion: String(revision) }, items.map((object) => ({ object })));
+  return writeList(c, deps, rep, rr.resource, { resourceVersion: String(revision) }, items.map((object) => ({ object })));
 }

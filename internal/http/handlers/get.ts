@@ -6,13 +6,14 @@ import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { getReadMode } from '../list-options.js';
-import { chooseEncoder, objectResponse } from '../respond.js';
+import { chooseRepresentation, writeObject } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
-import { scaleOf } from './scale.js';
+import { SCALE_SCHEMA, scaleOf } from './scale.js';
 
 export async function handleGet(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const isScale = rr.subresource?.name === 'scale';
+  const rep = chooseRepresentation(c, deps, rr.resource, isScale ? 'write' : 'object');
   const obj = await rr.registry.get(rr.resource, rr.namespace, rr.info.name, getReadMode(rr.query));
-  if (rr.subresource?.name === 'scale') return objectResponse(c, encoder, scaleOf(rr.resource, obj, deps.naming));
-  return objectResponse(c, encoder, obj);
+  if (isScale) return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, obj, deps.naming), 200, SCALE_SCHEMA);
+  return writeObject(c, deps, rep, rr.resource, obj);
 }

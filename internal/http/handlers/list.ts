@@ -7,14 +7,14 @@ import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { encodeContinue, listParams } from '../list-options.js';
-import { chooseEncoder, listResponse } from '../respond.js';
-import type { Item } from '../encoders.js';
+import { chooseRepresentation, writeList } from '../representations.js';
+import type { Item } from '../serializers.js';
 import type { ResourceRequest } from './resource-request.js';
 import { ExpiredContinueError } from '../../registry/generic-registry.js';
 import { selectionFor } from './selection.js';
 
 export async function handleList(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const rep = chooseRepresentation(c, deps, rr.resource, 'list');
   const params = listParams(rr.query);
   const selection = selectionFor(rr.resource, rr.query);
   let result;
@@ -34,12 +34,12 @@ export async function handleList(c: Context<Env>, deps: HttpDeps, rr: ResourceRe
   }
   const converting = rr.resource.version !== rr.registry.storage.version;
   const items: Item[] = result.entries.map((entry) =>
-    converting || encoder.needsObjects
+    converting
       ? { object: rr.registry.toVersion(rr.resource, JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) }
       : { entry },
   );
   const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(result.revision) };
   if (result.continueAfterKey !== undefined) meta.continue = encodeContinue({ revision: result.revision, afterKey: result.continueAfterKey });
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-  return listResponse(c, encoder, rr.resource.listKind ?? `${rr.resource.kind}List`, rr.resource.apiVersion, meta, items);
+  return writeList(c, deps, rep, rr.resource, meta, items);
 }

@@ -12,9 +12,10 @@ import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { readBody } from '../body.js';
 import { requestMediaType } from '../negotiation.js';
-import { chooseEncoder, objectResponse, warningHeader } from '../respond.js';
+import { warningHeader } from '../respond.js';
+import { chooseRepresentation, writeObject } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
-import { applyScale, scaleOf } from './scale.js';
+import { applyScale, SCALE_SCHEMA, scaleOf } from './scale.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ function fieldProblems(c: Context<Env>, rr: ResourceRequest, duplicates: string[
 }
 
 export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const { mediaType } = requestMediaType(c.req.header('content-type'));
   if (!patchTypes(deps).includes(mediaType)) throw errors.unsupportedMediaType(mediaType, patchTypes(deps));
   const bytes = await readBody(c.req.raw);
@@ -70,7 +71,7 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     fieldProblems(c, rr, decoded.duplicateFields, rr.registry.unknownFields(rr.resource, cfg, sub));
     const force = ['true', '1'].includes(c.get('query').get('force') ?? '');
     const { object, created } = await rr.registry.patch(rr.resource, rr.ctx, name, sub, { apply: cfg, force }, ifMatch);
-    return objectResponse(c, encoder, object, created ? 201 : 200);
+    return writeObject(c, deps, rep, rr.resource, object, created ? 201 : 200);
   }
 
   if (c.get('query').has('force')) throw errors.badRequest('force: Forbidden: may not be specified for non-apply patch');
@@ -84,7 +85,7 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
       case 'application/merge-patch+json':
         return applyMergePatch(doc as JsonValue, body) as JsonObject;
       default: {
-        const schemaName = isScale ? 'io.k8s.api.autoscaling.v1.Scale' : rr.resource.schemaName;
+        const schemaName = isScale ? SCALE_SCHEMA : rr.resource.schemaName;
         return applyStrategicMergePatch(doc as JsonValue, body, schemaName ? builtinTypeNode(schemaName) : undefined) as JsonObject;
       }
     }
@@ -102,5 +103,6 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   }
   fieldProblems(c, rr, decoded.duplicateFields, []);
   const { object } = await rr.registry.patch(rr.resource, rr.ctx, name, isScale ? '' : sub, { build }, ifMatch);
-  return objectResponse(c, encoder, isScale ? scaleOf(rr.resource, object, deps.naming) : object, 200);
+  if (isScale) return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
+  return writeObject(c, deps, rep, rr.resource, object, 200);
 }

@@ -7,6 +7,9 @@ import type { ResourceInfo } from '../../schema/catalog.js';
 import { formatLabelSelectorMeta } from '../../selectors/index.js';
 import type { JsonObject } from '../../storedobject/stored-object.js';
 
+/** The schema of the autoscaling/v1 Scale every scale sub-resource speaks. */
+export const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
+
 export function scaleOf(r: ResourceInfo, obj: JsonObject, naming: Naming): JsonObject {
   void naming;
   const meta = (obj.metadata ?? {}) as JsonObject;

@@ -5,22 +5,22 @@
 import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { chooseEncoder, objectResponse } from '../respond.js';
+import { chooseRepresentation, writeObject } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
-import { applyScale, scaleOf } from './scale.js';
+import { applyScale, SCALE_SCHEMA, scaleOf } from './scale.js';
 import { readWriteBody } from './write-body.js';
 
 export async function handleUpdate(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const sub = rr.subresource;
   if (sub?.name === 'scale') {
     const scale = await readWriteBody(c, deps, rr, { apiVersion: `${sub.group}/${sub.version}`, kind: sub.kind });
     const current = await rr.registry.get(rr.resource, rr.namespace, rr.info.name, { kind: 'consistent' });
     const next = applyScale(current, scale);
     const { object } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, next, '');
-    return objectResponse(c, encoder, scaleOf(rr.resource, object, deps.naming));
+    return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
   }
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
   const { object, created } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, obj, sub?.name ?? '');
-  return objectResponse(c, encoder, object, created ? 201 : 200);
+  return writeObject(c, deps, rep, rr.resource, object, created ? 201 : 200);
 }

@@ -8,15 +8,16 @@ import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { watchParams } from '../list-options.js';
-import { chooseEncoder } from '../respond.js';
-import type { Encoder, Item } from '../encoders.js';
+import { chooseRepresentation, watchEventWriter } from '../representations.js';
+import type { Item } from '../serializers.js';
 import type { WatchOutput } from '../../watchcache/types.js';
 import type { CacheWatcher } from '../../watchcache/watcher.js';
 import type { ResourceRequest } from './resource-request.js';
 import { selectionFor } from './selection.js';
 
 export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
-  const encoder = chooseEncoder(c, deps.encoders);
+  const rep = chooseRepresentation(c, deps, rr.resource, 'watch');
+  const writer = watchEventWriter(c, deps, rep, rr.resource);
   const params = watchParams(rr.query);
   const selection = selectionFor(rr.resource, rr.query, rr.info.name || undefined);
   let fromRevision = params.fromRevision;
@@ -29,7 +30,7 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     (params.timeoutSeconds !== undefined ? params.timeoutSeconds : deps.minWatchTimeoutSeconds * (1 + Math.random())) * 1000;
   const converting = rr.resource.version !== rr.registry.storage.version;
   const toItem = (out: Extract<WatchOutput, { entry: unknown }>): Item =>
-    converting || encoder.needsObjects
+    converting
       ? { object: rr.registry.toVersion(rr.resource, JSON.parse(out.entry.bytes.toString('utf8')) as Record<string, unknown>) }
       : { entry: out.entry };
   const bookmarkObject = (revision: number, initialEventsEnd?: boolean): Item => {
@@ -40,28 +41,22 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const encode = (out: WatchOutput): Buffer | undefined => {
     if (out.type === 'BOOKMARK') {
       if (!params.allowBookmarks) return undefined;
-      return encoder.watchEvent('BOOKMARK', bookmarkObject(out.revision, out.initialEventsEnd));
+      return writer.write('BOOKMARK', bookmarkObject(out.revision, out.initialEventsEnd));
     }
     if (out.type === 'ERROR') {
       const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.message, reason: out.reason, code: out.code };
-      return encoder.watchEvent('ERROR', { object: status });
+      return writer.write('ERROR', { object: status });
     }
     if (out.entry.corrupt) return undefined;
-    return encoder.watchEvent(out.type, toItem(out));
+    return writer.write(out.type, toItem(out));
   };
 
   const stream = watchStream(watcher, encode, timeoutMs, params.allowBookmarks ? deps.bookmarkIntervalMs : 0, () => {
     if (params.allowBookmarks) watcher.bookmark();
   });
-  const headers = new Headers({ 'content-type': watchContentType(encoder), 'cache-control': 'no-cache, private' });
+  const headers = new Headers({ 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings')) headers.append('warning', w);
   return new Response(stream, { status: 200, headers });
-}
-
-function watchContentType(encoder: Encoder): string {
-  if (encoder.mediaType === 'application/json') return 'application/json';
-  if (encoder.mediaType === 'application/cbor') return 'application/cbor-seq';
-  return `${encoder.contentType};stream=watch`;
 }
 
 /**

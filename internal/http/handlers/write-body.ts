@@ -20,7 +20,8 @@ export interface ExpectedType {
 
 export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest, expected: ExpectedType): Promise<JsonObject> {
   const bytes = await readBody(c.req.raw);
-  const { value, duplicateFields } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders);
+  const schemaName = rr.subresource?.name === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : rr.resource.schemaName;
+  const { value, duplicateFields } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, schemaName);
   const obj = value;
   if (obj.apiVersion === undefined || obj.apiVersion === '' || obj.kind === undefined || obj.kind === '') {
     const missing = obj.kind === undefined || obj.kind === '' ? 'Kind' : 'apiVersion';

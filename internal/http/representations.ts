@@ -1,0 +1,149 @@
+// internal/http/representations owns what a read answers with (spec §2.5, §4.4): a wire format
+// (JSON, YAML, protobuf, CBOR) and a view of the objects — full, Table
+// (`as=Table;g=meta.<domain>;v=v1`) or metadata only (`as=PartialObjectMetadata[List]`) — chosen
+// from Accept among what this resource supports, and the writing of objects, lists and watch
+// events in that representation. Imports: http (negotiation, serializers), printers, schema.
+
+import type { Context } from 'hono';
+import { gzipSync } from 'node:zlib';
+import { errors } from '../apierrors/status.js';
+import { columnDefinitionsFor, partialObjectMetadata, rowsFor, tableFor, type IncludeObject } from '../printers/index.js';
+import type { ResourceInfo } from '../schema/catalog.js';
+import type { Env } from './context.js';
+import type { HttpDeps } from './deps.js';
+import { negotiate, type MediaRange, type Offer } from './negotiation.js';
+import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
+
+export type View = 'full' | 'table' | 'partial';
+
+export interface Representation {
+  serializer: Serializer;
+  view: View;
+}
+
+export type ReadShape = 'object' | 'list' | 'watch';
+
+export const META_SCHEMA = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+
+/** Candidates for a request on `resource` (undefined: not a resource, JSON only), server preference order. */
+export function offersFor(deps: HttpDeps, resource: ResourceInfo | undefined, shape: ReadShape | 'write'): Array<Offer<Representation>> {
+  const { protobuf, cbor } = deps.serializers;
+  const plain = (serializer: Serializer): Offer<Representation> => ({ mediaType: serializer.mediaType, value: { serializer, view: 'full' } });
+  const offers: Array<Offer<Representation>> = [plain(jsonSerializer)];
+  if (!resource) return offers;
+  if (shape !== 'watch') offers.push(plain(yamlSerializer));
+  if (protobuf?.supports(resource.schemaName)) offers.push(plain(protobuf));
+  if (cbor) offers.push(plain(cbor));
+  if (shape === 'write') return offers;
+  const meta = deps.naming.metaGroup;
+  const asView = (serializer: Serializer, view: View, as: readonly string[]): Offer<Representation> => ({
+    mediaType: serializer.mediaType,
+    value: { serializer, view },
+    accepts: (r: MediaRange) => as.includes(r.params.as ?? '') && r.params.g === meta && (r.params.v === 'v1' || r.params.v === 'v1beta1'),
+  });
+  const tableSerializers = shape === 'watch' ? [jsonSerializer] : [jsonSerializer, yamlSerializer];
+  for (const s of tableSerializers) offers.push(asView(s, 'table', ['Table']));
+  const partialAs = shape === 'list' ? ['PartialObjectMetadataList'] : ['PartialObjectMetadata'];
+  const partialSerializers = [jsonSerializer, ...(shape === 'watch' ? [] : [yamlSerializer]), ...(protobuf ? [protobuf] : []), ...(cbor ? [cbor] : [])];
+  for (const s of partialSerializers) offers.push(asView(s, 'partial', partialAs));
+  return offers;
+}
+
+export function chooseRepresentation(c: Context<Env>, deps: HttpDeps, resource: ResourceInfo | undefined, shape: ReadShape | 'write'): Representation {
+  const offers = offersFor(deps, resource, shape);
+  try {
+    return negotiate(c.req.header('accept'), offers).offer.value;
+  } catch (e) {
+    // Asked only for something this resource cannot produce (protobuf of a custom resource,
+    // YAML for a watch, a Table in protobuf): 406 listing what it can.
+    throw e instanceof Error ? e : errors.notAcceptable(offers.map((o) => o.mediaType));
+  }
+}
+
+function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  if (v === null || v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw errors.badRequest(`includeObject: Unsupported value: "${v}": supported values: "None", "Metadata", "Object"`);
+}
+
+function schemasOf(resource: ResourceInfo, view: View): SchemaNames {
+  if (view === 'partial') return { item: `${META_SCHEMA}PartialObjectMetadata`, list: `${META_SCHEMA}PartialObjectMetadataList` };
+  return { item: resource.schemaName, list: resource.schemaName ? `${resource.schemaName}List` : undefined };
+}
+
+function contentTypeOf(rep: Representation, deps: HttpDeps): string {
+  if (rep.view === 'full') return rep.serializer.mediaType;
+  const as = rep.view === 'table' ? 'Table' : 'PartialObjectMetadata';
+  return `${rep.serializer.mediaType};as=${as};g=${deps.naming.metaGroup};v=v1`;
+}
+
+/** Response headers every representation shares; gzip when allowed, asked for and worth it. */
+function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status: number): Response {
+  const headers = new Headers({ 'content-type': contentType, 'cache-control': 'no-cache, private' });
+  for (const w of c.get('warnings') ?? []) headers.append('warning', w);
+  let out = body;
+  if (body.length > 128 * 1024 && deps.features.enabled('APIResponseCompression') && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
+    out = gzipSync(body, { level: 1 });
+    headers.set('content-encoding', 'gzip');
+    headers.set('vary', 'Accept-Encoding');
+  }
+  return new Response(out, { status, headers });
+}
+
+/**
+ * Writes one object. `schemaName` overrides the resource's schema for bodies of another kind
+ * (a Scale, a Status).
+ */
+export function writeObject(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, obj: JsonObject, status = 200, schemaName?: string): Response {
+  let body: JsonObject = obj;
+  if (rep.view === 'table') body = tableFor(resource, [obj], { naming: deps.naming, includeObject: includeObjectOf(c.get('query')), listMeta: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') } }) as unknown as JsonObject;
+  else if (rep.view === 'partial') body = partialObjectMetadata(obj, deps.naming) as unknown as JsonObject;
+  const schema = rep.view === 'table' ? {} : schemaName && rep.view === 'full' ? { item: schemaName } : schemasOf(resource, rep.view);
+  return respond(c, deps, rep.serializer.object(body, schema), contentTypeOf(rep, deps), status);
+}
+
+export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, meta: ListMeta, items: readonly Item[]): Response {
+  if (rep.view === 'table') {
+    const table = tableFor(resource, items.map(itemObject), { naming: deps.naming, includeObject: includeObjectOf(c.get('query')), listMeta: meta });
+    return respond(c, deps, rep.serializer.object(table as unknown as JsonObject), contentTypeOf(rep, deps), 200);
+  }
+  if (rep.view === 'partial') {
+    const partial = items.map((i) => ({ object: partialObjectMetadata(itemObject(i), deps.naming) as unknown as JsonObject }));
+    const body = rep.serializer.list('PartialObjectMetadataList', `${deps.naming.metaGroup}/v1`, meta, partial, schemasOf(resource, 'partial'));
+    return respond(c, deps, body, contentTypeOf(rep, deps), 200);
+  }
+  const body = rep.serializer.list(resource.listKind ?? `${resource.kind}List`, resource.apiVersion, meta, items, schemasOf(resource, 'full'));
+  return respond(c, deps, body, contentTypeOf(rep, deps), 200);
+}
+
+/** A stateful writer of one watch stream's events (Tables carry column definitions once). */
+export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo): { contentType: string; write(type: string, item: Item): Buffer } {
+  if (!rep.serializer.watchMediaType) throw errors.notAcceptable(['application/json']);
+  let headersSent = false;
+  const includeObject = rep.view === 'table' ? includeObjectOf(c.get('query')) : 'Metadata';
+  return {
+    contentType: rep.view === 'full' ? rep.serializer.watchMediaType : `${rep.serializer.watchMediaType};as=${rep.view === 'table' ? 'Table' : 'PartialObjectMetadata'};g=${deps.naming.metaGroup};v=v1`,
+    write(type, item) {
+      if (type === 'ERROR') return rep.serializer.watchEvent(type, item, { item: `${META_SCHEMA}Status` });
+      if (rep.view === 'full') return rep.serializer.watchEvent(type, item, schemasOf(resource, 'full'));
+      const obj = itemObject(item);
+      if (type === 'BOOKMARK') {
+        // Bookmarks keep their shape (kind, apiVersion, resourceVersion) in every view.
+        return rep.serializer.watchEvent(type, { object: obj }, schemasOf(resource, rep.view === 'partial' ? 'partial' : 'full'));
+      }
+      if (rep.view === 'partial') {
+        return rep.serializer.watchEvent(type, { object: partialObjectMetadata(obj, deps.naming) as unknown as JsonObject }, schemasOf(resource, 'partial'));
+      }
+      const table = {
+        kind: 'Table',
+        apiVersion: `${deps.naming.metaGroup}/v1`,
+        metadata: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') },
+        columnDefinitions: headersSent ? [] : columnDefinitionsFor(resource),
+        rows: rowsFor(resource, [obj], { naming: deps.naming, includeObject }),
+      };
+      headersSent = true;
+      return rep.serializer.watchEvent(type, { object: table });
+    },
+  };
+}

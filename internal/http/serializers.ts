@@ -157,10 +157,14 @@ export function bodyReaders(protobuf: ProtobufSerializer | undefined, cbor: bool
     ['application/yaml', (b) => decodeYaml(b)],
   ]);
   if (protobuf) {
-    readers.set(protobuf.mediaType, (b, schemaName) => {
+    const read: BodyReader = (b, schemaName) => {
       if (!schemaName || !protobuf.supports(schemaName)) throw errors.unsupportedMediaType(protobuf.mediaType, ['application/json', 'application/yaml']);
       return { value: protobuf.codec.decode(b, schemaName), duplicateFields: [] };
-    });
+    };
+    readers.set(protobuf.mediaType, read);
+    // Typed clients hard-code the upstream protobuf type for request bodies and have no
+    // fallback, so it is read under either naming; responses use the configured type only.
+    readers.set('application/vnd.kubernetes.protobuf', read);
   }
   if (cbor) readers.set('application/cbor', (b) => decodeCbor(b, { duplicateKeys: 'report' }));
   return readers;

@@ -1,0 +1,91 @@
+// kubectl's write paths (spec §2.7, §4.7–§4.9): client-side apply (strategic merge patches),
+// server-side apply by two managers with a conflict and --force-conflicts, the three patch
+// types, server dry run, and strict validation of unknown fields.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { kubectl, kubectlAvailable } from './support/kubectl.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+
+const deployment = (replicas: number, image = 'nginx:1.27') => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: nginx
+        image: ${image}
+`;
+
+for (const naming of ['cluster', 'kubernetes'] as const) {
+  describe.skipIf(!kubectlAvailable())(`kubectl writes (--naming=${naming})`, () => {
+    let server: ServerProcess;
+    const k = (args: string[], input?: string) => kubectl(server.kubeconfig, args, input);
+    const jsonpath = async (path: string) => (await k(['get', 'deploy', 'web', '-o', `jsonpath=${path}`])).stdout;
+    beforeAll(async () => {
+      server = await startServerProcess([`--naming=${naming}`]);
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    it('apply (client-side) creates, then configures with a strategic merge patch', async () => {
+      expect((await k(['apply', '-f', '-'], deployment(2))).stdout).toBe('deployment.apps/web created\n');
+      const second = await k(['apply', '-f', '-', '-v=6'], deployment(3, 'nginx:1.28'));
+      expect(second.stdout).toBe('deployment.apps/web configured\n');
+      expect(second.stderr).toMatch(/PATCH https:\/\/\S+\/apis\/apps\/v1\/namespaces\/default\/deployments\/web/);
+      expect(await jsonpath('{.spec.replicas} {.spec.template.spec.containers[0].image}')).toBe('3 nginx:1.28');
+      expect((await k(['apply', '-f', '-'], deployment(3, 'nginx:1.28'))).stdout).toBe('deployment.apps/web unchanged\n');
+    });
+
+    it('patch --type=json|merge|strategic', async () => {
+      expect((await k(['patch', 'deploy', 'web', '--type=merge', '-p', '{"spec":{"replicas":4}}'])).stdout).toBe('deployment.apps/web patched\n');
+      expect(await jsonpath('{.spec.replicas}')).toBe('4');
+      expect((await k(['patch', 'deploy', 'web', '--type=json', '-p', '[{"op":"replace","path":"/spec/replicas","value":5}]'])).stdout).toBe('deployment.apps/web patched\n');
+      expect(await jsonpath('{.spec.replicas}')).toBe('5');
+      await k(['patch', 'deploy', 'web', '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox"}]}}}}']);
+      expect(await jsonpath('{.spec.template.spec.containers[*].name}')).toBe('sidecar nginx');
+      const failed = await k(['patch', 'deploy', 'web', '--type=json', '-p', '[{"op":"test","path":"/spec/replicas","value":99}]']);
+      expect(failed.code).not.toBe(0);
+      expect(await jsonpath('{.spec.replicas}')).toBe('5');
+    });
+
+    it('apply --server-side by two managers conflicts, --force-conflicts takes over', async () => {
+      const cm = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  key: ${value}\n`;
+      expect((await k(['apply', '--server-side', '--field-manager=first', '-f', '-'], cm('one'))).stdout).toBe('configmap/shared serverside-applied\n');
+      const conflict = await k(['apply', '--server-side', '--field-manager=second', '-f', '-'], cm('two'));
+      expect(conflict.code).not.toBe(0);
+      expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "first": .data.key');
+      const forced = await k(['apply', '--server-side', '--field-manager=second', '--force-conflicts', '-f', '-'], cm('two'));
+      expect(forced.stdout).toBe('configmap/shared serverside-applied\n');
+      const managed = JSON.parse((await k(['get', 'cm', 'shared', '-o', 'json', '--show-managed-fields'])).stdout) as { data: { key: string }; metadata: { managedFields: Array<{ manager: string; operation: string }> } };
+      expect(managed.data.key).toBe('two');
+      expect(managed.metadata.managedFields.map((m) => `${m.manager}:${m.operation}`)).toContain('second:Apply');
+    });
+
+    it('create --dry-run=server -o yaml shows the defaulted object and stores nothing', async () => {
+      const r = await k(['create', 'deployment', 'dry', '--image=nginx', '--dry-run=server', '-o', 'yaml']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^  progressDeadlineSeconds: 600$/m);
+      expect(r.stdout).toMatch(/^  uid: [0-9a-f-]{36}$/m);
+      expect(r.stdout).not.toMatch(/resourceVersion/);
+      const get = await k(['get', 'deploy', 'dry']);
+      expect(get.stderr).toContain('"dry" not found');
+    });
+
+    it('create --validate=strict rejects an unknown field, --validate=warn warns', async () => {
+      const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd\nbogus: field\n';
+      const strict = await k(['create', '--validate=strict', '-f', '-'], manifest);
+      expect(strict.code).not.toBe(0);
+      expect(strict.stderr).toContain('unknown field "bogus"');
+      const warn = await k(['create', '--validate=warn', '-f', '-'], manifest);
+      expect(warn.stdout).toBe('configmap/odd created\n');
+      expect(warn.stderr).toContain('Warning: unknown field "bogus"');
+    });
+  });
+}

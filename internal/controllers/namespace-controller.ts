@@ -97,7 +97,7 @@ export class NamespaceController {
       if (!r.namespaced) continue;
       const registry = this.registries.for(r);
       if (!registry) continue;
-      const ctx = { user: CONTROLLER_USER, namespace: name, dryRun: false, warnings: [] };
+      const ctx = { user: CONTROLLER_USER, manager: 'namespace-controller', namespace: name, dryRun: false, warnings: [] };
       const { items } = await registry.deleteCollection(r, ctx, { mode: { kind: 'consistent' }, namespace: name, filter: undefined, hasSelector: false, limit: 0 }, { dryRun: false });
       const left = await registry.list({ mode: { kind: 'consistent' }, namespace: name, filter: undefined, hasSelector: false, limit: 1 });
       remaining += left.entries.length;
@@ -108,7 +108,7 @@ export class NamespaceController {
     if (!finalizers.includes(this.finalizer)) return true;
     await nsRegistry.update(
       this.namespaces,
-      { user: CONTROLLER_USER, namespace: '', dryRun: false, warnings: [] },
+      { user: CONTROLLER_USER, manager: 'namespace-controller', namespace: '', dryRun: false, warnings: [] },
       name,
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: finalizers.filter((f) => f !== this.finalizer) } },
       'finalize',

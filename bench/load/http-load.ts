@@ -1,0 +1,114 @@
+// bench/load/http-load owns the closed-loop HTTP/1.1 load generator: a node:https keep-alive
+// agent with one socket per connection, each connection sending its next request as soon as
+// the previous response has been read completely. Runs inside a generator process.
+// Imports: load/protocol, load/request-template, support/latency.
+
+import { Agent, request } from 'node:https';
+import { LatencyRecorder } from '../support/latency.js';
+import type { HttpJob, HttpLoadResult, TlsMaterial } from './protocol.js';
+import { compileTemplate, type RenderedRequest } from './request-template.js';
+
+export function tlsAgent(tls: TlsMaterial, maxSockets: number): Agent {
+  return new Agent({ ca: tls.ca, cert: tls.cert, key: tls.key, keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' });
+}
+
+export interface Exchange {
+  status: number;
+  bytes: number;
+  /** The body when asked for (`keepBody`); the start of it for statuses ≥ 300. */
+  body?: Buffer;
+}
+
+/** One request over the agent; resolves when the whole response has arrived. */
+export function exchange(agent: Agent, base: URL, r: RenderedRequest, keepBody = false): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: base.hostname, port: base.port, agent, method: r.method, path: r.path, headers: r.headers }, (res) => {
+      let bytes = 0;
+      const chunks: Buffer[] = [];
+      // Error bodies are kept (their start) so a failure can be explained.
+      const keep = keepBody || (res.statusCode ?? 0) >= 300;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (keep && (keepBody || bytes <= 4096)) chunks.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ...(keep ? { body: Buffer.concat(chunks) } : {}) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(r.body);
+  });
+}
+
+export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
+  const base = new URL(job.baseUrl);
+  const agent = tlsAgent(job.tls, job.connections);
+  const render = compileTemplate(job.request, job.modulo ?? 1);
+  const ok = new Set(job.okStatus);
+  const latency = new LatencyRecorder();
+  const errors: Record<string, number> = {};
+  let firstError: string | undefined;
+  let next = job.startIndex ?? 0;
+  const last = job.requests === undefined ? Infinity : next + job.requests;
+  let measured = 0;
+  let okCount = 0;
+  let bytesIn = 0;
+
+  const t0 = performance.now();
+  const fixedCount = job.requests !== undefined;
+  const measureFrom = fixedCount ? t0 : t0 + job.warmupMs;
+  const stopAt = fixedCount ? Infinity : measureFrom + (job.durationMs ?? 10_000);
+  let cpuAtStart = fixedCount ? process.cpuUsage() : undefined;
+  let windowStart = fixedCount ? t0 : NaN;
+
+  const loop = async () => {
+    for (;;) {
+      const now = performance.now();
+      if (now >= stopAt || next >= last) return;
+      if (cpuAtStart === undefined && now >= measureFrom) {
+        cpuAtStart = process.cpuUsage();
+        windowStart = now;
+      }
+      const n = next++;
+      const started = performance.now();
+      let outcome: string;
+      let bytes = 0;
+      try {
+        const r = await exchange(agent, base, render(n));
+        bytes = r.bytes;
+        outcome = ok.has(r.status) ? 'ok' : String(r.status);
+        if (outcome !== 'ok') firstError ??= `status ${r.status} for request ${n}: ${r.body?.toString('utf8').slice(0, 400) ?? ''}`;
+      } catch (e) {
+        outcome = (e as NodeJS.ErrnoException).code ?? 'error';
+        firstError ??= (e as Error).message;
+      }
+      const ended = performance.now();
+      if (started < measureFrom) continue;
+      measured++;
+      bytesIn += bytes;
+      latency.record(ended - started);
+      if (outcome === 'ok') okCount++;
+      else {
+        errors[outcome] = (errors[outcome] ?? 0) + 1;
+        firstError ??= `status ${outcome} for request ${n}`;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: job.connections }, loop));
+  const end = performance.now();
+  const cpu = process.cpuUsage(cpuAtStart);
+  agent.destroy();
+  const elapsedMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
+  return {
+    requests: measured,
+    ok: okCount,
+    errors,
+    ...(firstError ? { firstError } : {}),
+    elapsedMs,
+    okPerSecond: elapsedMs > 0 ? (okCount * 1000) / elapsedMs : 0,
+    latency: latency.summary(),
+    histogram: latency.toJSON(),
+    bytesIn,
+    nextIndex: next,
+    generatorCpu: elapsedMs > 0 ? (cpu.user + cpu.system) / 1000 / elapsedMs : 0,
+  };
+}

@@ -1,0 +1,40 @@
+// bench/plan owns the sizes of a bench run for each mode: `full` (the issue's figures),
+// `quick` (a subset in about two minutes) and `tiny` (seconds; the smoke test's proof that the
+// harness works end to end — its numbers mean nothing). Imports: none.
+
+export type BenchMode = 'full' | 'quick' | 'tiny';
+
+export interface BenchPlan {
+  mode: BenchMode;
+  /** Measured time per system in a closed-loop comparison, after `warmupMs` per round. */
+  durationMs: number;
+  /** Compared systems alternate this many times (each round gets durationMs / rounds). */
+  rounds: number;
+  warmupMs: number;
+  getConnections: number;
+  writeInFlight: number;
+  /** Pods in the listed collection. */
+  listPods: number;
+  listRepeats: number;
+  watchers: number;
+  watchWritesPerSec: number;
+  watchDurationMs: number;
+  /** Stored pods for the startup and memory rows (0: whatever the earlier scenarios left). */
+  storedPods: number;
+  ssaDeployments: number;
+  /** Run raft/bench when it is built. */
+  raft: boolean;
+  /** Run the second (CBOR-gated) server for the CBOR encoding rows. */
+  cborServer: boolean;
+}
+
+export function planFor(mode: BenchMode): BenchPlan {
+  switch (mode) {
+    case 'full':
+      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, storedPods: 50_000, ssaDeployments: 16, raft: true, cborServer: true };
+    case 'quick':
+      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, storedPods: 0, ssaDeployments: 16, raft: false, cborServer: false };
+    case 'tiny':
+      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, storedPods: 0, ssaDeployments: 2, raft: false, cborServer: false };
+  }
+}

@@ -1,0 +1,93 @@
+// bench/scenarios/encodings owns the encoding rows (issue 5): a 10,000-pod list from cache in
+// JSON, protobuf and CBOR — time per list, bytes, and the cost per object (list time divided
+// by the pods) — with JSON as the baseline. An encoding the server does not serve (406) is
+// reported as n/a, so the rows light up when it lands. CBOR is alpha (gate
+// CBORServingAndStorage, off by default), so it is measured on a second server started with the
+// gate, next to JSON on that same server. Imports: internal/testserver, context, report/rows,
+// scenarios/list, targets/clusterd-process.
+
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiClient } from '../../internal/testserver/api-client.js';
+import { CREATED, pct, type BenchContext } from '../context.js';
+import { notAvailable, ratioOf } from '../report/rows.js';
+import { ClusterdProcess } from '../targets/clusterd-process.js';
+import { LIST_NAMESPACE } from './list.js';
+
+interface EncodingFigures {
+  meanMs: number;
+  bytes: number;
+}
+
+const NOT_SERVED = new Set([404, 405, 406, 415]);
+
+export async function encodingsScenario(ctx: BenchContext): Promise<void> {
+  const count = ctx.plan.listPods;
+  const listScenario = `encodings: ${count.toLocaleString('en-US')}-pod list from cache`;
+  const costScenario = 'encodings: cost per object';
+  const json = await measureList(ctx, ctx.server, 'JSON', 'application/json');
+  const protobuf = await measureList(ctx, ctx.server, 'protobuf', 'application/vnd.cluster.protobuf');
+  let cbor: EncodingFigures | string;
+  let cborJson: EncodingFigures | string = 'no CBOR server';
+  if (ctx.plan.cborServer) [cbor, cborJson] = await cborOnGatedServer(ctx);
+  else cbor = `not measured in a ${ctx.plan.mode} run (it needs a second server with the CBOR gate)`;
+
+  const rows = (name: string, figures: EncodingFigures | string, baseline: EncodingFigures | string, baselineName: string) => {
+    if (typeof figures === 'string') {
+      ctx.add(notAvailable(listScenario, `${name} time per list`, 'reported', figures));
+      ctx.add(notAvailable(costScenario, `${name} µs per object`, 'reported', figures));
+      return;
+    }
+    const base = typeof baseline === 'string' ? undefined : baseline;
+    const note = `${(figures.bytes / 1e6).toFixed(1)} MB per list (${Math.round(figures.bytes / count)} B per pod)${base ? `; ${baselineName}: ${(base.bytes / 1e6).toFixed(1)} MB` : ''}`;
+    ctx.add({ scenario: listScenario, figure: `${name} time per list`, unit: 'ms', value: figures.meanMs, ...(base && name !== 'JSON' ? { baseline: { name: baselineName, value: base.meanMs }, ratio: ratioOf(figures.meanMs, base.meanMs) } : {}), target: 'reported', holds: null, note });
+    const perObject = (ms: number) => (ms * 1000) / count;
+    ctx.add({ scenario: costScenario, figure: `${name} µs per object`, unit: 'µs', value: perObject(figures.meanMs), ...(base && name !== 'JSON' ? { baseline: { name: baselineName, value: perObject(base.meanMs) }, ratio: ratioOf(figures.meanMs, base.meanMs) } : {}), target: 'reported', holds: null });
+  };
+  rows('JSON', json, json, 'JSON');
+  rows('protobuf', protobuf, json, 'JSON');
+  rows('CBOR', cbor, cborJson, 'JSON on the CBOR-gated server');
+}
+
+/** Lists the list scenario's pods in one encoding; a string says why it could not. */
+async function measureList(ctx: BenchContext, server: ClusterdProcess, name: string, accept: string, admin: ApiClient = ctx.admin): Promise<EncodingFigures | string> {
+  const path = `/api/v1/namespaces/${LIST_NAMESPACE}/pods?resourceVersion=0`;
+  const probe = await admin.get(`${path}&limit=1`, { accept });
+  if (NOT_SERVED.has(probe.status)) return `feature not served yet (${name}: ${probe.status})`;
+  if (probe.status !== 200) return `${name} list answered ${probe.status}: ${probe.text().slice(0, 200)}`;
+  const { result, targetCpu } = await ctx.measure(`encodings: ${name} list`, { kind: 'http', baseUrl: server.url, tls: server.adminTls(), connections: 1, warmupMs: 0, requests: ctx.plan.listRepeats, request: { method: 'GET', path, headers: { accept } }, okStatus: [200] }, server.pid);
+  if (result.ok !== result.requests) return `${name} lists failed: ${result.firstError}`;
+  ctx.raw[`encodings ${name}`] = { ...result, targetCpu: pct(targetCpu) };
+  return { meanMs: result.latency.meanMs, bytes: result.bytesIn / result.requests };
+}
+
+async function cborOnGatedServer(ctx: BenchContext): Promise<[EncodingFigures | string, EncodingFigures | string]> {
+  ctx.progress.step('encodings: starting a second server with CBORServingAndStorage=true');
+  let started;
+  try {
+    started = await ClusterdProcess.start(mkdtempSync(join(ctx.scratchDir, 'cbor-')), ['--storage=memory', '--feature-gates=CBORServingAndStorage=true', '--log-level=error']);
+  } catch (e) {
+    const why = `the server refused the CBOR gate: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;
+    return [why, why];
+  }
+  const server = started.server;
+  const t = server.adminTls();
+  const admin = new ApiClient(server.url, { caPem: t.ca, certPem: t.cert, keyPem: t.key });
+  try {
+    const probe = await admin.get('/api/v1/namespaces/default', { accept: 'application/cbor' });
+    if (NOT_SERVED.has(probe.status)) {
+      const why = `feature not served yet (CBOR: ${probe.status} with the gate on)`;
+      return [why, why];
+    }
+    const ns = await admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LIST_NAMESPACE } });
+    if (!CREATED.includes(ns.status)) throw new Error(`namespace on the CBOR server: ${ns.status}`);
+    const fill = await ctx.gen.run({ kind: 'http', baseUrl: server.url, tls: t, connections: 64, warmupMs: 0, requests: ctx.plan.listPods, request: { method: 'POST', path: `/api/v1/namespaces/${LIST_NAMESPACE}/pods`, body: { template: ctx.pod({ namespace: LIST_NAMESPACE, name: 'list-{n}' }) } }, okStatus: CREATED });
+    if (fill.ok !== ctx.plan.listPods) throw new Error(`filling the CBOR server: ${fill.firstError}`);
+    const json = await measureList(ctx, server, 'JSON (CBOR server)', 'application/json', admin);
+    const cbor = await measureList(ctx, server, 'CBOR', 'application/cbor', admin);
+    return [cbor, json];
+  } finally {
+    admin.close();
+    await server.stop();
+  }
+}

@@ -1,0 +1,92 @@
+// bench/scenarios/watch owns the row "watch: 1,000 watchers, 500 writes/s": delivery latency
+// p50/p99 from the writer's acknowledgement to receipt. Two shapes: fan-out (every watcher
+// watches the whole collection and receives every write: watchers × writes deliveries) and
+// selective (each watcher selects its own label, as kubelets watch their node's pods: one
+// delivery per write). Watchers run in one generator process over HTTP/2 (as client-go
+// multiplexes watches), the paced writer in another. Imports: context, load/*, support/proc-stats.
+
+import { CREATED, pct, type BenchContext } from '../context.js';
+import { cpuMeter, machineMeter } from '../support/proc-stats.js';
+import { SENT_AT_ANNOTATION } from '../load/watch-load.js';
+import type { WatchResult, WriterResult } from '../load/protocol.js';
+
+type Shape = 'fan-out' | 'selective';
+
+export async function watchScenario(ctx: BenchContext): Promise<void> {
+  for (const shape of ['fan-out', 'selective'] as const) await watchShape(ctx, shape);
+}
+
+async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
+  const { plan } = ctx;
+  const namespace = `bench-watch-${shape}`;
+  await ctx.ensureNamespace(namespace);
+  const collection = `/api/v1/namespaces/${namespace}/pods`;
+  const rv = await ctx.listResourceVersion(collection);
+  const selector = shape === 'selective' ? '&labelSelector=bench-watcher%3Dw-{w}' : '';
+  const scenario = `watch ${shape}: ${plan.watchers.toLocaleString('en-US')} watchers, ${plan.watchWritesPerSec} writes/s`;
+
+  ctx.progress.step(`watch ${shape}: opening ${plan.watchers} watchers`);
+  const opened = await ctx.watchGen.openWatchers({
+    kind: 'watch',
+    baseUrl: ctx.server.url,
+    tls: ctx.tls,
+    watchers: plan.watchers,
+    path: `${collection}?watch=1&resourceVersion=${rv}${selector}`,
+    protocol: 'http2',
+    streamsPerSession: 100,
+  });
+  if (opened.failed > 0) ctx.progress.step(`  ${opened.failed} watchers failed to open: ${opened.firstError}`);
+
+  const body = ctx.pod({ namespace, name: 'w-{n}', labels: { 'bench-watcher': 'w-{m}' }, annotations: { [SENT_AT_ANNOTATION]: '{ts}' } });
+  ctx.progress.step(`watch ${shape}: writing ${plan.watchWritesPerSec}/s for ${plan.watchDurationMs / 1000} s`);
+  ctx.gen.onAcks = (acks) => ctx.watchGen.relayAcks(acks);
+  const serverCpu = cpuMeter(ctx.server.pid);
+  const machineCpu = machineMeter();
+  let writer: WriterResult;
+  try {
+    writer = await ctx.gen.run({
+      kind: 'writer',
+      baseUrl: ctx.server.url,
+      tls: ctx.tls,
+      ratePerSec: plan.watchWritesPerSec,
+      durationMs: plan.watchDurationMs,
+      maxInFlight: 64,
+      modulo: plan.watchers,
+      request: { method: 'POST', path: collection, body: { template: body } },
+      okStatus: CREATED,
+      ackIntervalMs: 20,
+    });
+  } finally {
+    ctx.gen.onAcks = undefined;
+  }
+  ctx.storedPods += writer.ok;
+  const expected = shape === 'fan-out' ? writer.ok * opened.established : writer.ok * (opened.established / plan.watchers);
+  ctx.progress.step(`watch ${shape}: ${writer.ok} writes acknowledged (p99 ${writer.latency.p99Ms} ms); waiting for ${Math.round(expected)} deliveries`);
+  const watched: WatchResult = await ctx.watchGen.finishWatchers(Math.round(expected), 15_000);
+  const server = serverCpu.stop();
+  const machine = machineCpu.stop();
+  ctx.raw[`watch ${shape}`] = { opened, writer, watched };
+  ctx.progress.step(`  delivered ${watched.delivered}/${watched.expected}, p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms`);
+
+  const achievedRate = (writer.ok * 1000) / writer.elapsedMs;
+  const complete = watched.delivered >= watched.expected && opened.failed === 0;
+  const errors = Object.entries(writer.errors).map(([k, v]) => `${k}×${v}`).join(', ');
+  const events = Object.entries(watched.events).map(([k, v]) => `${k} ${v}`).join(', ');
+  const note =
+    `${opened.established}/${plan.watchers} watchers over HTTP/2; ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
+    `(write p99 ${writer.latency.p99Ms} ms${errors ? `, errors ${errors}: ${writer.firstError}` : ''}${writer.late ? `, writer held back at ${writer.late} ticks` : ''}); ` +
+    `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
+    `from the embedded send time p50 ${watched.fromSend.p50Ms} ms, p99 ${watched.fromSend.p99Ms} ms; ` +
+    `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher process ${pct(watched.generatorCpu)}, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
+  const p99 = watched.fromAck.count ? watched.fromAck.p99Ms : null;
+  ctx.add({ scenario, figure: 'delivery p50 (from write ack)', unit: 'ms', value: watched.fromAck.count ? watched.fromAck.p50Ms : null, target: 'reported', holds: null, note });
+  ctx.add({
+    scenario,
+    figure: 'delivery p99 (from write ack)',
+    unit: 'ms',
+    value: p99,
+    target: 'p99 ≤ 100 ms',
+    holds: p99 === null ? null : p99 <= 100 && complete,
+    ...(complete ? {} : { note: `incomplete delivery counts as missing the target: ${watched.delivered} of ${watched.expected} events arrived` }),
+  });
+}

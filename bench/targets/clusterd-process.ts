@@ -1,0 +1,118 @@
+// bench/targets/clusterd-process owns running the server under test for the bench: the built
+// entry point (dist/cmd/clusterd/main.js) with LevelDB and fsync (the defaults), on a loopback
+// port picked beforehand, timed from spawn to the first /readyz 200; restartable on the same
+// data directory and port. Imports: load/protocol (types), support/*, targets/free-port.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { join } from 'node:path';
+import type { TlsMaterial } from '../load/protocol.js';
+import { distModule } from '../support/project-root.js';
+import { readMemory, type MemorySample } from '../support/proc-stats.js';
+import { freePort } from './free-port.js';
+
+export interface ClusterdStart {
+  server: ClusterdProcess;
+  /** Spawn to the first /readyz answered 200, in milliseconds. */
+  readyMs: number;
+}
+
+export class ClusterdProcess {
+  private exitCode: Promise<number | null>;
+  private stderr = '';
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly dataDir: string,
+    readonly port: number,
+    readonly args: string[],
+  ) {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      // Keep the tail only: a long run must not grow the bench's own memory.
+      this.stderr = (this.stderr + d).slice(-20_000);
+    });
+    child.stdout!.resume();
+    this.exitCode = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Starts the server and waits for /readyz; throws with its stderr if it exits first. */
+  static async start(dataDir: string, args: string[] = [], port?: number): Promise<ClusterdStart> {
+    const p = port ?? (await freePort());
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new ClusterdProcess(child, dataDir, p, args);
+    let exited = false;
+    void server.exitCode.then(() => (exited = true));
+    const deadline = t0 + 120_000;
+    const agent = new Agent({ keepAlive: false, rejectUnauthorized: false });
+    try {
+      for (;;) {
+        if (exited) throw new Error(`clusterd exited before it was ready:\n${server.stderr}`);
+        if (performance.now() > deadline) throw new Error(`clusterd was not ready within 120 s:\n${server.stderr}`);
+        if ((await readyzStatus(agent, p)) === 200) break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } catch (e) {
+      child.kill('SIGKILL');
+      throw e;
+    } finally {
+      agent.destroy();
+    }
+    return { server, readyMs: performance.now() - t0 };
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get url(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  /** The admin's client certificate and the CA, as the load generators need them. */
+  adminTls(): TlsMaterial {
+    const pki = join(this.dataDir, 'pki');
+    return { ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') };
+  }
+
+  /** The serving certificate and key, for baselines that must use the same TLS. */
+  servingTls(): { cert: string; key: string; ca: string } {
+    const pki = join(this.dataDir, 'pki');
+    return { cert: readFileSync(join(pki, 'apiserver.crt'), 'utf8'), key: readFileSync(join(pki, 'apiserver.key'), 'utf8'), ca: readFileSync(join(pki, 'ca.crt'), 'utf8') };
+  }
+
+  memory(): MemorySample | undefined {
+    return readMemory(this.pid);
+  }
+
+  logTail(): string {
+    return this.stderr;
+  }
+
+  /** SIGTERM and wait for the process to exit. */
+  async stop(): Promise<number | null> {
+    this.child.kill('SIGTERM');
+    return this.exitCode;
+  }
+
+  /** Stops and starts again on the same data directory and port. */
+  async restart(): Promise<ClusterdStart> {
+    await this.stop();
+    return ClusterdProcess.start(this.dataDir, this.args, this.port);
+  }
+}
+
+function readyzStatus(agent: Agent, port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/readyz', agent, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}

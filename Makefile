@@ -43,7 +43,9 @@ test-e2e: build test-deps
 test-raft-long: build
 	RAFT_SIM_SEEDS=100000 npx vitest run raft/
 
-bench: build
+# Figures next to their baselines (ceiling, etcd) in one run; QUICK=1 runs a two-minute subset.
+# test-deps installs etcd, the store-level baseline, when it is missing.
+bench: build test-deps
 	node dist/bench/run.js $(if $(QUICK),--quick,)
 
 gen-schemas: build

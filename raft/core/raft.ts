@@ -16,9 +16,10 @@ import {
   NONE,
   type NodeId,
   type Snapshot,
+  type LogStorage,
 } from '../types.js';
 import { Changer, type ConfigAndProgress, decodeConfChange, enterJointMode, isLeaveJoint, restoreConfig } from './conf-change.js';
-import { describeEntries, describeMessage } from './describe.js';
+import { describeEntries } from './describe.js';
 import { entriesSize } from './entries.js';
 import { invariant, isCompacted, isSnapshotTemporarilyUnavailable, ProposalDroppedError, RaftError } from './errors.js';
 import { Inflights } from './inflights.js';
@@ -30,7 +31,6 @@ import type { RandomSource } from './random.js';
 import { RaftLog } from './raft-log.js';
 import { ReadOnly, type ReadOnlyOption, type ReadState } from './read-only.js';
 import { describeConfig, ProgressTracker } from './tracker.js';
-import type { LogStorage } from '../types.js';
 
 export enum StateType {
   Follower = 'StateFollower',
@@ -1177,4 +1177,3 @@ function validateConfig(c: RaftConfig): void {
   }
 }
 
-export { describeMessage };

@@ -99,24 +99,31 @@ export function cborSerializer(): Serializer {
   };
 }
 
-/** Protobuf: envelopes, lists from per-entry cached bytes, length-framed watch events. */
+/**
+ * Protobuf: envelopes, lists from per-entry cached bytes, length-framed watch events. The
+ * codec (about 25 MB of compiled message plans) is built on first use, not at start-up.
+ */
 export class ProtobufSerializer implements Serializer {
   readonly name = 'protobuf' as const;
   readonly mediaType: string;
   readonly watchMediaType: string;
   /** Encoded (unenveloped) bytes of cached objects, kept as long as the entry lives. */
   private readonly raw = new WeakMap<CacheEntry, Buffer>();
+  private built: ProtobufCodec | undefined;
 
-  constructor(
-    readonly codec: ProtobufCodec,
-    naming: Naming,
-  ) {
+  constructor(private readonly naming: Naming) {
     this.mediaType = naming.protobufMediaType;
     this.watchMediaType = `${naming.protobufMediaType};stream=watch`;
   }
 
+  get codec(): ProtobufCodec {
+    this.built ??= new ProtobufCodec(this.naming);
+    return this.built;
+  }
+
+  /** Every built-in kind has a message; custom resources (no upstream schema name) do not. */
   supports(schemaName: string | undefined): boolean {
-    return schemaName !== undefined && this.codec.supports(schemaName);
+    return schemaName !== undefined && schemaName.startsWith('io.k8s.') && (this.built === undefined || this.built.supports(schemaName));
   }
 
   private rawOf(item: Item, schemaName: string): Buffer {

@@ -1,13 +1,16 @@
 // internal/pki/pki owns the data directory's PKI: on first start it generates the CA, the
 // serving certificate, the admin client certificate and the service-account signing key pair
 // under <data-dir>/pki (private keys mode 0600) and writes <data-dir>/admin.kubeconfig; later
-// starts reuse what is there. Imports: certificates.
+// starts reuse what is there. The certificate library costs about 11 MB once loaded, so the
+// built server generates in a short-lived child process (cmd/clusterd-pki) and never loads
+// it; from sources (tests) it is imported on demand. Imports: certificates (lazily).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority, issueCertificate, loadCertificateAuthority } from './certificates.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 export interface PkiPaths {
   dir: string;
@@ -49,8 +52,25 @@ export function servingNames(bindAddress: string): { dnsNames: string[]; ipAddre
   return { dnsNames, ipAddresses };
 }
 
+const complete = (p: PkiPaths): boolean =>
+  [p.caCert, p.caKey, p.serverCert, p.serverKey, p.adminCert, p.adminKey, p.saKey, p.saPub].every((f) => existsSync(f));
+
 /** Generates whatever is missing; returns the paths. Idempotent. */
 export async function ensurePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
+  const p = pkiPaths(dataDir);
+  if (complete(p)) return p;
+  const helper = fileURLToPath(new URL('../../cmd/clusterd-pki/main.js', import.meta.url));
+  if (import.meta.url.endsWith('.js') && existsSync(helper)) {
+    const r = spawnSync(process.execPath, [helper, `--data-dir=${dataDir}`, `--bind-address=${bindAddress}`], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`generating certificates failed: ${r.stderr || r.error?.message || `exit ${r.status}`}`);
+    return p;
+  }
+  return generatePki(dataDir, bindAddress);
+}
+
+/** The generation itself (run by cmd/clusterd-pki, or in-process from sources). */
+export async function generatePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
+  const { createCertificateAuthority, issueCertificate, loadCertificateAuthority } = await import('./certificates.js');
   const p = pkiPaths(dataDir);
   mkdirSync(p.dir, { recursive: true, mode: 0o700 });
   let ca;

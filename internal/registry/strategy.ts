@@ -93,21 +93,24 @@ export function strategyFor(resource: ResourceInfo, naming: Naming): Strategy {
   const o = overridesFor(naming)[id] ?? {};
   const hasStatus = resource.subresources.has('status');
   // Generation tracks spec changes, so only kinds with a spec carry one (a ConfigMap has none).
-  const hasSpec = resource.schemaName ? builtinSchemas.get(resource.schemaName)?.properties?.spec !== undefined : true;
+  // Looked up on the first write, so start-up does not load the schemas.
+  let specKnown: boolean | undefined;
+  const hasSpec = (): boolean =>
+    (specKnown ??= resource.schemaName ? builtinSchemas.get(resource.schemaName)?.properties?.spec !== undefined : true);
   return {
     hasStatus,
     allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
     allowUnconditionalUpdate: true,
     returnDeletedObject: RETURN_DELETED.has(id),
     prepareForCreate(obj) {
-      if (hasSpec) meta(obj).generation = 1;
+      if (hasSpec()) meta(obj).generation = 1;
       o.prepareForCreate?.(obj);
     },
     prepareForUpdate(obj, old) {
       o.prepareForUpdate?.(obj, old);
     },
     bumpGeneration(obj, old) {
-      if (!hasSpec) return;
+      if (!hasSpec()) return;
       const oldGeneration = typeof meta(old).generation === 'number' ? (meta(old).generation as number) : 1;
       meta(obj).generation = specChanged(obj, old) ? oldGeneration + 1 : oldGeneration;
     },

@@ -19,7 +19,6 @@ import { NamespaceController } from '../controllers/namespace-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Discovery } from '../discovery/discovery.js';
 import { HealthChecks } from '../health/health.js';
-import { ProtobufCodec } from '../codec/index.js';
 import { bodyReaders, cborSerializer, ProtobufSerializer } from '../http/serializers.js';
 import { buildHandlerChain } from '../http/chain.js';
 import type { HttpDeps, VersionInfo } from '../http/deps.js';
@@ -132,7 +131,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   await cache.start();
 
-  const protobuf = new ProtobufSerializer(new ProtobufCodec(naming), naming);
+  const protobuf = new ProtobufSerializer(naming);
   const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');
   const deps: HttpDeps = {
     naming,

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'n
 import { generateKeyPairSync } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export interface PkiPaths {
@@ -61,8 +61,13 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
   if (complete(p)) return p;
   const helper = fileURLToPath(new URL('../../cmd/clusterd-pki/main.js', import.meta.url));
   if (import.meta.url.endsWith('.js') && existsSync(helper)) {
-    const r = spawnSync(process.execPath, [helper, `--data-dir=${dataDir}`, `--bind-address=${bindAddress}`], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`generating certificates failed: ${r.stderr || r.error?.message || `exit ${r.status}`}`);
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, [helper, `--data-dir=${dataDir}`, `--bind-address=${bindAddress}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`generating certificates failed: ${stderr || `exit ${code}`}`))));
+    });
     return p;
   }
   return generatePki(dataDir, bindAddress);

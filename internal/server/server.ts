@@ -77,7 +77,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const log = options.log ?? createLogger(config.logLevel);
   const naming = createNaming(config.naming);
   mkdirSync(config.dataDir, { recursive: true });
-  const pki = await ensurePki(config.dataDir, config.bindAddress);
+  // Certificates are made (first start only) while the store opens and the cache primes.
+  const pkiReady = ensurePki(config.dataDir, config.bindAddress);
+  pkiReady.catch(() => {});
 
   const store = await LevelRevisionStore.open({
     storage: config.storage,
@@ -156,6 +158,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   };
   const app = buildHandlerChain(deps);
 
+  const pki = await pkiReady;
   const tlsCert = readFileSync(config.tlsCertFile ?? pki.serverCert);
   const tlsKey = readFileSync(config.tlsPrivateKeyFile ?? pki.serverKey);
   const clientCa = readFileSync(config.clientCaFile ?? pki.caCert);

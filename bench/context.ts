@@ -80,6 +80,22 @@ export class BenchContext {
     return readyMs;
   }
 
+  /**
+   * Waits (at most `maxMs`) until the server is idle — below 15% of a core over half a
+   * second — so the backlog of one scenario (a saturated watch fan-out) does not spill into
+   * the next one's figures.
+   */
+  async quiesce(maxMs = 20_000): Promise<void> {
+    const deadline = performance.now() + maxMs;
+    while (performance.now() < deadline) {
+      const meter = cpuMeter(this.server.pid);
+      await new Promise((r) => setTimeout(r, 500));
+      const used = meter.stop();
+      if (used === undefined || used < 0.15) return;
+    }
+    this.progress.step(`the server is still busy after ${maxMs / 1000} s; going on`);
+  }
+
   add(row: Row): void {
     this.rows.push(row);
   }

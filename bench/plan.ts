@@ -22,6 +22,10 @@ export interface BenchPlan {
   /** Stored pods for the startup and memory rows (0: whatever the earlier scenarios left). */
   storedPods: number;
   ssaDeployments: number;
+  /** Quiet time before a memory figure is read, so garbage of the previous step can go. */
+  settleMs: number;
+  /** Restarts with nothing stored; the median is reported. */
+  startupRestarts: number;
   /** Run raft/bench when it is built. */
   raft: boolean;
   /** Run the second (CBOR-gated) server for the CBOR encoding rows. */
@@ -31,10 +35,10 @@ export interface BenchPlan {
 export function planFor(mode: BenchMode): BenchPlan {
   switch (mode) {
     case 'full':
-      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, storedPods: 50_000, ssaDeployments: 16, raft: true, cborServer: true };
+      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, storedPods: 50_000, ssaDeployments: 16, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true };
     case 'quick':
-      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, storedPods: 0, ssaDeployments: 16, raft: false, cborServer: false };
+      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, storedPods: 0, ssaDeployments: 16, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false };
     case 'tiny':
-      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, storedPods: 0, ssaDeployments: 2, raft: false, cborServer: false };
+      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, storedPods: 0, ssaDeployments: 2, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false };
   }
 }

@@ -9,7 +9,7 @@
 // Imports: context, plan, load/generator, report/*, scenarios/*, support/*, targets/*.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { BenchContext } from './context.js';
 import { GeneratorProcess } from './load/generator.js';
@@ -60,6 +60,7 @@ async function main(): Promise<number> {
   const cores = cpus().length;
   const machine = { cores, cpu: cpus()[0]?.model ?? 'unknown', memoryGB: Math.round(totalmem() / 1e9), node: process.version, etcd: etcdVersion() ?? null };
   const sharing = `Client and server share this machine's ${cores} cores: the load generators, the server under test and the baselines all run on them, so every figure includes the generator's CPU cost.`;
+  const loadAtStart = loadavg()[0]!;
   progress.step(`clusterd bench (${mode}) on ${machine.cpu}, ${cores} cores, node ${machine.node}, etcd ${machine.etcd ?? 'not installed'}`);
   progress.step(sharing);
 
@@ -102,7 +103,10 @@ async function main(): Promise<number> {
     };
     await run('startup', () => startupEmptyScenario(ctx!, first.readyMs));
     await run('calibrate', () => ctx!.calibratePodSize('bench', POD_BYTES));
-    for (const s of SCENARIOS) await run(s.name, () => s.run(ctx!));
+    for (const s of SCENARIOS) {
+      await run(s.name, () => s.run(ctx!));
+      if (!only || only.includes(s.name)) await ctx.quiesce();
+    }
     // Raft runs its own clusters: free the cores first.
     progress.step('stopping clusterd, the ceiling, etcd and the generators');
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -118,12 +122,13 @@ async function main(): Promise<number> {
   const summary = [
     `clusterd bench, ${mode} run, ${startedAt.toISOString()} — ${machine.cpu}, ${cores} cores, ${machine.memoryGB} GB, node ${machine.node}, etcd ${machine.etcd ?? 'n/a'}.`,
     sharing,
+    `Load average when the run started: ${loadAtStart.toFixed(2)} (other processes on the machine show in the notes as "other processes" CPU).`,
     missed.length ? `Targets missed: ${missed.map((r) => `${r.scenario} (${r.figure})`).join('; ')}.` : 'Every checked target holds.',
   ];
   const markdown = [summary.join('\n'), '', markdownTable(rows), '', 'Notes:', markdownNotes(rows), ...(failures.length ? ['', 'Failed scenarios:', ...failures.map((f) => `- ${f}`)] : [])].join('\n');
   mkdirSync(outDir, { recursive: true });
   const jsonFile = join(outDir, `${stamp}.json`);
-  writeFileSync(jsonFile, JSON.stringify({ startedAt: startedAt.toISOString(), mode, plan, machine, note: sharing, rows, failures, raw: ctx?.raw ?? {} }, null, 2));
+  writeFileSync(jsonFile, JSON.stringify({ startedAt: startedAt.toISOString(), mode, plan, machine, loadAtStart, note: sharing, rows, failures, raw: ctx?.raw ?? {} }, null, 2));
   writeFileSync(join(outDir, `${stamp}.md`), `${markdown}\n`);
   process.stdout.write(`${markdown}\n`);
   progress.step(`results: ${jsonFile}`);

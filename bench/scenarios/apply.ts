@@ -4,7 +4,7 @@
 // touch the same one. Reported as n/a while the server does not serve apply patches.
 // Imports: context, report/rows, scenarios/fixtures.
 
-import { pct, type BenchContext } from '../context.js';
+import { cpuNote, type BenchContext } from '../context.js';
 import { notAvailable, ratioOf } from '../report/rows.js';
 import { deploymentManifest } from './fixtures.js';
 
@@ -57,7 +57,7 @@ export async function applyScenario(ctx: BenchContext): Promise<void> {
   const s = ssa.result;
   const p = put.result;
   const errors = (r: typeof s) => Object.entries(r.errors).map(([k, v]) => `${k}×${v}`).join(', ');
-  const note = `${managers} managedFields entries per Deployment before the run; clusterd CPU ${pct(ssa.targetCpu)} (apply) / ${pct(put.targetCpu)} (PUT)${errors(s) ? `; apply errors ${errors(s)}: ${s.firstError}` : ''}${errors(p) ? `; PUT errors ${errors(p)}: ${p.firstError}` : ''}`;
+  const note = `${managers} managedFields entries per Deployment before the run; apply: ${cpuNote('clusterd', ssa)}; PUT: ${cpuNote('clusterd', put)}${errors(s) ? `; apply errors ${errors(s)}: ${s.firstError}` : ''}${errors(p) ? `; PUT errors ${errors(p)}: ${p.firstError}` : ''}`;
   ctx.add({ scenario, figure: 'applies/s', unit: '/s', value: s.okPerSecond, baseline: { name: 'PUT of the same object', value: p.okPerSecond }, ratio: ratioOf(s.okPerSecond, p.okPerSecond), target: 'reported', holds: null, note });
   ctx.add({ scenario, figure: 'p99 latency', unit: 'ms', value: s.latency.p99Ms, baseline: { name: 'PUT of the same object', value: p.latency.p99Ms }, ratio: ratioOf(s.latency.p99Ms, p.latency.p99Ms), target: 'reported', holds: null });
 }

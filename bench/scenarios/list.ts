@@ -23,7 +23,7 @@ export async function listScenario(ctx: BenchContext): Promise<void> {
   const body = real.body.length;
   await ctx.ceiling.route('GET', path, real.status, real.headers, real.body);
   // Let the fill's garbage settle before taking the idle figure.
-  await new Promise((r) => setTimeout(r, 2000));
+  await new Promise((r) => setTimeout(r, plan.settleMs));
 
   const job = { connections: 1, warmupMs: 0, requests: Math.ceil(plan.listRepeats / plan.rounds), request: { method: 'GET', path, headers }, okStatus: [200] };
   const idle = readMemory(ctx.server.pid);

@@ -7,22 +7,21 @@ import type { BenchContext } from '../context.js';
 import { ratioOf } from '../report/rows.js';
 import { readMemory } from '../support/proc-stats.js';
 
-const SETTLE_MS = 2000;
-const RESTARTS = 3;
 const MB = 1024 * 1024;
 
 /** Call right after the first start (which generated the PKI): restarts with nothing stored. */
 export async function startupEmptyScenario(ctx: BenchContext, firstStartMs: number): Promise<void> {
-  ctx.progress.step(`startup: restarting ${RESTARTS} times with nothing stored`);
+  const restarts = ctx.plan.startupRestarts;
+  ctx.progress.step(`startup: restarting ${restarts} times with nothing stored`);
   const times: number[] = [];
-  for (let i = 0; i < RESTARTS; i++) times.push(await ctx.restartServer());
-  const readyMs = [...times].sort((a, b) => a - b)[Math.floor(RESTARTS / 2)]!;
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  for (let i = 0; i < restarts; i++) times.push(await ctx.restartServer());
+  const readyMs = [...times].sort((a, b) => a - b)[Math.floor(restarts / 2)]!;
+  await new Promise((r) => setTimeout(r, ctx.plan.settleMs));
   const idle = readMemory(ctx.server.pid);
   ctx.idleRssBytes = idle?.rssBytes;
   ctx.raw.startupEmpty = { firstStartMs, times, idle };
-  ctx.add({ scenario: 'startup to /readyz 200, nothing stored', figure: 'seconds', unit: 's', value: readyMs / 1000, target: '≤ 0.5 s', holds: readyMs <= 500, note: `median of ${RESTARTS} restarts (${times.map((t) => (t / 1000).toFixed(2)).join(', ')} s), from spawning node to the first 200; the very first start (generating the CA and certificates) took ${(firstStartMs / 1000).toFixed(2)} s` });
-  ctx.add({ scenario: 'idle RSS after start', figure: 'MB', unit: 'MB', value: idle ? idle.rssBytes / MB : null, target: '≤ 80 MB', holds: idle ? idle.rssBytes <= 80 * MB : null, note: `VmRSS ${SETTLE_MS / 1000} s after /readyz answered 200` });
+  ctx.add({ scenario: 'startup to /readyz 200, nothing stored', figure: 'seconds', unit: 's', value: readyMs / 1000, target: '≤ 0.5 s', holds: readyMs <= 500, note: `median of ${restarts} restarts (${times.map((t) => (t / 1000).toFixed(2)).join(', ')} s), from spawning node to the first 200; the very first start (generating the CA and certificates) took ${(firstStartMs / 1000).toFixed(2)} s` });
+  ctx.add({ scenario: 'idle RSS after start', figure: 'MB', unit: 'MB', value: idle ? idle.rssBytes / MB : null, target: '≤ 80 MB', holds: idle ? idle.rssBytes <= 80 * MB : null, note: `VmRSS ${ctx.plan.settleMs / 1000} s after /readyz answered 200` });
 }
 
 /** Tops the stored pods up to the plan's count, restarts, and measures startup and RSS. */
@@ -33,7 +32,7 @@ export async function storedObjectsScenario(ctx: BenchContext): Promise<void> {
   const label = stored.toLocaleString('en-US');
   ctx.progress.step(`startup: restarting with ${label} pods stored`);
   const readyMs = await ctx.restartServer();
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  await new Promise((r) => setTimeout(r, ctx.plan.settleMs));
   const mem = readMemory(ctx.server.pid);
   const idle = ctx.idleRssBytes;
   const perPod = mem && idle !== undefined ? (mem.rssBytes - idle) / stored : null;
@@ -42,7 +41,7 @@ export async function storedObjectsScenario(ctx: BenchContext): Promise<void> {
   const fullSize = plan.storedPods >= 50_000;
   const scaleNote = fullSize ? '' : ` (this ${plan.mode} run stores ${label} pods; the target is for 50,000)`;
   ctx.add({ scenario: `startup to /readyz 200 with ${label} pods stored`, figure: 'seconds', unit: 's', value: readyMs / 1000, target: '≤ 3 s with 50,000', holds: fullSize ? readyMs <= 3000 : null, note: `restart of the server on its LevelDB data${scaleNote}` });
-  ctx.add({ scenario: `RSS with ${label} pods`, figure: 'MB', unit: 'MB', value: mem ? mem.rssBytes / MB : null, target: 'reported', holds: null, note: `VmRSS ${SETTLE_MS / 1000} s after /readyz after the restart` });
+  ctx.add({ scenario: `RSS with ${label} pods`, figure: 'MB', unit: 'MB', value: mem ? mem.rssBytes / MB : null, target: 'reported', holds: null, note: `VmRSS ${ctx.plan.settleMs / 1000} s after /readyz after the restart` });
   ctx.add({
     scenario: `RSS with ${label} pods`,
     figure: 'bytes per pod over its own size',

@@ -1,0 +1,73 @@
+// `make bench`'s harness end to end in its tiny mode (seconds, not minutes): the server, the
+// ceiling, etcd when installed, the generator processes and every scenario run, and the table
+// and the JSON file come out with a row per figure. It asserts on the shape of the output, never
+// on the numbers (issue 7: figures stay out of tests).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from './support/server-process.js';
+
+interface BenchJson {
+  mode: string;
+  machine: { cores: number };
+  note: string;
+  failures: string[];
+  rows: { scenario: string; figure: string; value: number | null; target: string; holds: boolean | null; note?: string }[];
+}
+
+describe('make bench harness (tiny mode)', () => {
+  it('runs every scenario against the server and its baselines and writes the table and the JSON', async () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), '--tiny', '--out-dir', outDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(run.stderr).toMatch(/^\[00:\d\d\] clusterd bench \(tiny\)/m);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('share this machine');
+    expect(run.stdout).toContain('| scenario | figure | clusterd | baseline | ratio | target | holds? |');
+    for (const scenario of [
+      'startup to /readyz 200, nothing stored',
+      'idle RSS after start',
+      'get one object (2 KB pod), 64 connections',
+      'create pods, 32 in flight, fsync on',
+      'update (PUT), 32 in flight',
+      'delete, 32 in flight',
+      'LIST 100 pods from cache',
+      'watch fan-out',
+      'watch selective',
+      'encodings: 100-pod list from cache',
+      'server-side apply of a Deployment with three managers',
+      'startup to /readyz 200 with',
+      'RSS with',
+      'Raft: 3 members on loopback',
+    ]) {
+      expect(run.stdout).toContain(`| ${scenario}`);
+    }
+    expect(run.stdout).not.toContain('scenario failed');
+
+    const files = readdirSync(outDir);
+    expect(files.filter((f) => f.endsWith('.md'))).toHaveLength(1);
+    const json = JSON.parse(readFileSync(join(outDir, files.find((f) => f.endsWith('.json'))!), 'utf8')) as BenchJson;
+    expect(json.mode).toBe('tiny');
+    expect(json.failures).toEqual([]);
+    expect(json.machine.cores).toBeGreaterThan(0);
+    // Every row has a figure or says why it has none.
+    for (const row of json.rows) {
+      if (row.value === null) expect(row.note, `${row.scenario} / ${row.figure}`).toMatch(/^n\/a: /);
+      else expect(Number.isFinite(row.value), `${row.scenario} / ${row.figure}`).toBe(true);
+    }
+    const measured = (scenario: string, figure: string) => json.rows.find((r) => r.scenario.startsWith(scenario) && r.figure === figure)?.value;
+    expect(measured('get one object', 'requests/s')).toBeGreaterThan(0);
+    expect(measured('create pods', 'creates/s')).toBeGreaterThan(0);
+    expect(measured('LIST 100 pods', 'time per list (mean)')).toBeGreaterThan(0);
+    expect(measured('watch fan-out', 'delivery p99 (from write ack)')).toBeGreaterThanOrEqual(0);
+  }, 90_000);
+});

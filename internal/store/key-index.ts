@@ -45,11 +45,13 @@ export class KeyIndex {
 
   /** Records a put at `revision` and returns it; the generation continues unless the key was absent. */
   put(key: string, revision: number): Revision {
-    let revs = this.revisions.get(key);
+    const revs = this.revisions.get(key);
     if (!revs) {
-      revs = [];
-      this.revisions.set(key, revs);
+      // A one-element literal: an empty array that is pushed to reserves room for 16.
+      const r: Revision = { revision, tombstone: false, createRevision: revision, version: 1 };
+      this.revisions.set(key, [r]);
       this.sortedKeys.add(key);
+      return r;
     }
     const last = revs[revs.length - 1];
     const r: Revision =
@@ -71,11 +73,11 @@ export class KeyIndex {
 
   /** Restores an entry read back from disk at start-up (entries may arrive in any key order, revisions ascending per key). */
   restore(key: string, r: Revision): void {
-    let revs = this.revisions.get(key);
+    const revs = this.revisions.get(key);
     if (!revs) {
-      revs = [];
-      this.revisions.set(key, revs);
+      this.revisions.set(key, [r]);
       this.sortedKeys.add(key);
+      return;
     }
     revs.push(r);
   }

@@ -26,8 +26,14 @@ export function withResourceVersion(stored: Uint8Array, revision: number): Buffe
   if (at < 0) throw new Error('stored object has no metadata');
   const cut = at + METADATA_OPEN.length;
   const empty = buf[cut] === 0x7d; // '}'
-  const insert = Buffer.from(`"resourceVersion":"${revision}"${empty ? '' : ','}`, 'utf8');
-  return Buffer.concat([buf.subarray(0, cut), insert, buf.subarray(cut)], buf.length + insert.length);
+  const insert = `"resourceVersion":"${revision}"${empty ? '' : ','}`;
+  // An exact-size allocation of its own: the cache keeps these for long, and a slice of Node's
+  // shared 8 KiB pool would pin the whole slab (and whatever garbage shares it).
+  const out = Buffer.allocUnsafeSlow(buf.length + insert.length);
+  buf.copy(out, 0, 0, cut);
+  out.write(insert, cut, 'latin1');
+  buf.copy(out, cut + insert.length, cut);
+  return out;
 }
 
 /**
@@ -40,8 +46,12 @@ export function replaceResourceVersion(serving: Buffer, revision: number): Buffe
   const head = '"resourceVersion":"';
   if (at < 0 || serving.toString('utf8', start, start + head.length) !== head) throw new Error('serving bytes carry no resourceVersion');
   const end = serving.indexOf(0x22, start + head.length); // closing quote
-  const insert = Buffer.from(String(revision), 'utf8');
-  return Buffer.concat([serving.subarray(0, start + head.length), insert, serving.subarray(end)]);
+  const insert = String(revision);
+  const out = Buffer.allocUnsafeSlow(start + head.length + insert.length + (serving.length - end));
+  serving.copy(out, 0, 0, start + head.length);
+  out.write(insert, start + head.length, 'latin1');
+  serving.copy(out, start + head.length + insert.length, end);
+  return out;
 }
 
 /** Parses stored bytes into an object carrying its resource version. */

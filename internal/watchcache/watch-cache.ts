@@ -45,6 +45,31 @@ const DEFAULT_SPEC: ResourceSpec = {
   },
 };
 
+/**
+ * Interns short strings so the cache holds one copy of values that repeat across objects.
+ * Bounded: once full it stops adding (it is an optimisation, not an index).
+ */
+export class StringTable {
+  private readonly table = new Map<string, string>();
+
+  constructor(private readonly capacity: number) {}
+
+  intern(s: string): string {
+    if (s.length > 64) return s;
+    const known = this.table.get(s);
+    if (known !== undefined) return known;
+    if (this.table.size < this.capacity) this.table.set(s, s);
+    return s;
+  }
+
+  /** The same record with interned values (a fresh object: the input may be shared). */
+  internValues(record: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const k in record) out[k] = this.intern(record[k]!);
+    return out;
+  }
+}
+
 export class WatchCache {
   private readonly resources = new Map<string, ResourceCache>();
   private rev = 0;
@@ -53,6 +78,8 @@ export class WatchCache {
   private unsubscribe: (() => void) | undefined;
   private readonly ringCapacity: number;
   private readonly watcherCapacity: number;
+  /** Label and field values repeat across objects (namespaces, phases, images): keep one copy. */
+  private readonly strings = new StringTable(200_000);
 
   constructor(
     private readonly store: RevisionStore,
@@ -79,12 +106,19 @@ export class WatchCache {
     const held: AppliedBatch[] = [];
     let priming = true;
     this.unsubscribe = this.store.subscribe((batch) => (priming ? held.push(batch) : this.onBatch(batch)));
-    const snapshot = await this.store.range(this.options.root, { revision: this.store.currentRevision() });
-    for (const kv of snapshot.kvs) {
-      const entry = this.toEntry(kv, kv.modRevision);
-      if (entry) this.resourceFor(kv.key, snapshot.revision)?.load(entry);
+    // Paged, so priming never holds every stored value at once on top of the cache itself.
+    const revision = this.store.currentRevision();
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.store.range(this.options.root, { revision, limit: 1000, ...(after !== undefined ? { after } : {}) });
+      for (const kv of page.kvs) {
+        const entry = this.toEntry(kv, kv.modRevision);
+        if (entry) this.resourceFor(kv.key, revision)?.load(entry);
+      }
+      if (!page.more || page.kvs.length === 0) break;
+      after = page.kvs[page.kvs.length - 1]!.key;
     }
-    this.rev = snapshot.revision;
+    this.rev = revision;
     priming = false;
     for (const batch of held) if (batch.revision > this.rev) this.onBatch(batch);
     this.started = true;
@@ -157,12 +191,12 @@ export class WatchCache {
     const { labels, fields } = spec.attributes(obj);
     return {
       key: kv.key,
-      namespace: meta.namespace ?? '',
+      namespace: this.strings.intern(meta.namespace ?? ''),
       name: meta.name ?? '',
       revision,
       bytes: withResourceVersion(kv.value, revision),
-      labels,
-      fields,
+      labels: this.strings.internValues(labels),
+      fields: this.strings.internValues(fields),
     };
   }
 

@@ -8,6 +8,9 @@ import type { ObjectAttributes, ResourceSpec } from '../watchcache/types.js';
 import { GenericRegistry, type RegistryDeps } from './generic-registry.js';
 import { resourcePrefix } from './keys.js';
 import { strategyFor } from './strategy.js';
+import { registerHpaConversion } from './hpa-conversion.js';
+
+registerHpaConversion();
 import { fieldsetFor } from '../selectors/index.js';
 
 export class RegistrySet {

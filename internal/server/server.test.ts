@@ -395,3 +395,22 @@ describe('validation, defaulting, field validation', () => {
     expect((await t.admin.post('/api/v1/namespaces/default/configmaps?fieldValidation=Loud', body('fv-x'))).status).toBe(400);
   });
 });
+
+describe('versions of one resource', () => {
+  it('serves an HPA created through autoscaling/v1 from storage in v2, and back', async () => {
+    const v1 = {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'h' },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 4, targetCPUUtilizationPercentage: 60 },
+    };
+    const created = await t.admin.post('/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers', v1);
+    expect(created.status).toBe(200);
+    expect(created.json<Obj>().spec.targetCPUUtilizationPercentage).toBe(60);
+    const asV2 = (await t.admin.get('/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/h')).json<Obj>();
+    expect(asV2.apiVersion).toBe('autoscaling/v2');
+    expect(asV2.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }]);
+    const listV1 = (await t.admin.get('/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers')).json<Obj>();
+    expect(listV1.items[0]).toMatchObject({ apiVersion: 'autoscaling/v1', spec: { targetCPUUtilizationPercentage: 60 } });
+  });
+});

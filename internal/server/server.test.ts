@@ -181,12 +181,17 @@ describe('create, read, update, delete', () => {
     expect(missing.json()).toMatchObject({ reason: 'NotFound', message: 'configmaps "nope" not found', details: { name: 'nope', kind: 'configmaps' } });
   });
 
+  it('fills kind and apiVersion from the endpoint when the body leaves them out', async () => {
+    const res = await t.admin.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'typeless' }, data: { a: 'b' } });
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typeless' } });
+  });
+
   it('rejects bodies whose kind, apiVersion, namespace or name disagree with the URL', async () => {
     const cases: Array<[string, string, Obj]> = [
       ['POST', '/api/v1/namespaces/default/configmaps', { ...cm('x'), kind: 'Secret' }],
       ['POST', '/api/v1/namespaces/default/configmaps', { ...cm('x'), apiVersion: 'apps/v1' }],
       ['POST', '/api/v1/namespaces/default/configmaps', { ...cm('x'), metadata: { name: 'x', namespace: 'other' } }],
-      ['POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'x' } }],
       ['PUT', '/api/v1/namespaces/default/configmaps/c1', cm('different')],
     ];
     for (const [method, path, body] of cases) {

@@ -23,10 +23,10 @@ export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: Resourc
   const schemaName = rr.subresource?.name === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : rr.resource.schemaName;
   const { value, duplicateFields } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, schemaName);
   const obj = value;
-  if (obj.apiVersion === undefined || obj.apiVersion === '' || obj.kind === undefined || obj.kind === '') {
-    const missing = obj.kind === undefined || obj.kind === '' ? 'Kind' : 'apiVersion';
-    throw errors.badRequest(`Object '${missing}' is missing in '${bytes.toString('utf8', 0, Math.min(bytes.length, 200))}'`);
-  }
+  // Like upstream's decoder, the endpoint's type fills in what the body leaves out; only a
+  // disagreement is an error.
+  if (obj.apiVersion === undefined || obj.apiVersion === '') obj.apiVersion = expected.apiVersion;
+  if (obj.kind === undefined || obj.kind === '') obj.kind = expected.kind;
   if (obj.apiVersion !== expected.apiVersion || obj.kind !== expected.kind) {
     throw errors.badRequest(
       `the object provided is ${String(obj.kind)} in ${String(obj.apiVersion)}, but this endpoint expects ${expected.kind} in ${expected.apiVersion}`,

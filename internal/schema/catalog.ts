@@ -6,6 +6,7 @@
 
 import type { Naming } from '../naming/naming.js';
 import { readDataFile } from './data-files.js';
+import type { GeneratedCatalog, GeneratedResource } from './generated-catalog.js';
 import { compareVersionPriority, stabilityOf, type Stability } from './versions.js';
 
 export interface SubresourceInfo {
@@ -50,23 +51,6 @@ export interface GroupInfo {
   /** Enabled versions, preferred first. */
   readonly versions: readonly string[];
   readonly preferredVersion: string;
-}
-
-interface GeneratedResource {
-  name: string;
-  singularName: string;
-  kind: string;
-  listKind?: string;
-  namespaced: boolean;
-  verbs: string[];
-  shortNames?: string[];
-  categories?: string[];
-  schema?: string;
-  subresources: Array<{ name: string; verbs: string[]; group: string; version: string; kind: string }>;
-}
-
-interface GeneratedCatalog {
-  groupVersions: Array<{ group: string; version: string; resources: GeneratedResource[] }>;
 }
 
 /** Decides whether a served group-version (and optionally one resource in it) is enabled. */

@@ -19,7 +19,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { closeClientConnections, kvPut } from '../node/testing/kv-client.js';
+import { closeClientConnections, kvPut, replicaStats } from '../node/testing/kv-client.js';
 import { ProcessCluster } from '../node/testing/process-cluster.js';
 import { createClusterCa } from '../transport/cluster-ca.js';
 
@@ -72,6 +72,8 @@ interface Target {
   /** Base URLs by member, for the members currently running. */
   liveMembers(): number[];
   leader(): Promise<number>;
+  /** Internal counters of a member (clusterd: RaftNode.stats()), for the log; optional. */
+  stats?(member: number): Promise<Record<string, number> | null>;
   /** Resolves true when the put was acknowledged. */
   put(member: number, key: string, value: string, timeoutMs: number): Promise<boolean>;
   kill(member: number): Promise<void>;
@@ -137,13 +139,32 @@ async function runSystem(t: Target, o: Required<Pick<RaftBenchOptions, 'duration
   await runLoad(t, 16, Math.min(1000, o.durationMs), value); // warm-up
   const load: LoadResult[] = [];
   for (const c of o.concurrency) {
+    const leader = await t.leader();
+    const before = (await t.stats?.(leader)) ?? null;
     const r = await runLoad(t, c, o.durationMs, value);
     log(`${t.name}: ${c} in flight: ${r.opsPerSec} puts/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${r.errors} errors`);
+    const after = before ? await t.stats?.(leader) : null;
+    if (before && after) log(`${t.name}: leader ${leader} during ${c} in flight: ${describeStats(before, after)}`);
     load.push(r);
   }
   const failoverMs: number[] = [];
   for (let i = 0; i < o.failovers; i++) failoverMs.push(await measureFailover(t, value, log));
   return { system: t.name, load, failoverMs };
+}
+
+/** Per-Ready batching figures from two RaftNode.stats() readings. */
+function describeStats(a: Record<string, number>, b: Record<string, number>): string {
+  const d = (k: string): number => (b[k] ?? 0) - (a[k] ?? 0);
+  const per = (x: number, y: number): string => (y > 0 ? (x / y).toFixed(2) : 'n/a');
+  return [
+    `${d('readies')} readies`,
+    `${per(d('entriesSaved'), d('saves'))} entries/save`,
+    `${per(d('saveMs'), d('saves'))} ms/save`,
+    `${per(d('messagesSent'), d('readies'))} msgs/ready`,
+    `${per(d('entriesApplied'), d('readies'))} applied/ready`,
+    `apply ${d('applyMs').toFixed(0)} ms`,
+    `${d('snapshots')} snapshots (${d('snapshotMs').toFixed(0)} ms)`,
+  ].join(', ');
 }
 
 // ---- clusterd --------------------------------------------------------------------------------
@@ -157,6 +178,7 @@ async function clusterdTarget(dir: string, log: (l: string) => void): Promise<Ta
     name: 'clusterd',
     liveMembers: () => cluster.ids.filter((id) => cluster.isRunning(id)),
     leader: () => cluster.waitForLeader(30_000),
+    stats: (m) => replicaStats(cluster.apiUrl(m)),
     put: async (m, key, value, timeoutMs) => (await kvPut(cluster.apiUrl(m), key, value, timeoutMs)).kind === 'ok',
     kill: (m) => cluster.kill(m),
     restart: (m) => cluster.start(m),

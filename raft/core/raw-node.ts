@@ -134,6 +134,22 @@ export class RawNode {
   }
 
   /**
+   * Proposes several commands at once, as consecutive log entries in the given order: one
+   * step, so a leader sends them to each follower in one append rather than one per command.
+   * All or nothing: throws ProposalDroppedError (nothing appended) like propose().
+   */
+  proposeBatch(data: readonly Uint8Array[]): void {
+    if (data.length === 0) return;
+    this.raft.step(
+      makeMessage({
+        type: MessageType.Prop,
+        from: this.raft.id,
+        entries: data.map((d) => ({ term: 0, index: 0, type: EntryType.Normal, data: d })),
+      }),
+    );
+  }
+
+  /**
    * Proposes a membership change. It takes effect only when the driver applies the committed
    * entry (applyConfChange). One change may be pending at a time; a further one is replaced
    * in the log by an empty entry. An empty ConfChange with transition 'auto' leaves a joint config.

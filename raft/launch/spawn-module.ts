@@ -23,6 +23,10 @@ export function spawnModule(fromUrl: string, relativeTs: string, opts: SpawnModu
   const path = fileURLToPath(new URL(target, fromUrl));
   if (!existsSync(path)) throw new Error(`spawnModule: ${path} does not exist`);
   const nodeArgs: string[] = ['--enable-source-maps'];
+  // Extra Node flags for every child, for profiling a multi-process run without editing code
+  // (for example RAFT_CHILD_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const extra = (opts.env ?? process.env).RAFT_CHILD_NODE_FLAGS;
+  if (extra) nodeArgs.push(...extra.split(/\s+/).filter((f) => f.length > 0));
   if (callerIsTs) nodeArgs.push('--import', fileURLToPath(new URL('./ts-loader.mjs', import.meta.url)));
   return spawn(process.execPath, [...nodeArgs, path, ...(opts.args ?? [])], {
     env: opts.env ?? process.env,

@@ -87,6 +87,16 @@ export async function replicaStatus(baseUrl: string, timeoutMs = 1000): Promise<
   }
 }
 
+/** The replica's RaftNode.stats() (see raft-node.ts RaftNodeStats), or null when unreachable. */
+export async function replicaStats(baseUrl: string, timeoutMs = 1000): Promise<Record<string, number> | null> {
+  try {
+    const res = await request(`${baseUrl}/stats`, 'GET', null, timeoutMs);
+    return res.status === 200 ? (JSON.parse(res.body) as Record<string, number>) : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function setPartitioned(baseUrl: string, on: boolean): Promise<void> {
   await request(`${baseUrl}/partition?on=${on ? 1 : 0}`, 'POST', null, 2000);
 }

@@ -5,6 +5,7 @@
 //                                 503 {code} certainly not applied, 504 {code} outcome unknown
 //   GET  /get?key=k            → 200 {value, index} after a ReadIndex barrier; 503 on failure
 //   GET  /status               → RaftNode status (role, leader, term, commit, applied)
+//   GET  /stats                → RaftNode.stats() (batching and time counters)
 //   POST /partition?on=1|0     → cut this member off the Raft network (fault injection)
 // argv: <path of a ReplicaConfig JSON file>. Prints one line `{"ready":true}` once serving.
 
@@ -101,6 +102,8 @@ const server = http.createServer((req, res) => {
     } else if (req.method === 'GET' && url.pathname === '/status') {
       const s = node.status();
       reply(res, 200, { id: s.id, role: s.role, leader: s.leader, term: s.term, commit: s.commit, applied: s.applied });
+    } else if (req.method === 'GET' && url.pathname === '/stats') {
+      reply(res, 200, node.stats());
     } else if (req.method === 'POST' && url.pathname === '/partition') {
       if (partitionable) partitionable.partitioned = url.searchParams.get('on') === '1';
       reply(res, 200, { partitioned: partitionable?.partitioned ?? false });

@@ -27,7 +27,8 @@ export async function startupEmptyScenario(ctx: BenchContext, firstStartMs: numb
 /** Tops the stored pods up to the plan's count, restarts, and measures startup and RSS. */
 export async function storedObjectsScenario(ctx: BenchContext): Promise<void> {
   const { plan } = ctx;
-  if (plan.storedPods > ctx.storedPods) await ctx.fillPods('bench-fill', 'fill-', plan.storedPods - ctx.storedPods);
+  const before = await countPods(ctx);
+  if (plan.storedPods > before) await ctx.fillPods('bench-fill', 'fill-', plan.storedPods - before);
   const stored = await countPods(ctx);
   const label = stored.toLocaleString('en-US');
   ctx.progress.step(`startup: restarting with ${label} pods stored`);

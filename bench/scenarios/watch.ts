@@ -76,10 +76,18 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     `${opened.established}/${plan.watchers} watchers over HTTP/2; ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
     `(write p99 ${writer.latency.p99Ms} ms${errors ? `, errors ${errors}: ${writer.firstError}` : ''}${writer.late ? `, writer held back at ${writer.late} ticks` : ''}); ` +
     `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
-    `from the embedded send time p50 ${watched.fromSend.p50Ms} ms, p99 ${watched.fromSend.p99Ms} ms; ` +
     `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher process ${pct(watched.generatorCpu)}, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
   const p99 = watched.fromAck.count ? watched.fromAck.p99Ms : null;
-  ctx.add({ scenario, figure: 'delivery p50 (from write ack)', unit: 'ms', value: watched.fromAck.count ? watched.fromAck.p50Ms : null, target: 'reported', holds: null, note });
+  const got = watched.fromSend.count > 0;
+  ctx.add({
+    scenario,
+    figure: 'delivery p50 (from write ack)',
+    unit: 'ms',
+    value: watched.fromAck.count ? watched.fromAck.p50Ms : null,
+    target: 'reported',
+    holds: null,
+    note: `${note}. An event that reaches its watcher before the writer has read its own response counts as 0 ms from the acknowledgement`,
+  });
   ctx.add({
     scenario,
     figure: 'delivery p99 (from write ack)',
@@ -89,4 +97,6 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     holds: p99 === null ? null : p99 <= 100 && complete,
     ...(complete ? {} : { note: `incomplete delivery counts as missing the target: ${watched.delivered} of ${watched.expected} events arrived` }),
   });
+  ctx.add({ scenario, figure: 'delivery p50 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p50Ms : null, target: 'reported', holds: null });
+  ctx.add({ scenario, figure: 'delivery p99 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p99Ms : null, target: 'reported', holds: null, note: 'includes the write itself (fsync) before the event exists' });
 }

@@ -46,6 +46,8 @@ export class BenchContext {
   /** RSS of the idle server after start with nothing stored, once measured. */
   idleRssBytes: number | undefined;
   admin: ApiClient;
+  /** The busiest generator process of every measured phase, for the generator check row. */
+  readonly generatorPeaks: { label: string; cpu: number }[] = [];
 
   constructor(
     readonly plan: BenchPlan,
@@ -96,6 +98,24 @@ export class BenchContext {
     this.progress.step(`the server is still busy after ${maxMs / 1000} s; going on`);
   }
 
+  /** A row saying whether any load generator process was what limited a figure. */
+  addGeneratorCheck(): void {
+    if (this.generatorPeaks.length === 0) return;
+    const busiest = this.generatorPeaks.reduce((a, b) => (b.cpu > a.cpu ? b : a));
+    const saturated = this.generatorPeaks.filter((p) => p.cpu >= SATURATED_GENERATOR).map((p) => p.label);
+    this.add({
+      scenario: 'load generator check',
+      figure: 'busiest generator process',
+      unit: '% of a core',
+      value: busiest.cpu * 100,
+      target: `< ${SATURATED_GENERATOR * 100}% in every phase`,
+      holds: saturated.length === 0,
+      note: saturated.length
+        ? `generator-bound phases (their figure is a lower bound for that system): ${saturated.join('; ')}`
+        : `busiest in "${busiest.label}"; no phase was limited by its generator`,
+    });
+  }
+
   add(row: Row): void {
     this.rows.push(row);
   }
@@ -129,6 +149,7 @@ export class BenchContext {
       maxGeneratorCpu: Math.max(...results.map((r) => r.generatorCpu)),
       otherCpu: machineCpu === undefined || targetCpu === undefined ? undefined : Math.max(0, machineCpu - targetCpu - result.generatorCpu),
     };
+    this.generatorPeaks.push({ label, cpu: measured.maxGeneratorCpu });
     const errors = Object.entries(result.errors).map(([k, v]) => `${k}×${v}`).join(', ');
     this.progress.step(`  ${Math.round(result.okPerSecond)}/s ok, p50 ${result.latency.p50Ms} ms, p99 ${result.latency.p99Ms} ms; CPU: target ${pct(targetCpu)}, generators ${pct(result.generatorCpu)}, others ${pct(measured.otherCpu)}${errors ? `; errors ${errors} (${result.firstError})` : ''}`);
     const { histogram: _histogram, ...shown } = result;

@@ -107,6 +107,7 @@ async function main(): Promise<number> {
       await run(s.name, () => s.run(ctx!));
       if (!only || only.includes(s.name)) await ctx.quiesce();
     }
+    ctx.addGeneratorCheck();
     // Raft runs its own clusters: free the cores first.
     progress.step('stopping clusterd, the ceiling, etcd and the generators');
     for (const c of cleanups.splice(0).reverse()) await c();

@@ -84,14 +84,14 @@ export class BenchContext {
 
   /**
    * Waits (at most `maxMs`) until the server is idle — below 15% of a core over half a
-   * second — so the backlog of one scenario (a saturated watch fan-out) does not spill into
+   * second (the plan's settle time when shorter) — so the backlog of one scenario (a saturated watch fan-out) does not spill into
    * the next one's figures.
    */
   async quiesce(maxMs = 20_000): Promise<void> {
     const deadline = performance.now() + maxMs;
     while (performance.now() < deadline) {
       const meter = cpuMeter(this.server.pid);
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, Math.min(500, this.plan.settleMs)));
       const used = meter.stop();
       if (used === undefined || used < 0.15) return;
     }

@@ -53,6 +53,11 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
   let okCount = 0;
   let bytesIn = 0;
 
+  if (job.prime) {
+    // One request per connection at once opens them all; the agent keeps them for the run.
+    const prime = compileTemplate(job.prime)(0);
+    await Promise.all(Array.from({ length: job.connections }, () => exchange(agent, base, prime).catch(() => undefined)));
+  }
   const t0 = performance.now();
   const fixedCount = job.requests !== undefined;
   const measureFrom = fixedCount ? t0 : t0 + job.warmupMs;

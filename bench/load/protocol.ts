@@ -40,6 +40,8 @@ export interface HttpJob {
   modulo?: number;
   request: RequestTemplate;
   okStatus: number[];
+  /** Sent once on each connection before anything is measured (opens it, TLS included). */
+  prime?: RequestTemplate;
 }
 
 export interface HttpLoadResult {

@@ -547,6 +547,25 @@ export class GenericRegistry {
       next = clone(old);
       const spec = (obj.spec ?? {}) as JsonObject;
       next.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: spec.finalizers ?? [] };
+    } else if (subresource === 'ephemeralcontainers') {
+      // Only the pod's ephemeral containers change through this sub-resource.
+      next = clone(old);
+      const spec = (obj.spec ?? {}) as JsonObject;
+      next.spec = { ...((old.spec as JsonObject | undefined) ?? {}), ephemeralContainers: spec.ephemeralContainers ?? [] };
+    } else if (subresource === 'resize') {
+      // Only container resources change through resize.
+      next = clone(old);
+      const resized = ((obj.spec as JsonObject | undefined)?.containers ?? []) as JsonObject[];
+      const spec = (next.spec ?? {}) as JsonObject;
+      spec.containers = ((spec.containers ?? []) as JsonObject[]).map((c) => {
+        const match = resized.find((x) => x.name === c.name);
+        return match && match.resources !== undefined ? { ...c, resources: match.resources } : c;
+      });
+    } else if (subresource === 'approval') {
+      // Certificate approval changes only the status conditions.
+      next = clone(old);
+      const conditions = ((obj.status as JsonObject | undefined)?.conditions ?? []) as unknown[];
+      next.status = { ...((old.status as JsonObject | undefined) ?? {}), conditions };
     } else {
       next = obj;
       next.apiVersion = r.apiVersion;

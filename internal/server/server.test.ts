@@ -419,3 +419,26 @@ describe('versions of one resource', () => {
     expect(listV1.items[0]).toMatchObject({ apiVersion: 'autoscaling/v1', spec: { targetCPUUtilizationPercentage: 60 } });
   });
 });
+
+describe('pod sub-resources', () => {
+  it('binds an unscheduled pod to a node once (binding sub-resource and bindings collection)', async () => {
+    const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await t.admin.post('/api/v1/namespaces/default/pods', pod('b1'));
+    await t.admin.post('/api/v1/namespaces/default/pods', pod('b2'));
+    const bound = await t.admin.post('/api/v1/namespaces/default/pods/b1/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'b1' }, target: { kind: 'Node', name: 'node-a' } });
+    expect(bound.status).toBe(201);
+    expect(bound.json()).toMatchObject({ kind: 'Status', status: 'Success' });
+    expect((await t.admin.get('/api/v1/namespaces/default/pods/b1')).json<Obj>().spec.nodeName).toBe('node-a');
+    const again = await t.admin.post('/api/v1/namespaces/default/pods/b1/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'b1' }, target: { name: 'node-b' } });
+    expect(again.status).toBe(409);
+    const viaCollection = await t.admin.post('/api/v1/namespaces/default/bindings', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'b2' }, target: { name: 'node-b' } });
+    expect(viaCollection.status).toBe(201);
+    expect((await t.admin.get('/api/v1/namespaces/default/pods/b2')).json<Obj>().spec.nodeName).toBe('node-b');
+    expect((await t.admin.post('/api/v1/namespaces/default/pods/b2/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'b2' }, target: {} })).status).toBe(422);
+  });
+
+  it('answers node-agent sub-resources with 503 instead of pretending', async () => {
+    expect((await t.admin.get('/api/v1/namespaces/default/pods/b1/log')).status).toBe(503);
+    expect((await t.admin.get('/api/v1/namespaces/default/pods/b1/exec?command=ls')).status).toBe(503);
+  });
+});

@@ -75,7 +75,10 @@ export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): Resourc
   const verbs = subresource ? subresource.verbs : resource.verbs;
   // A collection takes list, watch, create and deletecollection; an object the rest.
   const onCollection = !info.name;
-  if (onCollection ? ['get', 'update', 'patch', 'delete'].includes(info.verb) : ['list', 'create', 'deletecollection'].includes(info.verb)) {
+  const wrongShape = onCollection
+    ? ['get', 'update', 'patch', 'delete'].includes(info.verb)
+    : ['list', 'deletecollection'].includes(info.verb) || (info.verb === 'create' && !subresource);
+  if (wrongShape) {
     throw errors.methodNotSupported({ group: resource.group, name: resource.resource }, c.req.method);
   }
   let verb = info.verb;

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
+import { handleBinding } from './binding.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';
 import { handleDeleteCollection } from './delete-collection.js';
@@ -20,8 +21,22 @@ export type VerbHandler = (c: Context<Env>, deps: HttpDeps, rr: ReturnType<typeo
 /** Extra verb handlers (patch, connect, …) registered by later features. */
 export const extraVerbHandlers = new Map<string, VerbHandler>();
 
+/** Sub-resources that stream to or from a node agent, which this server does not run yet. */
+const NODE_AGENT_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
+/** Sub-resources that are a partial write of the object, handled by the registry. */
+const PARTIAL_WRITE_SUBRESOURCES = new Set(['status', 'scale', 'finalize', 'ephemeralcontainers', 'resize', 'approval']);
+
 export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<Response> {
   const rr = resolveResourceRequest(c, deps);
+  const sub = rr.subresource?.name;
+  const isBinding = (sub === 'binding' || (!sub && rr.resource.resource === 'bindings' && rr.resource.group === '')) && rr.info.verb === 'create';
+  if (isBinding) return handleBinding(c, deps, rr);
+  if (sub && NODE_AGENT_SUBRESOURCES.has(sub)) {
+    throw errors.serviceUnavailable(`${rr.resource.resource}/${sub} needs a node agent connection, which this server does not provide yet`);
+  }
+  if (sub && !PARTIAL_WRITE_SUBRESOURCES.has(sub)) {
+    throw errors.methodNotSupported({ group: rr.resource.group, name: `${rr.resource.resource}/${sub}` }, c.req.method);
+  }
   switch (rr.info.verb) {
     case 'get':
       return handleGet(c, deps, rr);

@@ -507,7 +507,8 @@ export class GenericRegistry {
       }
       if (!op.ownershipRecorded && subresource !== 'finalize') obj = this.deps.fields.update(r, old, obj, ctx.manager, subresource, this.deps.now());
       await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
-      this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
+      // A binding sets spec.nodeName, which pod updates may not change: it is its own rule.
+      if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
       await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
 
       const unchanged = deepEqual(withoutVersion(obj), withoutVersion(old));
@@ -547,6 +548,13 @@ export class GenericRegistry {
       next = clone(old);
       const spec = (obj.spec ?? {}) as JsonObject;
       next.spec = { ...((old.spec as JsonObject | undefined) ?? {}), finalizers: spec.finalizers ?? [] };
+    } else if (subresource === 'binding') {
+      // A binding assigns the node (and may add annotations); nothing else changes.
+      next = clone(old);
+      const spec = (obj.spec ?? {}) as JsonObject;
+      next.spec = { ...((old.spec as JsonObject | undefined) ?? {}), nodeName: spec.nodeName };
+      const annotations = (obj.metadata as JsonObject | undefined)?.annotations;
+      if (annotations !== undefined) metaOf(next).annotations = annotations;
     } else if (subresource === 'ephemeralcontainers') {
       // Only the pod's ephemeral containers change through this sub-resource.
       next = clone(old);

@@ -16,7 +16,10 @@ type JsonObject = Record<string, unknown>;
 
 export async function handleBinding(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'write');
-  const binding = await readWriteBody(c, deps, rr, { apiVersion: 'v1', kind: 'Binding' });
+  // The body is a Binding whatever path it came by: read and field-validate it as one.
+  const bindings = deps.catalog.resource('', 'v1', 'bindings')!;
+  const asBinding = { ...rr, resource: bindings, subresource: undefined, registry: deps.registries.for(bindings) ?? rr.registry };
+  const binding = await readWriteBody(c, deps, asBinding, { apiVersion: 'v1', kind: 'Binding' });
   const meta = (binding.metadata ?? {}) as JsonObject;
   const podName = rr.info.name || String(meta.name ?? '');
   const target = (binding.target ?? {}) as JsonObject;
@@ -29,7 +32,7 @@ export async function handleBinding(c: Context<Env>, deps: HttpDeps, rr: Resourc
   }
   const pods = deps.catalog.resource('', 'v1', 'pods')!;
   const registry = deps.registries.for(pods)!;
-  await registry.patch(pods, { ...rr.ctx, namespace: rr.namespace }, podName, '', {
+  await registry.patch(pods, { ...rr.ctx, namespace: rr.namespace }, podName, 'binding', {
     build: (pod) => {
       const spec = (pod.spec ?? {}) as JsonObject;
       if (spec.nodeName) throw errors.conflict({ group: '', name: 'pods' }, podName, `pod ${podName} is already assigned to node "${String(spec.nodeName)}"`);

@@ -37,7 +37,7 @@ export const SATURATED_GENERATOR = 0.9;
 export class BenchContext {
   readonly rows: Row[] = [];
   readonly raw: Record<string, unknown> = {};
-  /** Pods stored on the main server, kept up to date by the scenarios that add or delete. */
+  /** Pods the scenarios stored on the main server; the count when a list cannot tell it. */
   storedPods = 0;
   /** Bytes of one bench pod as the server returns it (JSON), once known. */
   podBytes = 0;
@@ -57,7 +57,7 @@ export class BenchContext {
     readonly etcd: EtcdProcess | undefined,
     /** Runs closed-loop jobs and the watch writer. */
     readonly gen: GeneratorProcess,
-    /** Holds the watchers of the watch scenario. */
+    /** Holds the watchers of the watch scenario; the second generator of split reads. */
     readonly watchGen: GeneratorProcess,
     readonly scratchDir: string,
   ) {

@@ -119,6 +119,12 @@ export class MemoryStorage implements LogStorage {
     if (offset > this.ents.length) {
       throw new RaftInvariantError(`missing log entry [last: ${this.lastIndex()}, append at: ${ents[0].index}]`);
     }
+    if (offset === this.ents.length) {
+      // The common case, appending at the end: in place, so that a Ready costs its own
+      // entries rather than a copy of the whole retained log.
+      for (const e of ents) this.ents.push(e);
+      return;
+    }
     this.ents = this.ents.slice(0, offset).concat(ents);
   }
 }

@@ -25,7 +25,7 @@ import {
   type RaftLogger,
   type Ready,
 } from '../core/index.js';
-import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type Message, type NodeId } from '../types.js';
+import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type Message, type NodeId, type Snapshot } from '../types.js';
 import type { DurableLogStore } from '../storage/log-store.js';
 import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
 import { RaftNodeError } from './node-errors.js';
@@ -52,7 +52,13 @@ export interface StateMachine {
    * propose() promise on this member. Throwing is a fatal error: the node stops.
    */
   apply(command: AppliedCommand): unknown;
-  /** An image of the state after every command applied so far. Must not change state. */
+  /**
+   * An image of the state after every command applied so far. Must not change state.
+   * RaftNode calls it between two applies and goes on applying commands while a returned
+   * promise is pending, so the state must be captured before snapshot() returns (a copy, or
+   * copy-on-write); turning the capture into bytes may finish later, for example in slices
+   * that let other work run, so a large image does not stall every client.
+   */
   snapshot(): Promise<Uint8Array> | Uint8Array;
   /** Replaces the whole state with an image produced by snapshot() (on this or another member). */
   restore(image: Uint8Array): Promise<void> | void;
@@ -140,10 +146,14 @@ export interface RaftNodeStats {
   saveMs: number;
   /** Milliseconds spent applying committed entries (the state machine included). */
   applyMs: number;
-  /** Snapshots taken. */
+  /** Snapshots made durable. */
   snapshots: number;
-  /** Milliseconds spent taking and persisting snapshots. */
+  /** Milliseconds the loop spent taking snapshot images (making them durable runs beside it). */
   snapshotMs: number;
+  /** Milliseconds spent writing snapshots to the store, beside the loop. */
+  snapshotSaveMs: number;
+  /** Milliseconds spent compacting the stored log after snapshots, beside the loop. */
+  compactMs: number;
 }
 
 export type RaftRole = 'leader' | 'follower' | 'candidate' | 'pre-candidate';
@@ -221,6 +231,10 @@ export class RaftNode {
   private readonly leaderWaiters = new Set<() => void>();
   private applied = 0;
   private snapshotIndex = 0;
+  /** The snapshot being encoded, persisted or compacted after (see maybeSnapshot). */
+  private snapshotInFlight: Promise<void> | null = null;
+  /** An encoded snapshot waiting for the loop to persist it (see persistPreparedSnapshot). */
+  private preparedSnapshot: { index: number; confState: ConfState; data: Uint8Array } | null = null;
   /** Set when a snapshot should be taken before the usual interval (see applyEntry). */
   private snapshotWanted = false;
   private confState: ConfState = { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
@@ -248,6 +262,8 @@ export class RaftNode {
     applyMs: 0,
     snapshots: 0,
     snapshotMs: 0,
+    snapshotSaveMs: 0,
+    compactMs: 0,
   };
 
   private constructor(options: RaftNodeOptions) {
@@ -483,6 +499,10 @@ export class RaftNode {
     this.o.clock.clearInterval(this.ticker);
     this.kick();
     await this.loopDone.catch(() => undefined);
+    // A snapshot being persisted finishes (the store closes after it); one still being
+    // encoded is dropped with the loop.
+    await this.snapshotInFlight;
+    this.preparedSnapshot = null;
     this.rejectAll(this.closedError()!);
     // The transport is absent only if start() failed before creating it.
     await this.transport?.stop();
@@ -539,6 +559,7 @@ export class RaftNode {
   private async loop(): Promise<void> {
     try {
       while (!this.stopped) {
+        this.persistPreparedSnapshot();
         this.flushProposals();
         if (!this.rn.hasReady()) {
           await new Promise<void>((resolve) => (this.wake = resolve));
@@ -607,7 +628,7 @@ export class RaftNode {
 
     // 5. Advance, then maybe compact.
     this.rn.advance(rd);
-    await this.maybeSnapshot();
+    this.maybeSnapshot();
   }
 
   /** Remembers where our own proposals landed in the log, to tell later whether they survived. */
@@ -696,23 +717,83 @@ export class RaftNode {
     }
   }
 
-  private async maybeSnapshot(): Promise<void> {
+  /**
+   * Takes a snapshot when one is due, as etcd does: the state machine captures its state
+   * here, on the loop, between applies (so it matches `applied` exactly); turning it into
+   * bytes (prepareSnapshot), making it durable and compacting the log (persistSnapshot) run
+   * beside the loop, which keeps carrying out Readies instead of stalling every client while
+   * megabytes are encoded and written. One snapshot at a time.
+   */
+  private maybeSnapshot(): void {
+    if (this.snapshotInFlight) return;
     const due = this.applied - this.snapshotIndex >= this.o.snapshotEntries;
     if (!due && !(this.snapshotWanted && this.applied > this.snapshotIndex)) return;
     this.snapshotWanted = false;
     const t0 = performance.now();
     const index = this.applied;
-    const data = wrapSnapshot(this.peers, await this.o.stateMachine.snapshot());
-    const snap = this.memory.createSnapshot(index, this.confState, data);
-    await this.o.store.save({ snapshot: snap, entries: [] });
+    const confState = this.confState;
+    // The address book as of `index`, like the state machine's image.
+    const members = new Map(this.peers);
+    const image = this.o.stateMachine.snapshot();
     this.snapshotIndex = index;
+    this.counters.snapshotMs += performance.now() - t0;
+    this.snapshotInFlight = this.prepareSnapshot(index, confState, members, image).catch((err: unknown) => {
+      this.snapshotInFlight = null;
+      this.die(err as Error);
+    });
+  }
+
+  /** Waits for the image, then hands the snapshot to the loop (persistPreparedSnapshot). */
+  private async prepareSnapshot(
+    index: number,
+    confState: ConfState,
+    members: ReadonlyMap<NodeId, string>,
+    image: Promise<Uint8Array> | Uint8Array,
+  ): Promise<void> {
+    const data = wrapSnapshot(members, await image);
+    this.preparedSnapshot = { index, confState, data };
+    this.kick();
+  }
+
+  /**
+   * Called by the loop between Readies, so that the store receives the snapshot in order with
+   * the Readies' writes and the log image agrees with it: records the prepared snapshot in the
+   * log image and starts making it durable (not awaited).
+   */
+  private persistPreparedSnapshot(): void {
+    const p = this.preparedSnapshot;
+    if (!p) return;
+    this.preparedSnapshot = null;
+    // A newer snapshot from the leader was installed while the image was being encoded.
+    if (this.memory.snapshot().metadata.index >= p.index) {
+      this.snapshotInFlight = null;
+      return;
+    }
+    const snap = this.memory.createSnapshot(p.index, p.confState, p.data);
+    this.snapshotInFlight = this.persistSnapshot(snap)
+      .catch((err: unknown) => this.die(err as Error))
+      .finally(() => (this.snapshotInFlight = null));
+  }
+
+  /**
+   * Makes a snapshot durable, then discards the log before it but `catchUpEntries`. The store
+   * runs its writes in call order, so Ready writes queued meanwhile go before the compaction,
+   * which it splits into small batches (LevelLogStore.compact) for the same reason.
+   */
+  private async persistSnapshot(snap: Snapshot): Promise<void> {
+    const index = snap.metadata.index;
+    const t0 = performance.now();
+    await this.o.store.save({ snapshot: snap, entries: [] });
+    const t1 = performance.now();
+    this.counters.snapshotSaveMs += t1 - t0;
     const compactTo = index - this.o.catchUpEntries;
-    if (compactTo > this.memory.firstIndex()) {
+    // A leader's snapshot installed meanwhile may have replaced the log.
+    if (compactTo > this.memory.firstIndex() && compactTo <= this.memory.lastIndex()) {
       this.memory.compact(compactTo);
       await this.o.store.compact(compactTo);
+      this.counters.compactMs += performance.now() - t1;
     }
     this.counters.snapshots++;
-    this.counters.snapshotMs += performance.now() - t0;
   }
 
   private changeMembership(type: ConfChangeType, nodeId: NodeId, ctx: ConfContext): Promise<ConfState> {

@@ -11,12 +11,16 @@ import type { NodeId } from '../types.js';
 const VERSION = 1;
 
 export function wrapSnapshot(members: ReadonlyMap<NodeId, string>, app: Uint8Array): Uint8Array {
-  const w = new BinaryWriter(64 + app.length);
+  const w = new BinaryWriter(64);
   w.byte(VERSION).uvarint(members.size);
   const enc = new TextEncoder();
   for (const [id, url] of members) w.uvarint(id).bytes(enc.encode(url));
-  w.raw(app);
-  return w.finish().slice();
+  // The image may be megabytes: copy it once, into a buffer of the exact size.
+  const head = w.finish();
+  const out = new Uint8Array(head.length + app.length);
+  out.set(head);
+  out.set(app, head.length);
+  return out;
 }
 
 export function unwrapSnapshot(data: Uint8Array): { members: Map<NodeId, string>; app: Uint8Array } {

@@ -5,10 +5,16 @@
 //   0x01                     format version (uvarint)
 //   0x02                     HardState
 //   0x03                     SnapshotMetadata (index, term, ConfState)
-//   0x04                     snapshot data (the application's image)
+//   0x04                     snapshot data (the application's image), when it is kept in the
+//                            database (format 1, and stores without a snapshot directory)
 //   0x10 ++ be64(index)      Entry
+//
+// Format 2 may keep snapshot data in a file beside the database instead (see
+// snapshotFileName); format 1 stores are read as they are.
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+/** Formats this build reads. */
+export const READABLE_FORMATS: readonly number[] = [1, 2];
 
 export const VERSION_KEY = new Uint8Array([0x01]);
 export const HARD_STATE_KEY = new Uint8Array([0x02]);
@@ -40,3 +46,17 @@ export function indexOfEntryKey(key: Uint8Array): number {
 /** Bounds of the entry key range: [ENTRY_RANGE_START, ENTRY_RANGE_END). */
 export const ENTRY_RANGE_START = new Uint8Array([ENTRY_PREFIX]);
 export const ENTRY_RANGE_END = new Uint8Array([ENTRY_PREFIX + 1]);
+
+/**
+ * The file holding the data of the snapshot at (index, term) in a store's snapshot
+ * directory. Fixed-width hexadecimal, so names sort in index order.
+ */
+export function snapshotFileName(index: number, term: number): string {
+  const hex = (n: number): string => n.toString(16).padStart(16, '0');
+  return `snap-${hex(index)}-${hex(term)}.snap`;
+}
+
+/** Whether `name` is a snapshot data file (or a temporary one being written). */
+export function isSnapshotFileName(name: string): boolean {
+  return /^snap-[0-9a-f]{16}-[0-9a-f]{16}\.snap(\.tmp)?$/.test(name);
+}

@@ -1,18 +1,18 @@
 // Runs the DurableLogStore conformance suite against memory-level and real LevelDB, plus
 // checks specific to the on-disk backend (key order, lock, corruption detection).
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import { describe, expect, it } from 'vitest';
-import { encodeEntry } from '../codec/raft-codec.js';
-import { entryKey, indexOfEntryKey } from './key-layout.js';
+import { SNAPSHOT_DATA_KEY, SNAPSHOT_META_KEY, VERSION_KEY, entryKey, indexOfEntryKey, snapshotFileName } from './key-layout.js';
 import { LevelLogStore, createLevelLogStore } from './level-log-store.js';
 import { isLogStoreError } from './log-store.js';
-import { ent, runLogStoreSuite } from './log-store-suite.js';
+import { ent, runLogStoreSuite, snap } from './log-store-suite.js';
+import { encodeEntry, encodeSnapshotMetadata } from '../codec/raft-codec.js';
 
 type Db = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 
@@ -60,5 +60,76 @@ describe('LevelDB backend', () => {
     const err = await createLevelLogStore(dir).open().then(() => null, (e: unknown) => e);
     expect(isLogStoreError(err, 'LOG_CORRUPT')).toBe(true);
     await rm(dir, { recursive: true, force: true });
+  });
+
+  describe('snapshot data files', () => {
+    const raw = (dir: string) => new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+    const snapDir = (dir: string): string => join(dir, 'snapshots');
+
+    it('keeps snapshot data in a file, not in the database, and only the current one', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
+      const s = createLevelLogStore(dir);
+      await s.open();
+      await s.save({ entries: [ent(1, 1), ent(2, 1), ent(3, 2)], hardState: { term: 2, vote: 1, commit: 3 } });
+      await s.save({ entries: [], snapshot: snap(2, 1) });
+      await s.save({ entries: [], snapshot: snap(3, 2) });
+      await s.close();
+      expect(await readdir(snapDir(dir))).toEqual([snapshotFileName(3, 2)]);
+      const db = raw(dir);
+      expect(await db.get(SNAPSHOT_DATA_KEY)).toBeUndefined();
+      await db.close();
+      const reopened = createLevelLogStore(dir);
+      expect((await reopened.open()).snapshot).toEqual(snap(3, 2));
+      await reopened.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('removes files no record names at open (a crash between file and record), and reports a missing one', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
+      let s = createLevelLogStore(dir);
+      await s.open();
+      await s.save({ entries: [ent(1, 1), ent(2, 1)], hardState: { term: 1, vote: 1, commit: 2 } });
+      await s.save({ entries: [], snapshot: snap(1, 1) });
+      await s.close();
+      await writeFile(join(snapDir(dir), snapshotFileName(2, 1)), 'written, never referenced');
+      await writeFile(join(snapDir(dir), `${snapshotFileName(2, 1)}.tmp`), 'half written');
+      s = createLevelLogStore(dir);
+      expect((await s.open()).snapshot).toEqual(snap(1, 1));
+      await s.close();
+      expect(await readdir(snapDir(dir))).toEqual([snapshotFileName(1, 1)]);
+      await rm(join(snapDir(dir), snapshotFileName(1, 1)));
+      const err = await createLevelLogStore(dir).open().then(() => null, (e: unknown) => e);
+      expect(isLogStoreError(err, 'LOG_CORRUPT')).toBe(true);
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('reads a format 1 store (snapshot data in the database) and marks it format 2', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
+      const db = raw(dir);
+      await db.open();
+      const s1 = snap(2, 1);
+      await db.batch([
+        { type: 'put', key: VERSION_KEY, value: new Uint8Array([1]) },
+        { type: 'put', key: SNAPSHOT_META_KEY, value: encodeSnapshotMetadata(s1.metadata) },
+        { type: 'put', key: SNAPSHOT_DATA_KEY, value: s1.data },
+        { type: 'put', key: entryKey(3), value: encodeEntry(ent(3, 1)) },
+      ]);
+      await db.close();
+      const s = createLevelLogStore(dir);
+      const state = await s.open();
+      expect(state.snapshot).toEqual(s1);
+      expect(state.entries).toEqual([ent(3, 1)]);
+      // The next snapshot moves to a file.
+      await s.save({ entries: [], snapshot: snap(3, 1), hardState: { term: 1, vote: 0, commit: 3 } });
+      await s.close();
+      const again = raw(dir);
+      expect([...((await again.get(VERSION_KEY)) ?? [])]).toEqual([2]);
+      expect(await again.get(SNAPSHOT_DATA_KEY)).toBeUndefined();
+      await again.close();
+      const reopened = createLevelLogStore(dir);
+      expect((await reopened.open()).snapshot).toEqual(snap(3, 1));
+      await reopened.close();
+      await rm(dir, { recursive: true, force: true });
+    });
   });
 });

@@ -128,6 +128,21 @@ export function runLogStoreSuite(name: string, makeHarness: () => Promise<LogSto
       });
     });
 
+    it('compacts a long log while saves go on, leaving a contiguous log after the snapshot', async () => {
+      await withStore(async (s, restart) => {
+        await s.save({ entries: range(1, 2000, 1), hardState: { term: 1, vote: 1, commit: 2000 } });
+        await s.save({ entries: [], snapshot: snap(1800, 1) });
+        // The driver keeps persisting Readies while a compaction runs.
+        const compaction = s.compact(1700);
+        const saves = [s.save({ entries: range(2001, 2002, 1) }), s.save({ entries: [ent(2003, 2)], hardState: { term: 2, vote: 0, commit: 2003 } })];
+        await Promise.all([compaction, ...saves]);
+        const state = await (await restart()).open();
+        expect(state.snapshot?.metadata.index).toBe(1800);
+        expect(state.entries.map((e) => e.index)).toEqual(range(1801, 2003, 1).map((e) => e.index));
+        expect(state.hardState).toEqual({ term: 2, vote: 0, commit: 2003 });
+      });
+    });
+
     it('refuses an older snapshot and compaction past the snapshot', async () => {
       await withStore(async (s) => {
         await s.save({ snapshot: snap(10, 2), entries: [], hardState: { term: 2, vote: 0, commit: 10 } });

@@ -58,10 +58,12 @@ export function isLogStoreError(err: unknown, code?: LogStoreErrorCode): err is 
  * The durable half of a Raft node's log. One writer at a time: the driver owns the store and
  * calls save() once per Ready, awaiting it before sending the Ready's messages.
  *
- * Crash consistency: each save() and compact() is a single atomic, fsynced database batch,
- * so after a crash open() sees either all of a save or none of it, and always:
- * entries contiguous and after the snapshot, hardState.commit ≤ last index (the snapshot
- * index when there are no entries).
+ * Crash consistency: each save() is a single atomic, fsynced database batch, so after a crash
+ * open() sees either all of a save or none of it, and always: entries contiguous and after
+ * the snapshot, hardState.commit ≤ last index (the snapshot index when there are no entries).
+ * A compaction interrupted by a crash may leave some of the entries it was deleting (the
+ * lowest ones go first, so what is left stays contiguous); open() does not report entries at
+ * or below the snapshot either way.
  */
 export interface DurableLogStore {
   /**
@@ -81,6 +83,8 @@ export interface DurableLogStore {
   /**
    * Deletes stored entries with index ≤ `index`. `index` must not exceed the stored
    * snapshot's index: entries not covered by a snapshot are never discarded (LOG_INVARIANT).
+   * Need not be atomic nor synced (see crash consistency above): an implementation may split
+   * it into several writes and let save() calls made meanwhile run in between.
    */
   compact(index: number): Promise<void>;
   /** Flushes and closes; later calls reject with LOG_CLOSED. Idempotent. */

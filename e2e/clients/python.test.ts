@@ -95,6 +95,7 @@ describe.skipIf(!pythonClientAvailable())('python3-kubernetes', () => {
     expect(r.jsonPatch).toEqual({ a: 'changed' });
     expect(r.duplicate).toEqual({ status: 409, reason: 'AlreadyExists' });
     expect(r.afterDelete).toEqual({ status: 404, reason: 'NotFound' });
+    expect(r.bare).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', data: { k: 'v' } });
     expect(r.deployment).toEqual({ replicas: 1, strategy: 'RollingUpdate', revisionHistoryLimit: 10 });
     expect(r.deploymentPatched).toEqual({ replicas: 3, images: ['registry.example/py:2'] });
     expect(r.deploymentAfterDelete).toEqual({ status: 404, reason: 'NotFound' });

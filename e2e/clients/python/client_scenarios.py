@@ -74,6 +74,9 @@ def crud(v1, apps, ns):
     deleted = v1.delete_namespaced_config_map("py-cm", ns)
     out["deleted"] = {"kind": deleted.kind, "status": deleted.status}
     out["afterDelete"] = status_of(lambda: v1.read_namespaced_config_map("py-cm", ns))
+    # Models built without api_version/kind are sent without them; the endpoint supplies both.
+    bare = v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="py-bare"), data={"k": "v"}))
+    out["bare"] = {"apiVersion": bare.api_version, "kind": bare.kind, "data": bare.data}
 
     deployment = client.V1Deployment(
         api_version="apps/v1",

@@ -3,7 +3,9 @@
 // in the same run, with a three-member etcd 3.4 cluster (peer mutual TLS, fsync, its v3 JSON
 // gateway). Both are driven the same way: HTTP/1.1 keep-alive JSON puts of the same size to
 // the leader, with 1, 16 and 256 requests in flight, and leader failover measured as the time
-// from kill -9 of the leader to the first put acknowledged afterwards.
+// from kill -9 of the leader to the first put acknowledged afterwards. Both clusters run for
+// the whole benchmark and take turns in one-second rounds (see runSystems), so that load from
+// elsewhere on a shared machine falls on both alike.
 // Prints a Markdown table with ratios (clusterd / etcd) and writes JSON.
 //
 //   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--out file]
@@ -82,35 +84,46 @@ interface Target {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Length of one turn of one system in the interleaved load phases (see runSystems). */
+const ROUND_MS = 1000;
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function runLoad(t: Target, concurrency: number, durationMs: number, value: string): Promise<LoadResult> {
+/** Latencies and counts of one system at one concurrency, accumulated over rounds. */
+interface LoadSamples {
+  latencies: number[];
+  errors: number;
+  elapsedMs: number;
+}
+
+/** Runs `concurrency` workers against the leader for `durationMs`, adding to `into`. */
+async function runLoad(t: Target, concurrency: number, durationMs: number, value: string, into: LoadSamples): Promise<void> {
   const leader = await t.leader();
-  const latencies: number[] = [];
-  let errors = 0;
   const deadline = performance.now() + durationMs;
   const worker = async (w: number): Promise<void> => {
     for (let n = 0; performance.now() < deadline; n++) {
       const start = performance.now();
       const ok = await t.put(leader, `bench-${w}-${n % 64}`, value, 10_000);
-      if (ok) latencies.push(performance.now() - start);
-      else errors++;
+      if (ok) into.latencies.push(performance.now() - start);
+      else into.errors++;
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
-  const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
+  into.elapsedMs += performance.now() - started;
+}
+
+function summarize(concurrency: number, x: LoadSamples): LoadResult {
+  const sorted = [...x.latencies].sort((a, b) => a - b);
   return {
     concurrency,
-    opsPerSec: Math.round((latencies.length / elapsed) * 1000),
-    p50Ms: Number(percentile(latencies, 50).toFixed(2)),
-    p99Ms: Number(percentile(latencies, 99).toFixed(2)),
-    errors,
+    opsPerSec: Math.round((sorted.length / x.elapsedMs) * 1000),
+    p50Ms: Number(percentile(sorted, 50).toFixed(2)),
+    p99Ms: Number(percentile(sorted, 99).toFixed(2)),
+    errors: x.errors,
   };
 }
 
@@ -135,21 +148,41 @@ async function measureFailover(t: Target, value: string, log: (l: string) => voi
   return Math.round(elapsed);
 }
 
-async function runSystem(t: Target, o: Required<Pick<RaftBenchOptions, 'durationMs' | 'concurrency' | 'failovers'>>, value: string, log: (l: string) => void): Promise<SystemResult> {
-  await runLoad(t, 16, Math.min(1000, o.durationMs), value); // warm-up
-  const load: LoadResult[] = [];
+/**
+ * Runs every system at every concurrency, interleaved: each level is split into rounds of
+ * about ROUND_MS, and the systems take turns (ABBA order), so that a burst of load from
+ * something else on the machine falls on both rather than on whichever ran at that moment.
+ */
+async function runSystems(
+  targets: Target[],
+  o: Required<Pick<RaftBenchOptions, 'durationMs' | 'concurrency' | 'failovers'>>,
+  value: string,
+  log: (l: string) => void,
+): Promise<SystemResult[]> {
+  for (const t of targets) await runLoad(t, 16, Math.min(1000, o.durationMs), value, { latencies: [], errors: 0, elapsedMs: 0 }); // warm-up
+  const rounds = Math.max(1, Math.round(o.durationMs / ROUND_MS));
+  const load = targets.map((): LoadResult[] => []);
   for (const c of o.concurrency) {
-    const leader = await t.leader();
-    const before = (await t.stats?.(leader)) ?? null;
-    const r = await runLoad(t, c, o.durationMs, value);
-    log(`${t.name}: ${c} in flight: ${r.opsPerSec} puts/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${r.errors} errors`);
-    const after = before ? await t.stats?.(leader) : null;
-    if (before && after) log(`${t.name}: leader ${leader} during ${c} in flight: ${describeStats(before, after)}`);
-    load.push(r);
+    const samples = targets.map((): LoadSamples => ({ latencies: [], errors: 0, elapsedMs: 0 }));
+    const before = await Promise.all(targets.map(async (t) => (t.stats ? await t.stats(await t.leader()) : null)));
+    for (let r = 0; r < rounds; r++) {
+      const order = targets.map((_, i) => i);
+      if (r % 2 === 1) order.reverse();
+      for (const i of order) await runLoad(targets[i]!, c, o.durationMs / rounds, value, samples[i]!);
+    }
+    for (const [i, t] of targets.entries()) {
+      const res = summarize(c, samples[i]!);
+      log(`${t.name}: ${c} in flight: ${res.opsPerSec} puts/s, p50 ${res.p50Ms} ms, p99 ${res.p99Ms} ms, ${res.errors} errors`);
+      const after = before[i] && t.stats ? await t.stats(await t.leader()) : null;
+      if (before[i] && after) log(`${t.name}: leader during ${c} in flight: ${describeStats(before[i]!, after)}`);
+      load[i]!.push(res);
+    }
   }
-  const failoverMs: number[] = [];
-  for (let i = 0; i < o.failovers; i++) failoverMs.push(await measureFailover(t, value, log));
-  return { system: t.name, load, failoverMs };
+  const failoverMs = targets.map((): number[] => []);
+  for (let k = 0; k < o.failovers; k++) {
+    for (const [i, t] of targets.entries()) failoverMs[i]!.push(await measureFailover(t, value, log));
+  }
+  return targets.map((t, i) => ({ system: t.name, load: load[i]!, failoverMs: failoverMs[i]! }));
 }
 
 /** Per-Ready batching figures from two RaftNode.stats() readings. */
@@ -398,25 +431,15 @@ export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBen
   const version = etcdVersion(binary);
   let ours: SystemResult;
   let etcd: SystemResult | null = null;
+  const targets: Target[] = [];
   try {
-    const t = await clusterdTarget(join(dir, 'clusterd'), (l) => (l.includes('fatal') ? log(l) : undefined));
-    try {
-      ours = await runSystem(t, o, value, log);
-    } finally {
-      await t.stop();
-      closeClientConnections();
-    }
-    if (version) {
-      const e = await etcdTarget(binary, join(dir, 'etcd'), () => undefined);
-      try {
-        etcd = await runSystem(e, o, value, log);
-      } finally {
-        await e.stop();
-      }
-    } else {
-      log(`etcd not found (${binary}); install it with: apt-get install -y etcd-server`);
-    }
+    targets.push(await clusterdTarget(join(dir, 'clusterd'), (l) => (l.includes('fatal') ? log(l) : undefined)));
+    if (version) targets.push(await etcdTarget(binary, join(dir, 'etcd'), () => undefined));
+    else log(`etcd not found (${binary}); install it with: apt-get install -y etcd-server`);
+    [ours, etcd = null] = (await runSystems(targets, o, value, log)) as [SystemResult, SystemResult?];
   } finally {
+    for (const t of targets) await t.stop().catch(() => undefined);
+    closeClientConnections();
     await rm(dir, { recursive: true, force: true });
   }
   const md = markdown(ours, etcd, version, valueBytes);

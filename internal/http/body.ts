@@ -8,6 +8,28 @@ import { requestMediaType } from './negotiation.js';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
+/** The Node request stream, when the adapter exposes it (reading it directly skips web streams). */
+export interface NodeRequestStream extends AsyncIterable<Buffer | string> {
+  headers: Record<string, string | string[] | undefined>;
+  readableEnded?: boolean;
+}
+
+/** Reads the body of a request, from the Node stream when given (the fast path) or the web Request. */
+export async function readRequestBody(node: NodeRequestStream | undefined, req: () => Request, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  if (!node) return readBody(req(), limit);
+  const declared = Number(node.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw errors.requestEntityTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of node) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += b.length;
+    if (size > limit) throw errors.requestEntityTooLarge(limit);
+    chunks.push(b);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
 export async function readBody(req: Request, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw errors.requestEntityTooLarge(limit);

@@ -91,6 +91,11 @@ function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: str
   return new Response(out, { status, headers });
 }
 
+/** Writes bytes already in their final form (the cache's JSON serving bytes). */
+export function writeBytes(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status = 200): Response {
+  return respond(c, deps, body, contentType, status);
+}
+
 /**
  * Writes one object. `schemaName` overrides the resource's schema for bodies of another kind
  * (a Scale, a Status).

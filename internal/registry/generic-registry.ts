@@ -201,6 +201,14 @@ export class GenericRegistry {
     return entry;
   }
 
+  /** The cached entry of one object, with the request's resource naming the 404. */
+  async getEntryFor(r: ResourceInfo, namespace: string, name: string, mode: ReadMode): Promise<CacheEntry> {
+    const entry = await this.readEntry(namespace, name, mode);
+    if (!entry) throw errors.notFound(this.qualified(r), name);
+    if (entry.corrupt) throw errors.internal(entry.corrupt);
+    return entry;
+  }
+
   async get(r: ResourceInfo, namespace: string, name: string, mode: ReadMode): Promise<JsonObject> {
     const entry = await this.readEntry(namespace, name, mode);
     if (!entry) throw errors.notFound(this.qualified(r), name);

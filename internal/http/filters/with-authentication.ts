@@ -10,11 +10,25 @@ import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
 
+/**
+ * The peer certificate of each TLS connection, read once: getPeerCertificate() parses the
+ * certificate anew on every call, and a keep-alive connection carries many requests.
+ */
+const byConnection = new WeakMap<TLSSocket, PeerCertificate | null>();
+
 /** Reads the peer certificate of the request's TLS socket (HTTP/1.1 and HTTP/2 alike). */
 export function peerCertificateOf(env: Env['Bindings'] | undefined): PeerCertificate | undefined {
   const incoming = env?.incoming as { socket?: TLSSocket; stream?: { session?: { socket?: TLSSocket } } } | undefined;
   const socket = incoming?.socket ?? incoming?.stream?.session?.socket;
   if (!socket || typeof socket.getPeerCertificate !== 'function') return undefined;
+  const known = byConnection.get(socket);
+  if (known !== undefined) return known ?? undefined;
+  const read = readPeerCertificate(socket);
+  byConnection.set(socket, read ?? null);
+  return read;
+}
+
+function readPeerCertificate(socket: TLSSocket): PeerCertificate | undefined {
   const cert = socket.getPeerCertificate();
   if (!cert || Object.keys(cert).length === 0) return undefined;
   const o = cert.subject?.O;

@@ -13,14 +13,16 @@ import { errorResponse } from '../respond.js';
 
 export function withImpersonation(authorizers: readonly Authorizer[]): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const headers = c.req.raw.headers;
-    const userName = headers.get('impersonate-user');
-    const groups = headers.get('impersonate-group');
-    const uid = headers.get('impersonate-uid');
+    // Header lookups through hono: touching c.req.raw would build a full web Request per call.
+    const userName = c.req.header('impersonate-user') ?? null;
+    const groups = c.req.header('impersonate-group') ?? null;
+    const uid = c.req.header('impersonate-uid') ?? null;
     const extras: Array<[string, string]> = [];
-    headers.forEach((value, key) => {
-      if (key.toLowerCase().startsWith('impersonate-extra-')) extras.push([decodeURIComponent(key.slice('impersonate-extra-'.length)), value]);
-    });
+    if (userName !== null) {
+      for (const [key, value] of Object.entries(c.req.header())) {
+        if (key.toLowerCase().startsWith('impersonate-extra-')) extras.push([decodeURIComponent(key.slice('impersonate-extra-'.length)), value]);
+      }
+    }
     if (userName === null) {
       if (groups !== null || uid !== null || extras.length > 0) {
         return errorResponse(c, errors.badRequest('requested impersonation of groups, uid or extra without impersonating a user'));
@@ -47,7 +49,7 @@ export function withImpersonation(authorizers: readonly Authorizer[]): Middlewar
     } else if (!(await check('users', userName))) {
       return errorResponse(c, errors.forbidden({ group: '', name: 'users' }, userName, `User "${requester.name}" cannot impersonate resource "users" in API group "" at the cluster scope`));
     }
-    const groupList = headers.get('impersonate-group') === null ? [] : headers.get('impersonate-group')!.split(',').map((g) => g.trim()).filter(Boolean);
+    const groupList = groups === null ? [] : groups.split(',').map((g) => g.trim()).filter(Boolean);
     for (const g of groupList) {
       if (!(await check('groups', g))) {
         return errorResponse(c, errors.forbidden({ group: '', name: 'groups' }, g, `User "${requester.name}" cannot impersonate resource "groups" in API group "" at the cluster scope`));

@@ -5,16 +5,16 @@
 // Imports: http, registry.
 
 import type { Context } from 'hono';
-import type { Env } from '../context.js';
+import { requestBody, type Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { readBody, decodeObjectBody } from '../body.js';
+import { decodeObjectBody } from '../body.js';
 import { readDeleteOptions, type DeleteOptions } from '../../registry/delete-options.js';
 import { successStatus } from '../respond.js';
 import { chooseRepresentation, META_SCHEMA, writeObject } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
 
 export async function readDeleteRequest(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<DeleteOptions> {
-  const bytes = await readBody(c.req.raw);
+  const bytes = await requestBody(c);
   const body = bytes.length > 0 ? decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, `${META_SCHEMA}DeleteOptions`).value : undefined;
   return readDeleteOptions(body, rr.query);
 }

@@ -5,9 +5,9 @@
 
 import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
-import type { Env } from '../context.js';
+import { requestBody, type Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { decodeObjectBody, readBody } from '../body.js';
+import { decodeObjectBody } from '../body.js';
 import { warningHeader } from '../respond.js';
 import type { ResourceRequest } from './resource-request.js';
 
@@ -19,7 +19,7 @@ export interface ExpectedType {
 }
 
 export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest, expected: ExpectedType): Promise<JsonObject> {
-  const bytes = await readBody(c.req.raw);
+  const bytes = await requestBody(c);
   const schemaName = rr.subresource?.name === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : rr.resource.schemaName;
   const { value, duplicateFields } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, schemaName);
   const obj = value;

@@ -51,6 +51,26 @@ function listMetaObject(meta: ListMeta): JsonObject {
 
 const jsonItemBytes = (item: Item): Buffer => ('entry' in item ? item.entry.bytes : Buffer.from(JSON.stringify(item.object)));
 
+/**
+ * Framed JSON watch events of recently changed entries, built once however many watchers
+ * receive them. A fan-out happens within moments of the change, so a small recency-ordered
+ * table is enough, and it never holds more than a few hundred events' bytes.
+ */
+const RECENT_EVENTS = 512;
+const jsonEventBytes = new Map<CacheEntry, { type: string; bytes: Buffer }>();
+
+function jsonWatchEvent(type: string, item: Item): Buffer {
+  if ('entry' in item) {
+    const known = jsonEventBytes.get(item.entry);
+    if (known && known.type === type) return known.bytes;
+    const bytes = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), item.entry.bytes, Buffer.from('}\n')]);
+    jsonEventBytes.set(item.entry, { type, bytes });
+    if (jsonEventBytes.size > RECENT_EVENTS) jsonEventBytes.delete(jsonEventBytes.keys().next().value!);
+    return bytes;
+  }
+  return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), jsonItemBytes(item), Buffer.from('}\n')]);
+}
+
 export const jsonSerializer: Serializer = {
   name: 'json',
   mediaType: 'application/json',
@@ -72,9 +92,7 @@ export const jsonSerializer: Serializer = {
     parts.push(Buffer.from(']}'));
     return Buffer.concat(parts, size);
   },
-  watchEvent(type, item) {
-    return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), jsonItemBytes(item), Buffer.from('}\n')]);
-  },
+  watchEvent: jsonWatchEvent,
 };
 
 export const yamlSerializer: Serializer = {

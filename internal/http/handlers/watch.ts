@@ -5,6 +5,7 @@
 // own bounded queue. Imports: http, registry, watchcache, list-options, selection.
 
 import type { Context } from 'hono';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { watchParams } from '../list-options.js';
@@ -51,12 +52,99 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     return writer.write(out.type, toItem(out));
   };
 
-  const stream = watchStream(watcher, encode, timeoutMs, params.allowBookmarks ? deps.bookmarkIntervalMs : 0, () => {
+  const beforeTimeout = () => {
     if (params.allowBookmarks) watcher.bookmark();
-  });
+  };
+  const bookmarkEvery = params.allowBookmarks ? deps.bookmarkIntervalMs : 0;
+  const outgoing = c.env?.outgoing as NodeResponse | undefined;
+  if (outgoing && typeof outgoing.writeHead === 'function') {
+    // Straight to the Node response: a web stream per watcher costs more than the events.
+    const headers: Record<string, string | string[]> = { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' };
+    const warnings = c.get('warnings');
+    if (warnings.length) headers.warning = warnings;
+    void pumpToNode(watcher, encode, outgoing, headers, timeoutMs, bookmarkEvery, beforeTimeout);
+    return RESPONSE_ALREADY_SENT;
+  }
+  const stream = watchStream(watcher, encode, timeoutMs, bookmarkEvery, beforeTimeout);
   const headers = new Headers({ 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings')) headers.append('warning', w);
   return new Response(stream, { status: 200, headers });
+}
+
+/** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses the watch writer uses. */
+interface NodeResponse {
+  writeHead(status: number, headers: Record<string, string | string[]>): unknown;
+  flushHeaders?(): void;
+  write(chunk: Buffer): boolean;
+  end(): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+  readonly writableEnded?: boolean;
+  readonly destroyed?: boolean;
+}
+
+/**
+ * Writes a watcher's outputs to a Node response until the watcher ends, the timeout fires or
+ * the client goes away. Everything queued is written as one chunk; a full socket buffer makes
+ * it wait for 'drain' (meanwhile the watcher's bounded queue absorbs events, or overflows).
+ */
+async function pumpToNode(
+  watcher: CacheWatcher,
+  encode: (out: WatchOutput) => Buffer | undefined,
+  res: NodeResponse,
+  headers: Record<string, string | string[]>,
+  timeoutMs: number,
+  bookmarkIntervalMs: number,
+  beforeTimeout: () => void,
+): Promise<void> {
+  let gone = false;
+  const onClose = () => {
+    gone = true;
+    watcher.close();
+  };
+  res.once('close', onClose);
+  const timer = setTimeout(() => {
+    beforeTimeout();
+    watcher.close();
+  }, timeoutMs);
+  const bookmarks = bookmarkIntervalMs > 0 ? setInterval(() => watcher.bookmark(), bookmarkIntervalMs) : undefined;
+  try {
+    res.writeHead(200, headers);
+    res.flushHeaders?.();
+    for (;;) {
+      await watcher.ready();
+      if (gone) break;
+      const outs = watcher.drain();
+      if (outs.length === 0) {
+        if (watcher.closed) break;
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      for (const out of outs) {
+        const b = encode(out);
+        if (b) chunks.push(b);
+      }
+      if (chunks.length === 0) continue;
+      if (!res.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.once('drain', done);
+          res.once('close', done);
+        });
+      }
+    }
+  } catch {
+    watcher.close();
+  } finally {
+    clearTimeout(timer);
+    clearInterval(bookmarks);
+    res.off('close', onClose);
+    if (!gone && !res.writableEnded && !res.destroyed) res.end();
+  }
 }
 
 /**

@@ -5,7 +5,8 @@
 // events in that representation. Imports: http (negotiation, serializers), printers, schema.
 
 import type { Context } from 'hono';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { errors } from '../apierrors/status.js';
 import { columnDefinitionsFor, partialObjectMetadata, rowsFor, tableFor, type IncludeObject } from '../printers/index.js';
 import type { ResourceInfo } from '../schema/catalog.js';
@@ -83,7 +84,7 @@ function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: str
   const headers = new Headers({ 'content-type': contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings') ?? []) headers.append('warning', w);
   let out = body;
-  if (body.length > 128 * 1024 && deps.features.enabled('APIResponseCompression') && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
+  if (wantsGzip(c, deps, body.length)) {
     out = gzipSync(body, { level: 1 });
     headers.set('content-encoding', 'gzip');
     headers.set('vary', 'Accept-Encoding');
@@ -118,8 +119,105 @@ export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, 
     const body = rep.serializer.list('PartialObjectMetadataList', `${deps.naming.metaGroup}/v1`, meta, partial, schemasOf(resource, 'partial'));
     return respond(c, deps, body, contentTypeOf(rep, deps), 200);
   }
-  const body = rep.serializer.list(resource.listKind ?? `${resource.kind}List`, resource.apiVersion, meta, items, schemasOf(resource, 'full'));
+  const kind = resource.listKind ?? `${resource.kind}List`;
+  const outgoing = c.env?.outgoing as unknown as StreamTarget | undefined;
+  if (rep.serializer.listChunks && outgoing && typeof outgoing.writeHead === 'function' && estimatedSize(items) > STREAM_THRESHOLD) {
+    // Large lists go out in chunks with backpressure: memory stays near one chunk, not the whole body (twice).
+    const gzip = wantsGzip(c, deps, STREAM_THRESHOLD);
+    void streamChunks(outgoing, rep.serializer.listChunks(kind, resource.apiVersion, meta, items), baseHeaders(c, contentTypeOf(rep, deps)), gzip);
+    return RESPONSE_ALREADY_SENT;
+  }
+  const body = rep.serializer.list(kind, resource.apiVersion, meta, items, schemasOf(resource, 'full'));
   return respond(c, deps, body, contentTypeOf(rep, deps), 200);
+}
+
+/** Lists beyond this many bytes are streamed. */
+const STREAM_THRESHOLD = 1024 * 1024;
+const STREAM_CHUNK = 64 * 1024;
+
+function estimatedSize(items: readonly Item[]): number {
+  let n = 0;
+  for (const i of items) {
+    n += 'entry' in i ? i.entry.bytes.length : 1024;
+    if (n > STREAM_THRESHOLD) break;
+  }
+  return n;
+}
+
+function wantsGzip(c: Context<Env>, deps: HttpDeps, size: number): boolean {
+  return size > 128 * 1024 && deps.features.enabled('APIResponseCompression') && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
+}
+
+function baseHeaders(c: Context<Env>, contentType: string): Record<string, string | string[]> {
+  const h: Record<string, string | string[]> = { 'content-type': contentType, 'cache-control': 'no-cache, private' };
+  const warnings = c.get('warnings') ?? [];
+  if (warnings.length) h.warning = warnings;
+  return h;
+}
+
+/** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses a streamed body uses. */
+interface StreamTarget {
+  writeHead(status: number, headers: Record<string, string | string[]>): unknown;
+  write(chunk: Buffer): boolean;
+  end(): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+  readonly destroyed?: boolean;
+}
+
+function drained(res: StreamTarget): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/** Writes chunks (regrouped into ~64 KiB writes), through gzip when asked, honouring backpressure. */
+async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, headers: Record<string, string | string[]>, gzip: boolean): Promise<void> {
+  let closed = false;
+  const onClose = () => (closed = true);
+  res.once('close', onClose);
+  try {
+    if (gzip) {
+      headers['content-encoding'] = 'gzip';
+      headers.vary = 'Accept-Encoding';
+    }
+    res.writeHead(200, headers);
+    const zip = gzip ? createGzip({ level: 1 }) : undefined;
+    const send = async (b: Buffer): Promise<void> => {
+      if (!res.write(b) && !closed) await drained(res);
+    };
+    // pipe() carries the socket's backpressure back to the compressor and ends the response.
+    if (zip) zip.pipe(res as unknown as NodeJS.WritableStream);
+    let group: Buffer[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (size === 0) return;
+      const b = group.length === 1 ? group[0]! : Buffer.concat(group, size);
+      group = [];
+      size = 0;
+      if (zip) {
+        if (!zip.write(b)) await new Promise<void>((r) => zip.once('drain', () => r()));
+        if (res.destroyed) return;
+      } else await send(b);
+    };
+    for (const chunk of chunks) {
+      if (closed) return;
+      group.push(chunk);
+      size += chunk.length;
+      if (size >= STREAM_CHUNK) await flush();
+    }
+    await flush();
+    if (zip) zip.end();
+    else if (!closed) res.end();
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 /** A stateful writer of one watch stream's events (Tables carry column definitions once). */

@@ -38,6 +38,11 @@ export interface Serializer {
   object(obj: JsonObject, schema?: SchemaNames): Buffer;
   list(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer;
   watchEvent(type: string, item: Item, schema?: SchemaNames): Buffer;
+  /**
+   * The list as a sequence of chunks, for streaming large lists without building them whole.
+   * Optional: formats without it are written with list().
+   */
+  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[]): Generator<Buffer>;
 }
 
 const COMMA = Buffer.from(',');
@@ -93,6 +98,14 @@ export const jsonSerializer: Serializer = {
     return Buffer.concat(parts, size);
   },
   watchEvent: jsonWatchEvent,
+  *listChunks(kind, apiVersion, meta, items) {
+    yield Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) yield COMMA;
+      yield jsonItemBytes(items[i]!);
+    }
+    yield Buffer.from(']}');
+  },
 };
 
 export const yamlSerializer: Serializer = {

@@ -244,3 +244,21 @@ describe('CBOR (gate CBORServingAndStorage)', () => {
     }
   });
 });
+
+describe('large lists', () => {
+  it('stream in chunks, plain and gzipped, with the same content as a small list would have', async () => {
+    const blob = 'y'.repeat(100 * 1024);
+    for (let i = 0; i < 15; i++) {
+      await t.admin.post('/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: `s${String(i).padStart(2, '0')}` }, stringData: { k: blob } });
+    }
+    const plain = await t.admin.get('/api/v1/namespaces/default/secrets');
+    expect(plain.status).toBe(200);
+    expect(plain.body.length).toBeGreaterThan(1024 * 1024);
+    const list = plain.json<Obj>();
+    expect(list.kind).toBe('SecretList');
+    expect(list.items.map((i: Obj) => i.metadata.name)).toEqual(Array.from({ length: 15 }, (_, i) => `s${String(i).padStart(2, '0')}`));
+    const zipped = await t.admin.get('/api/v1/namespaces/default/secrets', { 'accept-encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(zipped.body).toString())).toEqual(list);
+  });
+});

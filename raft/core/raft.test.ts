@@ -177,6 +177,60 @@ describe('RawNode Ready contract', () => {
     expect(n.rn.status().applied).toBe(3);
   });
 
+  it('proposeBatch appends the commands in order, in one append message per follower', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    leader.rn.proposeBatch(['a', 'b', 'c', 'd'].map(data));
+    const rd = leader.rn.ready();
+    expect(rd.entries.map((e) => new TextDecoder().decode(e.data))).toEqual(['a', 'b', 'c', 'd']);
+    const apps = rd.messages.filter((m) => m.type === MessageType.App);
+    expect(apps.map((m) => [m.to, m.entries.length])).toEqual([
+      [2, 4],
+      [3, 4],
+    ]);
+    leader.storage.append(rd.entries);
+    leader.rn.advance(rd);
+    for (const m of apps) c.node(m.to).rn.step(m);
+    c.stabilize();
+    expect(c.node(3).rn.status().commit).toBe(rd.entries[3]!.index);
+  });
+
+  it('proposeBatch is all or nothing: without a leader nothing is appended', () => {
+    const n = newNode(1, [1, 2, 3]);
+    let err: unknown;
+    try {
+      n.rn.proposeBatch([data('x'), data('y')]);
+    } catch (e) {
+      err = e;
+    }
+    expect(isProposalDropped(err)).toBe(true);
+    expect(n.rn.hasReady() ? n.rn.ready().entries : []).toEqual([]);
+  });
+
+  it('RaftLog.termIfHeld answers like term(), with undefined where term() throws', () => {
+    // Followers ask for the term of every entry a leader sends, most of them new: that path
+    // must not throw and catch an error per entry.
+    const { storage } = newNode(2, [1, 2, 3]);
+    const entries = [2, 3, 4].map((index) => ({ term: index < 4 ? 1 : 2, index, type: EntryType.Normal, data: data(`e${index}`) }));
+    storage.append(entries.slice(0, 2));
+    const rn = new RawNode({ id: 2, storage, electionTick: 10, heartbeatTick: 1, random: zero });
+    const log = rn.raft.raftLog;
+    log.append(entries.slice(2));
+    for (const i of [0, 1, 2, 3, 4, 5, 9]) {
+      let expected: number | undefined;
+      try {
+        expected = log.term(i);
+      } catch {
+        expected = undefined;
+      }
+      expect([i, log.termIfHeld(i)]).toEqual([i, expected]);
+    }
+    expect(log.matchTerm(4, 2)).toBe(true);
+    expect(log.matchTerm(5, 2)).toBe(false);
+  });
+
   it('ignores local-only message types arriving from the network', () => {
     const n = newNode(1, [1, 2, 3]);
     n.rn.step(makeMessage({ type: MessageType.Hup, from: 2, to: 1 }));

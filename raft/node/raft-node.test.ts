@@ -8,8 +8,9 @@ import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LevelLogStore } from '../storage/level-log-store.js';
+import type { DurableLogStore, LogSaveBatch } from '../storage/log-store.js';
 import { LocalNetwork } from '../transport/local-transport.js';
-import type { NodeId } from '../types.js';
+import { MessageType, type Message, type NodeId } from '../types.js';
 import { isRaftNodeError } from './node-errors.js';
 import { RaftNode } from './raft-node.js';
 import { KvStateMachine, encodeKvCommand } from './testing/kv-state-machine.js';
@@ -30,8 +31,19 @@ class Cluster {
   readonly sms = new Map<NodeId, KvStateMachine>();
   readonly nodes = new Map<NodeId, RaftNode>();
   readonly peers = new Map<NodeId, string>();
+  /** Every save() and compact() each member's store received, in order. */
+  readonly writes = new Map<NodeId, StoreWrite[]>();
+  /** Every batch each member handed to its transport. */
+  readonly sent = new Map<NodeId, Message[][]>();
 
-  constructor(private readonly opts: { snapshotEntries?: number; catchUpEntries?: number; proposalTimeoutMs?: number } = {}) {}
+  constructor(
+    private readonly opts: {
+      snapshotEntries?: number;
+      catchUpEntries?: number;
+      proposalTimeoutMs?: number;
+      stateMachine?: (id: NodeId) => KvStateMachine;
+    } = {},
+  ) {}
 
   async start(id: NodeId, peers: ReadonlyMap<NodeId, string> = this.peers, join = false): Promise<RaftNode> {
     let db = this.dbs.get(id);
@@ -39,14 +51,26 @@ class Cluster {
       db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Db;
       this.dbs.set(id, db);
     }
-    const sm = new KvStateMachine();
+    const sm = this.opts.stateMachine?.(id) ?? new KvStateMachine();
     this.sms.set(id, sm);
+    const writes: StoreWrite[] = [];
+    this.writes.set(id, writes);
+    const sent: Message[][] = [];
+    this.sent.set(id, sent);
     const node = await RaftNode.start({
       id,
       peers,
       join,
-      store: new LevelLogStore(db),
-      transport: (handler) => this.net.transport(id, handler),
+      store: recordingStore(new LevelLogStore(db), writes),
+      transport: (handler) => {
+        const t = this.net.transport(id, handler);
+        const send = t.send.bind(t);
+        t.send = (msgs) => {
+          sent.push([...msgs]);
+          send(msgs);
+        };
+        return t;
+      },
       stateMachine: sm,
       tickMs: TICK,
       electionTicks: 10,
@@ -106,6 +130,41 @@ class Cluster {
 }
 
 const put = (key: string, value: string): Uint8Array => encodeKvCommand({ op: 'put', key, value });
+
+type StoreWrite = { kind: 'save'; batch: LogSaveBatch } | { kind: 'compact'; index: number };
+
+/** Wraps a store so that a test can see each write the driver made. */
+function recordingStore(inner: DurableLogStore, writes: StoreWrite[]): DurableLogStore {
+  return {
+    open: () => inner.open(),
+    close: () => inner.close(),
+    save: (batch) => {
+      writes.push({ kind: 'save', batch });
+      return inner.save(batch);
+    },
+    compact: (index) => {
+      writes.push({ kind: 'compact', index });
+      return inner.compact(index);
+    },
+  };
+}
+
+/** A KV state machine whose snapshot images are finished by the test (finishSnapshots). */
+class SlowSnapshotKv extends KvStateMachine {
+  private pending: (() => void)[] = [];
+  /** Off while RaftNode bootstraps (it awaits the initial image). */
+  hold = false;
+  snapshotsRequested = 0;
+  override snapshot(): Promise<Uint8Array> {
+    const image = super.snapshot();
+    if (!this.hold) return image;
+    this.snapshotsRequested++;
+    return new Promise((resolve) => this.pending.push(() => resolve(image)));
+  }
+  finishSnapshots(): void {
+    for (const f of this.pending.splice(0)) f();
+  }
+}
 
 let cluster: Cluster | null = null;
 afterEach(async () => {
@@ -233,6 +292,70 @@ describe('RaftNode', () => {
     await c.drive(leader.transferLeadership(target.id));
     expect(target.status().role).toBe('leader');
     await c.drive(target.propose(put('t', '1')));
+  });
+
+  it('group commit: commands proposed together become one write and one append per follower', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    const writes = c.writes.get(leader.id)!;
+    const sent = c.sent.get(leader.id)!;
+    const writesBefore = writes.length;
+    const sentBefore = sent.length;
+    // As many callers as an HTTP server would hand over in one turn of the event loop.
+    const results = await c.drive(Promise.all(Array.from({ length: 20 }, (_, i) => leader.propose(put(`k${i}`, String(i))))));
+    const indexes = results.map((r) => r.index);
+    expect(indexes).toEqual(indexes.map((_, i) => indexes[0]! + i));
+    const withEntries = writes.slice(writesBefore).filter((w) => w.kind === 'save' && w.batch.entries.length > 0);
+    expect(withEntries.map((w) => (w.kind === 'save' ? w.batch.entries.length : 0))).toEqual([20]);
+    const apps = sent.slice(sentBefore).flat().filter((m) => m.type === MessageType.App && m.entries.length > 0);
+    const followers = [...c.nodes.keys()].filter((id) => id !== leader.id);
+    expect(apps.map((m) => [m.to, m.entries.length]).sort()).toEqual(followers.map((id) => [id, 20]));
+    for (const sm of c.sms.values()) await c.runUntil(() => sm.get('k19') === '19');
+  });
+
+  it('writes a hard state that only moves the commit index with the next write, not on its own', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const first = await c.drive(leader.propose(put('a', '1')));
+    await c.drive(leader.propose(put('b', '2')));
+    for (const [id, writes] of c.writes) {
+      const saves = writes.flatMap((w) => (w.kind === 'save' ? [w.batch] : []));
+      const alone = saves.filter((b) => b.entries.length === 0 && !b.snapshot && b.sync === false);
+      expect(alone, `member ${id}`).toEqual([]);
+    }
+    // The write of the second command carries the commit of the first.
+    const leaderSaves = c.writes.get(leader.id)!.flatMap((w) => (w.kind === 'save' && w.batch.entries.length > 0 ? [w.batch] : []));
+    expect(leaderSaves.at(-1)!.hardState!.commit).toBeGreaterThanOrEqual(first.index);
+  });
+
+  it('keeps committing while a snapshot image is encoded, then persists it and compacts', async () => {
+    const c = (cluster = new Cluster({ snapshotEntries: 5, catchUpEntries: 1, stateMachine: () => new SlowSnapshotKv() }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const sm = c.sms.get(leader.id) as SlowSnapshotKv;
+    for (const s of c.sms.values()) (s as SlowSnapshotKv).hold = true;
+    for (let i = 0; i < 6; i++) await c.drive(leader.propose(put(`a${i}`, String(i))));
+    await c.runUntil(() => sm.snapshotsRequested === 1);
+    const takenAt = leader.status().snapshotIndex;
+    // The image is still being encoded: commands commit and apply meanwhile.
+    for (let i = 0; i < 6; i++) await c.drive(leader.propose(put(`b${i}`, String(i))));
+    expect(sm.get('b5')).toBe('5');
+    // (The bootstrap snapshot at index 1 aside.)
+    const snapshotWrites = (): StoreWrite[] =>
+      c.writes.get(leader.id)!.filter((w) => (w.kind === 'save' && (w.batch.snapshot?.metadata.index ?? 0) > 1) || w.kind === 'compact');
+    expect(snapshotWrites()).toEqual([]);
+    for (const s of c.sms.values()) (s as SlowSnapshotKv).finishSnapshots();
+    await c.runUntil(() => snapshotWrites().length === 2);
+    const [saved, compacted] = snapshotWrites();
+    expect(saved!.kind === 'save' && saved!.batch.snapshot!.metadata.index).toBe(takenAt);
+    expect(compacted).toEqual({ kind: 'compact', index: takenAt - 1 });
+    // A restart recovers from that snapshot and the log after it.
+    await leader.stop();
+    const again = await c.start(leader.id);
+    await c.runUntil(() => c.sms.get(again.id)!.get('b5') === '5');
   });
 
   it('rejects pending work with STOPPED / OUTCOME_UNKNOWN on stop', async () => {

@@ -10,6 +10,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { errors } from '../apierrors/status.js';
 import { columnDefinitionsFor, partialObjectMetadata, rowsFor, tableFor, type IncludeObject } from '../printers/index.js';
 import type { ResourceInfo } from '../schema/catalog.js';
+import type { GenericRegistry } from '../registry/generic-registry.js';
 import type { Env } from './context.js';
 import type { HttpDeps } from './deps.js';
 import { negotiate, type MediaRange, type Offer } from './negotiation.js';
@@ -95,6 +96,20 @@ function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: str
 /** Writes bytes already in their final form (the cache's JSON serving bytes). */
 export function writeBytes(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status = 200): Response {
   return respond(c, deps, body, contentType, status);
+}
+
+/**
+ * Writes an object the registry just stored: straight from the cache's serving bytes when the
+ * representation is plain JSON of the stored version, else serialized.
+ */
+export function writeStored(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, registry: GenericRegistry, namespace: string, obj: JsonObject, status: number, dryRun: boolean): Response {
+  // A dry run stored nothing: the cache holds the previous version under the same name.
+  if (!dryRun && rep.view === 'full' && rep.serializer.name === 'json' && resource.version === registry.storage.version) {
+    const meta = (obj.metadata ?? {}) as JsonObject;
+    const bytes = registry.writtenBytes(namespace, String(meta.name ?? ''), meta.resourceVersion as string | undefined);
+    if (bytes) return respond(c, deps, bytes, 'application/json', status);
+  }
+  return writeObject(c, deps, rep, resource, obj, status);
 }
 
 /**

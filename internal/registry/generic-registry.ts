@@ -201,6 +201,17 @@ export class GenericRegistry {
     return entry;
   }
 
+  /**
+   * The serving bytes of an object just written at `revision`, when the cache holds exactly
+   * that version (it applies a write before the write returns): the response then needs no
+   * second serialization.
+   */
+  writtenBytes(namespace: string, name: string, revision: string | undefined): Buffer | undefined {
+    if (!revision) return undefined;
+    const entry = this.deps.cache.resource(this.prefix).get(this.key(namespace, name));
+    return entry && !entry.corrupt && String(entry.revision) === revision ? entry.bytes : undefined;
+  }
+
   /** The cached entry of one object, with the request's resource naming the 404. */
   async getEntryFor(r: ResourceInfo, namespace: string, name: string, mode: ReadMode): Promise<CacheEntry> {
     const entry = await this.readEntry(namespace, name, mode);
@@ -383,8 +394,11 @@ export class GenericRegistry {
     if (!requestedName && !generate) {
       throw errors.invalid(this.kindQualified(r), '', [fieldErrors.required('metadata.name', 'name or generateName is required')]);
     }
+    // The first attempt works on the body itself (callers hand over decoded bodies they do not
+    // reuse); only generateName can retry, and a retry starts over from the body as it came.
+    const pristine = generate ? clone(input) : undefined;
     for (let attempt = 0; ; attempt++) {
-      let obj = clone(input);
+      let obj = attempt === 0 ? input : clone(pristine!);
       const name = generate ? generateName(meta.generateName as string) : requestedName;
       this.deps.rules.applyDefaults(r, obj);
       this.initializeMeta(r, obj, ctx, name);

@@ -35,13 +35,22 @@ const INT64_LIMIT = 2 ** 63;
 const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Every write carries this second's timestamps several times: remember the last one checked. */
+let lastValidTimestamp = '';
+
 export function isRFC3339(value: string): boolean {
+  if (value === lastValidTimestamp) return true;
   const m = RFC3339_RE.exec(value);
   if (!m) return false;
-  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
-  if (mo! < 1 || mo! > 12 || d! < 1 || h! > 23 || mi! > 59 || s! > 60) return false;
-  const daysInMonth = new Date(Date.UTC(y!, mo!, 0)).getUTCDate();
-  return d! <= daysInMonth;
+  const y = +m[1]!;
+  const mo = +m[2]!;
+  const d = +m[3]!;
+  if (mo < 1 || mo > 12 || d < 1 || +m[4]! > 23 || +m[5]! > 59 || +m[6]! > 60) return false;
+  const leap = mo === 2 && ((y % 4 === 0 && y % 100 !== 0) || y % 400 === 0);
+  if (d > DAYS_IN_MONTH[mo - 1]! + (leap ? 1 : 0)) return false;
+  lastValidTimestamp = value;
+  return true;
 }
 
 /** Standard padded base64; CR and LF are ignored as Go's decoder does. */

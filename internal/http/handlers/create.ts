@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { chooseRepresentation, writeObject } from '../representations.js';
+import { chooseRepresentation, writeObject, writeStored } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
 import { readWriteBody } from './write-body.js';
 
@@ -13,5 +13,5 @@ export async function handleCreate(c: Context<Env>, deps: HttpDeps, rr: Resource
   const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
   const created = await rr.registry.create(rr.resource, rr.ctx, obj);
-  return writeObject(c, deps, rep, rr.resource, created, 200);
+  return writeStored(c, deps, rep, rr.resource, rr.registry, rr.namespace, created, 200, rr.ctx.dryRun);
 }

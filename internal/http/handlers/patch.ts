@@ -12,7 +12,7 @@ import { requestBody, type Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { requestMediaType } from '../negotiation.js';
 import { warningHeader } from '../respond.js';
-import { chooseRepresentation, writeObject } from '../representations.js';
+import { chooseRepresentation, writeObject, writeStored } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
 import { applyScale, SCALE_SCHEMA, scaleOf } from './scale.js';
 
@@ -103,5 +103,5 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   fieldProblems(c, rr, decoded.duplicateFields, []);
   const { object } = await rr.registry.patch(rr.resource, rr.ctx, name, isScale ? '' : sub, { build }, ifMatch);
   if (isScale) return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
-  return writeObject(c, deps, rep, rr.resource, object, 200);
+  return writeStored(c, deps, rep, rr.resource, rr.registry, rr.namespace, object, 200, rr.ctx.dryRun);
 }

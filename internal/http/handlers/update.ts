@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
-import { chooseRepresentation, writeObject } from '../representations.js';
+import { chooseRepresentation, writeObject, writeStored } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
 import { applyScale, SCALE_SCHEMA, scaleOf } from './scale.js';
 import { readWriteBody } from './write-body.js';
@@ -22,5 +22,5 @@ export async function handleUpdate(c: Context<Env>, deps: HttpDeps, rr: Resource
   }
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
   const { object, created } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, obj, sub?.name ?? '');
-  return writeObject(c, deps, rep, rr.resource, object, created ? 201 : 200);
+  return writeStored(c, deps, rep, rr.resource, rr.registry, rr.namespace, object, created ? 201 : 200, rr.ctx.dryRun);
 }

@@ -355,11 +355,10 @@ export class GenericRegistry {
   private async put(key: string, obj: JsonObject, expectedModRevision: number): Promise<number | undefined> {
     const stored = convertObject(this.storage, obj, this.storage.version);
     try {
-      const result = await this.deps.store.execute({
-        type: 'txn',
-        compares: [{ key, modRevision: expectedModRevision }],
-        ops: [{ type: 'put', key, value: encodeStored(stored) }],
-      });
+      const result = await this.deps.store.execute(
+        { type: 'txn', compares: [{ key, modRevision: expectedModRevision }], ops: [{ type: 'put', key, value: encodeStored(stored) }] },
+        new Map([[key, stored]]),
+      );
       return result.succeeded ? result.revision : undefined;
     } catch (e) {
       throw this.translate(e);

@@ -95,12 +95,19 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   const health = new HealthChecks(config.livezGracePeriodMs);
   const namespaces = registries.for(catalog.resource('', 'v1', 'namespaces')!)!;
+  const namespaceTerminating = new WeakMap<object, boolean>();
   const admission = new AdmissionChain([
     namespaceLifecycle(async (name) => {
       const entry = await namespaces.getEntry('', name).catch(() => undefined);
       if (!entry) return { exists: false, terminating: false };
-      const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
-      return { exists: true, terminating: Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating' };
+      // Every namespaced create asks: read each namespace version once, not per request.
+      let terminating = namespaceTerminating.get(entry);
+      if (terminating === undefined) {
+        const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
+        terminating = Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating';
+        namespaceTerminating.set(entry, terminating);
+      }
+      return { exists: true, terminating };
     }, SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease')),
   ]);
   const rules = options.rules ?? builtinRules(naming);

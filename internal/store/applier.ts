@@ -19,17 +19,23 @@ export interface LevelDb {
   get(key: string): Promise<Uint8Array | undefined>;
   getMany(keys: string[]): Promise<Array<Uint8Array | undefined>>;
   put(key: string, value: Uint8Array, options?: { sync?: boolean }): Promise<void>;
-  batch(
-    ops: Array<{ type: 'put'; key: string; value: Uint8Array } | { type: 'del'; key: string }>,
-    options?: { sync?: boolean },
-  ): Promise<void>;
+  /** A chained batch: cheaper per operation than the array form. */
+  batch(): ChainedBatch;
   iterator(options: { gte?: string; lt?: string }): AsyncIterable<[string, Uint8Array]>;
+}
+
+export interface ChainedBatch {
+  put(key: string, value: Uint8Array): ChainedBatch;
+  del(key: string): ChainedBatch;
+  write(options?: { sync?: boolean }): Promise<void>;
 }
 
 export interface CommittedCommand {
   command: Command;
   /** Log index of the entry (Raft); recorded so a restart knows what is already applied. */
   index?: number;
+  /** Decoded values by key, when the command was proposed here (see StoreEvent.decoded). */
+  decoded?: ReadonlyMap<string, unknown>;
 }
 
 export interface ApplierState {
@@ -52,14 +58,14 @@ export class Applier {
    * disk, which is unrecoverable in-process: the caller must treat it as fatal.
    */
   async apply(commands: CommittedCommand[], sync: boolean): Promise<{ results: TxnResult[]; batch: AppliedBatch }> {
-    const ops: Array<{ type: 'put'; key: string; value: Uint8Array } | { type: 'del'; key: string }> = [];
+    const batch = this.db.batch();
     const events: StoreEvent[] = [];
     const results: TxnResult[] = [];
     let compactedRevision: number | undefined;
     let revision = this.state.revision;
     let applied = this.state.applied;
 
-    for (const { command, index } of commands) {
+    for (const { command, index, decoded } of commands) {
       if (index !== undefined) {
         // A replayed log entry that is already in the state: skip it, deterministically.
         if (index <= applied) {
@@ -72,7 +78,7 @@ export class Applier {
         if (command.revision > this.state.compacted && command.revision <= revision) {
           this.state.compacted = command.revision;
           compactedRevision = command.revision;
-          this.index.compact(command.revision, (key, rev) => ops.push({ type: 'del', key: historyKey(key, rev) }));
+          this.index.compact(command.revision, (key, rev) => void batch.del(historyKey(key, rev)));
         }
         results.push({ succeeded: true, revision });
         continue;
@@ -99,15 +105,18 @@ export class Applier {
       for (const op of changes) {
         if (op.type === 'put') {
           const r = this.index.put(op.key, revision);
-          ops.push({ type: 'put', key: historyKey(op.key, revision), value: encodeRecord(false, r.createRevision, r.version, op.value) });
-          events.push({
+          batch.put(historyKey(op.key, revision), encodeRecord(false, r.createRevision, r.version, op.value));
+          const ev: StoreEvent = {
             type: 'put',
             kv: { key: op.key, value: op.value, createRevision: r.createRevision, modRevision: revision, version: r.version },
-          });
+          };
+          const hint = decoded?.get(op.key);
+          if (hint !== undefined) ev.decoded = hint;
+          events.push(ev);
         } else {
           const createRevision = this.index.latest(op.key)!.createRevision;
           this.index.tombstone(op.key, revision);
-          ops.push({ type: 'put', key: historyKey(op.key, revision), value: encodeRecord(true, createRevision, 0, new Uint8Array(0)) });
+          batch.put(historyKey(op.key, revision), encodeRecord(true, createRevision, 0, new Uint8Array(0)));
           events.push({
             type: 'delete',
             kv: { key: op.key, value: new Uint8Array(0), createRevision, modRevision: revision, version: 0 },
@@ -117,15 +126,15 @@ export class Applier {
       results.push({ succeeded: true, revision });
     }
 
-    ops.push({ type: 'put', key: META_REVISION, value: encodeNumber(revision) });
-    if (compactedRevision !== undefined) ops.push({ type: 'put', key: META_COMPACTED, value: encodeNumber(compactedRevision) });
-    if (applied !== this.state.applied) ops.push({ type: 'put', key: META_APPLIED, value: encodeNumber(applied) });
-    await this.db.batch(ops, { sync });
+    batch.put(META_REVISION, encodeNumber(revision));
+    if (compactedRevision !== undefined) batch.put(META_COMPACTED, encodeNumber(compactedRevision));
+    if (applied !== this.state.applied) batch.put(META_APPLIED, encodeNumber(applied));
+    await batch.write({ sync });
     this.state.revision = revision;
     this.state.applied = applied;
-    const batch: AppliedBatch = { revision, events };
-    if (compactedRevision !== undefined) batch.compactedRevision = compactedRevision;
-    return { results, batch };
+    const announced: AppliedBatch = { revision, events };
+    if (compactedRevision !== undefined) announced.compactedRevision = compactedRevision;
+    return { results, batch: announced };
   }
 }
 

@@ -15,14 +15,18 @@ export type ApplyCommitted = (commands: CommittedCommand[]) => Promise<TxnResult
 export interface Replicator {
   /** Binds the apply function; called once by the store before any propose. */
   start(apply: ApplyCommitted): void;
-  /** Resolves with the command's result once it is committed and applied on this replica. */
-  propose(command: Command): Promise<TxnResult>;
+  /**
+   * Resolves with the command's result once it is committed and applied on this replica.
+   * `decoded` is a local hint passed through to the apply function when this replica applies it.
+   */
+  propose(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult>;
   /** Stops accepting proposals; pending ones fail with STORE_CLOSED. Resolves when idle. */
   close(): Promise<void>;
 }
 
 interface Pending {
   command: Command;
+  decoded: ReadonlyMap<string, unknown> | undefined;
   resolve: (r: TxnResult) => void;
   reject: (e: unknown) => void;
 }
@@ -40,11 +44,11 @@ export class LocalReplicator implements Replicator {
     this.apply = apply;
   }
 
-  propose(command: Command): Promise<TxnResult> {
+  propose(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult> {
     if (this.closed) return Promise.reject(new StoreError('STORE_CLOSED', 'store is closed'));
     if (this.fatal) return Promise.reject(new StoreError('STORE_UNAVAILABLE', `store failed: ${String(this.fatal)}`));
     return new Promise((resolve, reject) => {
-      this.queue.push({ command, resolve, reject });
+      this.queue.push({ command, decoded, resolve, reject });
       this.running ??= this.drain();
     });
   }
@@ -54,7 +58,7 @@ export class LocalReplicator implements Replicator {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
-          const results = await this.apply!(batch.map((p) => ({ command: p.command })));
+          const results = await this.apply!(batch.map((p) => (p.decoded ? { command: p.command, decoded: p.decoded } : { command: p.command })));
           batch.forEach((p, i) => p.resolve(results[i]!));
         } catch (e) {
           // The applier's memory may now be ahead of disk: refuse everything from here on.

@@ -229,7 +229,7 @@ export class LevelRevisionStore implements RevisionStore {
     return events;
   }
 
-  execute(command: Command): Promise<TxnResult> {
+  execute(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult> {
     if (this.closed) return Promise.reject(new StoreError('STORE_CLOSED', 'store is closed'));
     if (command.type === 'txn') {
       const seen = new Set<string>();
@@ -239,7 +239,7 @@ export class LevelRevisionStore implements RevisionStore {
         seen.add(op.key);
       }
     }
-    return this.replicator.propose(command);
+    return this.replicator.propose(command, decoded);
   }
 
   /** Compacts history at or below `revision` through the log, like any other write. */

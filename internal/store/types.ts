@@ -51,6 +51,11 @@ export interface StoreEvent {
   kv: KeyValue;
   /** The value before this change, when there was one. */
   prevKv?: KeyValue;
+  /**
+   * The value as its writer had it decoded, when the write was proposed on this replica (a
+   * hint: replicas applying others' writes do not have it). Read-only for everyone.
+   */
+  decoded?: unknown;
 }
 
 /** What an applied batch announces to subscribers, in revision order. */
@@ -114,8 +119,11 @@ export interface RevisionStore {
   get(key: string, revision?: number): Promise<KeyValue | undefined>;
   /** Keys with `prefix`, in key order, at a revision. */
   range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
-  /** Proposes a command; resolves once it is durably committed and applied. */
-  execute(command: Command): Promise<TxnResult>;
+  /**
+   * Proposes a command; resolves once it is durably committed and applied. `decoded` maps
+   * keys of put ops to the values' decoded form, handed to subscribers as a hint.
+   */
+  execute(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult>;
   /**
    * Subscribes to applied batches, in revision order, delivered synchronously after the
    * batch is durable and before execute() resolves. Returns an unsubscribe function.

@@ -164,13 +164,14 @@ export class WatchCache {
     return this.toEntry(kv, kv.modRevision);
   }
 
-  private toEntry(kv: KeyValue, revision: number): CacheEntry | undefined {
+  private toEntry(kv: KeyValue, revision: number, decoded?: unknown): CacheEntry | undefined {
     const prefix = this.prefixOf(kv.key);
     if (!prefix) return undefined;
     const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
     let obj: Record<string, unknown>;
     try {
-      obj = decodeStored(kv.value, revision);
+      // The writer's decoded form, when it was written here, spares a parse; only read from.
+      obj = decoded !== undefined && typeof decoded === 'object' && decoded !== null ? (decoded as Record<string, unknown>) : decodeStored(kv.value, revision);
       if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('stored value is not an object');
     } catch (e) {
       // Kept as a marker so reads fail loudly (500) instead of pretending the object is absent.
@@ -227,7 +228,7 @@ export class WatchCache {
       const last: CacheEntry = prev.corrupt ? { ...prev, revision } : { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
       return { type: 'DELETED', revision, entry: last, prev };
     }
-    const entry = this.toEntry(ev.kv, revision);
+    const entry = this.toEntry(ev.kv, revision, ev.decoded);
     if (!entry) return undefined;
     return prev ? { type: 'MODIFIED', revision, entry, prev } : { type: 'ADDED', revision, entry };
   }

@@ -58,10 +58,14 @@ export function readEntry(r: BinaryReader): Entry {
   return { term, index, type, data };
 }
 
+/**
+ * The entry's bytes. A view over a buffer with a little slack (at most 32 bytes): fine for
+ * values handed to a database or socket, which copy them; slice() it to keep it long.
+ */
 export function encodeEntry(e: Entry): Uint8Array {
-  const w = new BinaryWriter(16 + e.data.length);
+  const w = new BinaryWriter(32 + e.data.length);
   writeEntry(w, e);
-  return w.finish().slice();
+  return w.finish();
 }
 
 export function decodeEntry(buf: Uint8Array): Entry {

@@ -7,7 +7,6 @@
 // with no proposer.
 
 import { BinaryReader } from '../codec/binary-reader.js';
-import { BinaryWriter } from '../codec/binary-writer.js';
 
 const VERSION = 1;
 export const INCARNATION_BYTES = 8;
@@ -18,9 +17,23 @@ export interface ProposalId {
 }
 
 export function wrapCommand(id: ProposalId, command: Uint8Array): Uint8Array {
-  const w = new BinaryWriter(16 + command.length);
-  w.byte(VERSION).raw(id.incarnation).uvarint(id.seq).raw(command);
-  return w.finish().slice();
+  // One allocation of the exact size: every proposal passes here.
+  let seqBytes = 1;
+  for (let n = id.seq; n >= 0x80; n = Math.floor(n / 0x80)) seqBytes++;
+  const head = 1 + INCARNATION_BYTES + seqBytes;
+  const out = new Uint8Array(head + command.length);
+  out[0] = VERSION;
+  out.set(id.incarnation.subarray(0, INCARNATION_BYTES), 1);
+  let at = 1 + INCARNATION_BYTES;
+  let n = id.seq;
+  // Unsigned LEB128, as BinaryWriter.uvarint writes it.
+  while (n >= 0x80) {
+    out[at++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  out[at] = n;
+  out.set(command, head);
+  return out;
 }
 
 /** Splits an entry's data into its proposal id and command; null id for foreign data. */

@@ -27,12 +27,18 @@ export function entryKey(index: number): Uint8Array {
   if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`entry index ${index}`);
   const key = new Uint8Array(9);
   key[0] = ENTRY_PREFIX;
-  // 2^53 does not fit 32-bit operators: split into a high and a low 32-bit word.
+  // 2^53 does not fit 32-bit operators: split into a high and a low 32-bit word. Written
+  // byte by byte (no DataView): one key per entry written or deleted.
   const hi = Math.floor(index / 0x100000000);
   const lo = index % 0x100000000;
-  const view = new DataView(key.buffer);
-  view.setUint32(1, hi);
-  view.setUint32(5, lo);
+  key[1] = hi >>> 24;
+  key[2] = (hi >>> 16) & 0xff;
+  key[3] = (hi >>> 8) & 0xff;
+  key[4] = hi & 0xff;
+  key[5] = lo >>> 24;
+  key[6] = (lo >>> 16) & 0xff;
+  key[7] = (lo >>> 8) & 0xff;
+  key[8] = lo & 0xff;
   return key;
 }
 

@@ -20,11 +20,24 @@ export const WIRE_VERSION = 1;
 
 /** Encodes one batch as one frame. */
 export function encodeFrame(messages: readonly Message[]): Uint8Array {
-  const w = new BinaryWriter(256);
+  // Sized from the messages up front: an append of dozens of entries otherwise grows the
+  // buffer (and copies it) several times. The result may be a view with some slack; the
+  // transport only writes it to a socket.
+  let estimate = 16;
+  for (const m of messages) estimate += approximateMessageSize(m);
+  const w = new BinaryWriter(estimate);
   w.u32(0).byte(WIRE_VERSION).uvarint(messages.length);
   for (const m of messages) writeMessage(w, m);
   w.patchU32(0, w.length - 4);
-  return w.finish().slice();
+  return w.finish();
+}
+
+/** An upper bound of a message's encoded size, snapshot data left out (for buffer sizing). */
+function approximateMessageSize(m: Message): number {
+  let n = 96 + m.context.length;
+  for (const e of m.entries) n += 32 + e.data.length;
+  if (m.snapshot) n += 64 + 16 * (m.snapshot.metadata.confState.voters.length + m.snapshot.metadata.confState.learners.length + 4);
+  return n;
 }
 
 function decodePayload(payload: Uint8Array): Message[] {

@@ -1,6 +1,6 @@
 // raft/node/testing/kv-state-machine.ts owns a minimal replicated key-value map used by the
 // driver's tests, the multi-process tests and the benchmark. Commands are JSON:
-//   {"op":"put","key":k,"value":v}  → result: the previous value (or null)
+//   {"op":"put","key":k,"value":v}  → result: the previous value (or null); "op" may be left out
 // Empty commands (the leader's no-ops) change nothing.
 
 import type { AppliedCommand, StateMachine } from '../raft-node.js';
@@ -18,6 +18,24 @@ const dec = new TextDecoder();
 
 export function encodeKvCommand(c: KvCommand): Uint8Array {
   return enc.encode(JSON.stringify(c));
+}
+
+/**
+ * Validates a client's JSON body {"key": string, "value": string} and returns it as a put
+ * command as it is (commands are that JSON), so that the server neither re-encodes it nor
+ * proposes anything apply() could choke on; null when the body is not such an object.
+ */
+export function kvPutCommandFromJson(body: Uint8Array): Uint8Array | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(dec.decode(body));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const { key, value, op } = parsed as Record<string, unknown>;
+  if (typeof key !== 'string' || typeof value !== 'string' || (op !== undefined && op !== 'put')) return null;
+  return body;
 }
 
 export class KvStateMachine implements StateMachine {

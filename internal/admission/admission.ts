@@ -34,7 +34,12 @@ export interface AdmissionPlugin {
 }
 
 export class AdmissionChain {
-  constructor(private readonly plugins: readonly AdmissionPlugin[]) {}
+  /** Whether any plugin mutates (writers then default again after admission). */
+  readonly mutates: boolean;
+
+  constructor(private readonly plugins: readonly AdmissionPlugin[]) {
+    this.mutates = plugins.some((p) => p.admit !== undefined);
+  }
 
   async mutate(req: AdmissionRequest): Promise<void> {
     for (const p of this.plugins) if (p.admit && p.handles(req.operation)) await p.admit(req);

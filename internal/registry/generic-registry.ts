@@ -399,12 +399,12 @@ export class GenericRegistry {
     for (let attempt = 0; ; attempt++) {
       let obj = attempt === 0 ? input : clone(pristine!);
       const name = generate ? generateName(meta.generateName as string) : requestedName;
-      this.deps.rules.applyDefaults(r, obj);
       this.initializeMeta(r, obj, ctx, name);
+      this.deps.rules.applyDefaults(r, obj);
       await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
       this.deps.rules.prepareForCreate(r, obj);
-      // Again: admission and preparation may add fields that have defaults of their own.
-      this.deps.rules.applyDefaults(r, obj);
+      // Again when mutating admission may have added fields that have defaults of their own.
+      if (this.deps.admission.mutates) this.deps.rules.applyDefaults(r, obj);
       // The creator owns what it wrote, defaults included (an apply has recorded it already).
       if (!options.ownershipRecorded) obj = this.deps.fields.update(r, undefined, obj, ctx.manager, '', this.deps.now());
       this.invalid(r, name, this.deps.rules.validateCreate(r, obj));

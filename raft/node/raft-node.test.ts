@@ -35,6 +35,7 @@ class Cluster {
   readonly writes = new Map<NodeId, StoreWrite[]>();
   /** Every batch each member handed to its transport. */
   readonly sent = new Map<NodeId, Message[][]>();
+  readonly gates = new Map<NodeId, SaveGate>();
 
   constructor(
     private readonly opts: {
@@ -61,7 +62,7 @@ class Cluster {
       id,
       peers,
       join,
-      store: recordingStore(new LevelLogStore(db), writes),
+      store: recordingStore(new LevelLogStore(db), writes, this.gates.get(id) ?? this.gates.set(id, new SaveGate()).get(id)!),
       transport: (handler) => {
         const t = this.net.transport(id, handler);
         const send = t.send.bind(t);
@@ -133,13 +134,29 @@ const put = (key: string, value: string): Uint8Array => encodeKvCommand({ op: 'p
 
 type StoreWrite = { kind: 'save'; batch: LogSaveBatch } | { kind: 'compact'; index: number };
 
-/** Wraps a store so that a test can see each write the driver made. */
-function recordingStore(inner: DurableLogStore, writes: StoreWrite[]): DurableLogStore {
+/** Holds back a store's saves while closed; release() lets the waiting ones through. */
+class SaveGate {
+  closed = false;
+  private waiting: (() => void)[] = [];
+  pass(): Promise<void> {
+    return this.closed ? new Promise((resolve) => this.waiting.push(resolve)) : Promise.resolve();
+  }
+  get held(): number {
+    return this.waiting.length;
+  }
+  release(): void {
+    for (const f of this.waiting.splice(0)) f();
+  }
+}
+
+/** Wraps a store so that a test can see each write the driver made, and hold saves back. */
+function recordingStore(inner: DurableLogStore, writes: StoreWrite[], gate: SaveGate): DurableLogStore {
   return {
     open: () => inner.open(),
     close: () => inner.close(),
-    save: (batch) => {
+    save: async (batch) => {
       writes.push({ kind: 'save', batch });
+      await gate.pass();
       return inner.save(batch);
     },
     compact: (index) => {
@@ -329,6 +346,29 @@ describe('RaftNode', () => {
     // The write of the second command carries the commit of the first.
     const leaderSaves = c.writes.get(leader.id)!.flatMap((w) => (w.kind === 'save' && w.batch.entries.length > 0 ? [w.batch] : []));
     expect(leaderSaves.at(-1)!.hardState!.commit).toBeGreaterThanOrEqual(first.index);
+  });
+
+  it('applies committed entries it already holds durably while the next write is in flight', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    const gate = c.gates.get(leader.id)!;
+    gate.closed = true;
+    let aDone = false;
+    const a = leader.propose(put('a', '1')).then((r) => ((aDone = true), r));
+    // The leader sends before its own write; both followers make `a` durable and answer.
+    const holdsA = (id: NodeId): boolean =>
+      c.writes.get(id)!.some((w) => w.kind === 'save' && w.batch.entries.some((e) => new TextDecoder().decode(e.data).includes('"a"')));
+    await c.runUntil(() => gate.held === 1 && [...c.nodes.keys()].every(holdsA));
+    const b = leader.propose(put('b', '2'));
+    gate.release(); // `a` is now durable on the leader; the write carrying `b` is held
+    await c.runUntil(() => aDone);
+    expect(gate.held).toBe(1);
+    expect(c.writes.get(leader.id)!.at(-1)!.kind === 'save' && c.writes.get(leader.id)!.at(-1)!).toMatchObject({ batch: { entries: [{}] } });
+    gate.closed = false;
+    gate.release();
+    expect((await c.drive(b)).index).toBe((await a).index + 1);
   });
 
   it('keeps committing while a snapshot image is encoded, then persists it and compacts', async () => {

@@ -6,7 +6,8 @@
 //   1. persist hard state, entries and snapshot (one fsynced batch), then update the
 //      in-memory log image the core reads;
 //   2. send the Ready's messages (only now: they may promise what step 1 made durable);
-//   3. install a received snapshot, then apply committed entries in log order, one at a time;
+//   3. install a received snapshot, then apply committed entries in log order, one at a time
+//      (those already durable here from earlier Readies while step 1's write is in flight);
 //   4. serve read barriers whose index has been applied;
 //   5. advance the core; maybe take a snapshot and compact the log.
 //
@@ -605,18 +606,35 @@ export class RaftNode {
     // commit index is learnt again from the leader); it rides along with the next write.
     // That spares one database write per round of commits, on the path of every reply.
     const commitOnly = rd.hardState !== undefined && !rd.mustSync && rd.entries.length === 0 && !rd.snapshot;
+    let saving: Promise<void> | null = null;
     if (commitOnly) {
       this.unsavedHardState = rd.hardState!;
     } else if (rd.hardState || rd.entries.length > 0 || rd.snapshot) {
       const t0 = performance.now();
       const hardState = rd.hardState ?? this.unsavedHardState ?? undefined;
       this.unsavedHardState = null;
-      await this.o.store.save({ hardState, entries: rd.entries, snapshot: rd.snapshot, sync: rd.mustSync });
-      c.saveMs += performance.now() - t0;
-      c.saves++;
-      if (rd.mustSync) c.syncedSaves++;
-      c.entriesSaved += rd.entries.length;
+      saving = this.o.store.save({ hardState, entries: rd.entries, snapshot: rd.snapshot, sync: rd.mustSync }).then(() => {
+        c.saveMs += performance.now() - t0;
+        c.saves++;
+        if (rd.mustSync) c.syncedSaves++;
+        c.entriesSaved += rd.entries.length;
+      });
     }
+    // 3a. While that write is in flight, apply the committed entries this member already holds
+    // durably, from earlier writes that completed (etcd's server applies beside its WAL write
+    // too). Committed entries are never overwritten, so nothing this write does can change
+    // them; entries this very Ready brings (a single voter commits its own at once) wait.
+    let appliedEarly = 0;
+    if (saving && !rd.snapshot) {
+      const durable = this.memory.lastIndex();
+      while (appliedEarly < rd.committedEntries.length && rd.committedEntries[appliedEarly]!.index <= durable) appliedEarly++;
+      if (appliedEarly > 0) {
+        // Awaited below; a failure must not surface as unhandled while entries are applied.
+        saving.catch(() => undefined);
+        await this.applyEntries(rd.committedEntries, 0, appliedEarly);
+      }
+    }
+    if (saving) await saving;
     if (rd.snapshot) this.memory.applySnapshot(rd.snapshot);
     this.memory.append(rd.entries);
     if (rd.hardState) {
@@ -632,14 +650,9 @@ export class RaftNode {
 
     if (rd.softState) this.onSoftState(rd.softState.lead);
 
-    // 3. Install the snapshot, then apply committed entries in order.
+    // 3b. Install the snapshot, then apply the (other) committed entries in order.
     if (rd.snapshot) await this.installSnapshot(rd.snapshot.metadata.index, rd.snapshot.metadata.confState, rd.snapshot.data);
-    if (rd.committedEntries.length > 0) {
-      const t0 = performance.now();
-      for (const e of rd.committedEntries) await this.applyEntry(e);
-      c.applyMs += performance.now() - t0;
-      c.entriesApplied += rd.committedEntries.length;
-    }
+    await this.applyEntries(rd.committedEntries, appliedEarly, rd.committedEntries.length);
 
     // 4. Read barriers.
     for (const rs of rd.readStates) {
@@ -651,6 +664,15 @@ export class RaftNode {
     // 5. Advance, then maybe compact.
     this.rn.advance(rd);
     this.maybeSnapshot();
+  }
+
+  /** Applies entries[from, to) in order. */
+  private async applyEntries(entries: readonly Entry[], from: number, to: number): Promise<void> {
+    if (from >= to) return;
+    const t0 = performance.now();
+    for (let i = from; i < to; i++) await this.applyEntry(entries[i]!);
+    this.counters.applyMs += performance.now() - t0;
+    this.counters.entriesApplied += to - from;
   }
 
   /** Remembers where our own proposals landed in the log, to tell later whether they survived. */

@@ -620,33 +620,40 @@ export class RaftNode {
         c.entriesSaved += rd.entries.length;
       });
     }
+    // Everything up to here is durable from earlier writes (the image lags the disk).
+    const durable = this.memory.lastIndex();
+    // Once the write is durable: update the image the core reads, then send (unless sent
+    // above). This runs as soon as the write completes, even while step 3a is applying, so
+    // a follower's acknowledgement never waits for its state machine.
+    const persisted = (async (): Promise<void> => {
+      if (saving) await saving;
+      if (rd.snapshot) this.memory.applySnapshot(rd.snapshot);
+      this.memory.append(rd.entries);
+      if (rd.hardState) {
+        this.memory.setHardState(rd.hardState);
+        this.term = rd.hardState.term;
+        this.vote = rd.hardState.vote;
+      }
+      this.notePlacements(rd.entries);
+      // 2. Send.
+      if (!sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
+      c.messagesSent += rd.messages.length;
+    })();
+
     // 3a. While that write is in flight, apply the committed entries this member already holds
     // durably, from earlier writes that completed (etcd's server applies beside its WAL write
     // too). Committed entries are never overwritten, so nothing this write does can change
     // them; entries this very Ready brings (a single voter commits its own at once) wait.
     let appliedEarly = 0;
     if (saving && !rd.snapshot) {
-      const durable = this.memory.lastIndex();
       while (appliedEarly < rd.committedEntries.length && rd.committedEntries[appliedEarly]!.index <= durable) appliedEarly++;
       if (appliedEarly > 0) {
         // Awaited below; a failure must not surface as unhandled while entries are applied.
-        saving.catch(() => undefined);
+        persisted.catch(() => undefined);
         await this.applyEntries(rd.committedEntries, 0, appliedEarly);
       }
     }
-    if (saving) await saving;
-    if (rd.snapshot) this.memory.applySnapshot(rd.snapshot);
-    this.memory.append(rd.entries);
-    if (rd.hardState) {
-      this.memory.setHardState(rd.hardState);
-      this.term = rd.hardState.term;
-      this.vote = rd.hardState.vote;
-    }
-    this.notePlacements(rd.entries);
-
-    // 2. Send (unless already sent above).
-    if (!sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
-    c.messagesSent += rd.messages.length;
+    await persisted;
 
     if (rd.softState) this.onSoftState(rd.softState.lead);
 

@@ -35,9 +35,16 @@ const PARAMETERS: Record<string, unknown[]> = {
   deletecollection: [queryParam('dryRun'), queryParam('gracePeriodSeconds', 'integer'), queryParam('propagationPolicy'), ...READ_LIST_PARAMS],
 };
 
+/** Component name of a custom resource version's schema: reversed group, version, kind. */
+export const customSchemaName = (r: ResourceInfo): string => `${r.group.split('.').reverse().join('.')}.${r.version}.${r.kind}`;
+
+const schemaOf = (r: ResourceInfo): string | undefined => r.schemaName ?? (r.custom ? customSchemaName(r) : undefined);
+
 export class OpenApiDocuments {
   private v3Docs: Map<string, { bytes: Buffer; hash: string }> | undefined;
   private v2Doc: Buffer | undefined;
+  /** The catalog generation the cached documents describe. */
+  private builtFor = -1;
 
   constructor(
     private readonly catalog: ApiCatalog,
@@ -86,7 +93,8 @@ export class OpenApiDocuments {
   private paths(resources: readonly ResourceInfo[], refPrefix: string): Json {
     const paths: Json = {};
     for (const r of resources) {
-      if (!r.schemaName) continue;
+      const schemaName = schemaOf(r);
+      if (!schemaName) continue;
       const base = `/${this.gvPath(r.group, r.version)}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.resource}`;
       // Operations carry served names and keep the upstream extension spelling: clients (kubectl's
       // field-validation probe) read them as protocol, not as schema markers.
@@ -96,7 +104,7 @@ export class OpenApiDocuments {
         if (!spec) continue;
         const [method, action, item] = spec;
         const path = item ? `${base}/{name}` : base;
-        const schemaRef = action === 'list' && r.listKind ? `${r.schemaName}List` : r.schemaName;
+        const schemaRef = action === 'list' && r.listKind && !r.custom ? `${schemaName}List` : schemaName;
         const entry = (paths[path] ??= {}) as Json;
         entry[method] = {
           operationId: `${action}${r.kind}`,
@@ -118,6 +126,13 @@ export class OpenApiDocuments {
         const resources = this.catalog.resources(g.name, v);
         const roots = resources.flatMap((r) => (r.schemaName ? [r.schemaName, `${r.schemaName}List`] : []));
         const schemas: Json = {};
+        for (const r of resources) {
+          // A custom resource's schema as its definition gives it, marked with its kind.
+          if (!r.custom) continue;
+          const own = (r.custom.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Json;
+          schemas[customSchemaName(r)] = { ...own, 'x-kubernetes-group-version-kind': [{ group: r.group, version: r.version, kind: r.kind }] };
+          roots.push('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+        }
         for (const name of this.closure([...roots, ...common])) schemas[name] = this.schemas.get(name);
         const head = { openapi: '3.0.0', info: { title: 'clusterd', version: this.serverVersion }, paths: this.paths(resources, '#/components/schemas/') };
         const text = JSON.stringify(head).slice(0, -1) + `,"components":{"schemas":${this.rename(JSON.stringify(schemas))}}}`;
@@ -128,7 +143,16 @@ export class OpenApiDocuments {
     return docs;
   }
 
+  /** Drops cached documents once the served resources have changed (custom resources). */
+  private fresh(): void {
+    if (this.builtFor === this.catalog.generation) return;
+    this.builtFor = this.catalog.generation;
+    this.v3Docs = undefined;
+    this.v2Doc = undefined;
+  }
+
   v3Index(): Buffer {
+    this.fresh();
     this.v3Docs ??= this.buildV3();
     const paths: Json = {};
     for (const [path, { hash }] of this.v3Docs) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
@@ -136,11 +160,13 @@ export class OpenApiDocuments {
   }
 
   v3(path: string): Buffer | undefined {
+    this.fresh();
     this.v3Docs ??= this.buildV3();
     return this.v3Docs.get(path.replace(/^\/+|\/+$/g, ''))?.bytes;
   }
 
   v2(): Buffer {
+    this.fresh();
     if (!this.v2Doc) {
       const definitions: Json = {};
       const all = this.schemas.all();

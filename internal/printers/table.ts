@@ -14,6 +14,7 @@ import { podPrinter } from './pod-printer.js';
 import { columnDefinitions, col, type KindPrinter, metadataOf, NAME_DOC, nameOf, AGE_DOC, type PrintContext } from './printer-kit.js';
 import type { IncludeObject, Table, TableColumnDefinition, TableListMeta, TableRow } from './table-types.js';
 import { workloadPrinters } from './workload-printers.js';
+import { customPrinter, type PrinterColumn } from './custom-printer.js';
 
 /** What the printers need to know about a served resource; the catalog's ResourceInfo fits. */
 export interface TableResource {
@@ -22,6 +23,8 @@ export interface TableResource {
   readonly resource: string;
   /** The served version the objects are in. */
   readonly version: string;
+  /** Custom resources bring their own printer columns. */
+  readonly custom?: { readonly printerColumns: readonly PrinterColumn[] };
 }
 
 export interface TableOptions {
@@ -49,10 +52,19 @@ const PRINTERS: Readonly<Record<string, KindPrinter>> = {
   ...clusterPrinters,
 };
 
-const printerFor = (r: TableResource): KindPrinter => PRINTERS[`${r.upstreamGroup}/${r.resource}`] ?? defaultPrinter;
+const customPrinters = new WeakMap<object, KindPrinter>();
+
+function printerFor(r: TableResource): KindPrinter {
+  if (r.custom) {
+    let p = customPrinters.get(r.custom);
+    if (!p) customPrinters.set(r.custom, (p = customPrinter(r.custom.printerColumns)));
+    return p;
+  }
+  return PRINTERS[`${r.upstreamGroup}/${r.resource}`] ?? defaultPrinter;
+}
 
 /** True when the resource has its own columns (false: the default Name / Created At table). */
-export const hasCustomTable = (r: TableResource): boolean => `${r.upstreamGroup}/${r.resource}` in PRINTERS;
+export const hasCustomTable = (r: TableResource): boolean => r.custom !== undefined || `${r.upstreamGroup}/${r.resource}` in PRINTERS;
 
 /** The column definitions of a resource's table, e.g. for the first event of a watch of rows. */
 export function columnDefinitionsFor(r: TableResource): TableColumnDefinition[] {

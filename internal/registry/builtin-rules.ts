@@ -1,22 +1,55 @@
-// internal/registry/builtin-rules owns binding the registry's rule seam to the built-in kinds'
-// rules: upstream defaults and create/update preparation (internal/defaults), schema,
-// metadata and per-kind validation (internal/validation), unknown-field pruning. All take the
-// configured naming. Imports: defaults, validation, naming, object-rules.
+// internal/registry/builtin-rules owns binding the registry's rule seam to the rules of every
+// served kind: for built-in kinds upstream defaults and create/update preparation
+// (internal/defaults), schema, metadata and per-kind validation (internal/validation); for
+// custom resources their version's openAPIV3Schema (types, defaults, pruning unless it
+// preserves unknown fields) and the metadata rules. All take the configured naming.
+// Imports: defaults, validation, naming, schema, object-rules.
 
 import { applyDefaults, prepareForCreate, prepareForUpdate } from '../defaults/defaults.js';
+import { fillFromSchema } from '../defaults/schema-fill.js';
 import type { Naming } from '../naming/naming.js';
-import type { ResourceInfo } from '../schema/catalog.js';
-import { pruneUnknownFields } from '../validation/schema.js';
+import type { CustomResourceInfo, ResourceInfo } from '../schema/catalog.js';
+import type { SchemaNode } from '../schema/openapi-index.js';
+import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../validation/object-meta.js';
+import { pruneUnknownFields, validateAgainstSchema } from '../validation/schema.js';
+import { CUSTOM_ROOT_SCHEMA, customSchemaCompiler, type SchemaCompiler } from '../validation/schema-compile.js';
 import { validateObject } from '../validation/validate-object.js';
 import type { JsonObject, ObjectRules } from './object-rules.js';
 
+/** Permissive root for versions without a schema: any object. */
+const ANY_OBJECT: SchemaNode = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
 export function builtinRules(naming: Naming): ObjectRules {
+  // One compiled schema per custom resource version (a new definition brings a new info object).
+  const compilers = new WeakMap<CustomResourceInfo, SchemaCompiler>();
+  const compilerFor = (custom: CustomResourceInfo): SchemaCompiler => {
+    let c = compilers.get(custom);
+    if (!c) {
+      c = customSchemaCompiler((custom.schema as SchemaNode | undefined) ?? ANY_OBJECT, naming);
+      compilers.set(custom, c);
+    }
+    return c;
+  };
+  const customErrors = (r: ResourceInfo, obj: JsonObject) => validateAgainstSchema(CUSTOM_ROOT_SCHEMA, obj, { naming, compiler: compilerFor(r.custom!) });
   return {
-    applyDefaults: (r: ResourceInfo, obj: JsonObject) => void applyDefaults(r, obj, naming),
-    prepareForCreate: (r, obj) => void prepareForCreate(r, obj, naming),
-    prepareForUpdate: (r, obj, old) => void prepareForUpdate(r, obj, old),
-    validateCreate: (r, obj) => validateObject(r, obj, { naming }),
-    validateUpdate: (r, obj, old) => validateObject(r, obj, { old, naming }),
-    pruneUnknownFields: (r, obj) => (r.schemaName ? pruneUnknownFields(r.schemaName, obj, { naming }) : []),
+    applyDefaults(r, obj) {
+      if (!r.custom) return void applyDefaults(r, obj, naming);
+      const root = compilerFor(r.custom).named(CUSTOM_ROOT_SCHEMA);
+      if (root) fillFromSchema(obj, root);
+    },
+    prepareForCreate: (r, obj) => (r.custom ? undefined : void prepareForCreate(r, obj, naming)),
+    prepareForUpdate: (r, obj, old) => (r.custom ? undefined : void prepareForUpdate(r, obj, old)),
+    validateCreate(r, obj) {
+      if (!r.custom) return validateObject(r, obj, { naming });
+      return [...customErrors(r, obj), ...validateObjectMetaCreate(obj.metadata, { resource: r, naming, custom: true })];
+    },
+    validateUpdate(r, obj, old) {
+      if (!r.custom) return validateObject(r, obj, { old, naming });
+      return [...customErrors(r, obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata, { resource: r, naming, custom: true })];
+    },
+    pruneUnknownFields(r, obj) {
+      if (r.custom) return r.custom.preserveUnknownFields ? [] : pruneUnknownFields(CUSTOM_ROOT_SCHEMA, obj, { naming, compiler: compilerFor(r.custom) });
+      return r.schemaName ? pruneUnknownFields(r.schemaName, obj, { naming }) : [];
+    },
   };
 }

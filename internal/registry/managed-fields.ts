@@ -5,16 +5,39 @@
 // schema, object-rules.
 
 import { FieldManager, fieldPaths, type FieldSet } from '../fieldmanager/index.js';
-import { builtinTypeNode, type JsonObject as PatchJsonObject } from '../patch/index.js';
+import { builtinTypeNode, customResourceTypeNode, type JsonObject as PatchJsonObject } from '../patch/index.js';
+import type { Naming } from '../naming/naming.js';
 import type { ResourceInfo } from '../schema/catalog.js';
 import type { JsonObject, ObjectRules } from './object-rules.js';
 
 export class ManagedFieldsTracker {
   private readonly managers = new Map<string, FieldManager>();
 
-  constructor(private readonly rules: () => ObjectRules) {}
+  private readonly customManagers = new WeakMap<object, FieldManager>();
+
+  constructor(
+    private readonly rules: () => ObjectRules,
+    private readonly naming: Naming,
+  ) {}
 
   private managerFor(r: ResourceInfo): FieldManager {
+    if (r.custom) {
+      // Custom resources are unstructured unless their schema carries the markers (§2.9).
+      let fm = this.customManagers.get(r.custom);
+      if (!fm) {
+        fm = new FieldManager({
+          schema: customResourceTypeNode(r.custom.schema, { extensionPrefix: this.naming.extensionPrefix }),
+          kind: r.kind,
+          objectModel: 'unstructured',
+          ignoredFields: (sub) => (sub === 'status' ? fieldPaths(['spec']) : sub ? undefined : r.subresources.has('status') ? fieldPaths(['status']) : undefined),
+          defaulter: (obj) => {
+            this.rules().applyDefaults(r, obj);
+          },
+        });
+        this.customManagers.set(r.custom, fm);
+      }
+      return fm;
+    }
     const key = `${r.apiVersion}/${r.kind}`;
     let fm = this.managers.get(key);
     if (!fm) {

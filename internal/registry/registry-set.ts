@@ -9,9 +9,9 @@ import { GenericRegistry, type RegistryDeps } from './generic-registry.js';
 import { resourcePrefix } from './keys.js';
 import { strategyFor } from './strategy.js';
 import { registerHpaConversion } from './hpa-conversion.js';
+import { fieldsetFor } from '../selectors/index.js';
 
 registerHpaConversion();
-import { fieldsetFor } from '../selectors/index.js';
 
 export class RegistrySet {
   private readonly byStorage = new Map<string, GenericRegistry>();
@@ -21,12 +21,38 @@ export class RegistrySet {
     private readonly catalog: ApiCatalog,
     private deps: RegistryDeps | undefined = undefined,
   ) {
-    for (const r of catalog.all()) {
-      if (r.version !== r.storageVersion || this.byStorage.has(r.storageResource)) continue;
-      if (!r.verbs.includes('create') && !r.verbs.includes('get')) continue;
-      const reg = new GenericRegistry(r, strategyFor(r, catalog.naming), this.lazyDeps());
-      this.byStorage.set(r.storageResource, reg);
-      this.byPrefix.set(resourcePrefix(r), reg);
+    for (const r of catalog.all()) this.ensure(r);
+    // Custom resources come and go with their definitions.
+    catalog.onChange(() => this.syncCustom());
+  }
+
+  private ensure(r: ResourceInfo): void {
+    if (r.version !== r.storageVersion || this.byStorage.has(r.storageResource)) return;
+    if (!r.verbs.includes('create') && !r.verbs.includes('get')) return;
+    const reg = new GenericRegistry(r, strategyFor(r, this.catalog.naming), this.lazyDeps());
+    this.byStorage.set(r.storageResource, reg);
+    this.byPrefix.set(resourcePrefix(r), reg);
+  }
+
+  /** Registers new custom resources and drops those no longer served (their data stays in the store). */
+  private syncCustom(): void {
+    const served = new Set<string>();
+    for (const r of this.catalog.all()) {
+      if (!r.custom) continue;
+      served.add(r.storageResource);
+      const existing = this.byStorage.get(r.storageResource);
+      // A changed definition (new storage version, schema, scope) gets a fresh registry.
+      if (existing && r.version === r.storageVersion && existing.storage !== r) {
+        this.byStorage.delete(r.storageResource);
+        this.byPrefix.delete(resourcePrefix(r));
+      }
+      this.ensure(r);
+    }
+    for (const [key, reg] of this.byStorage) {
+      if (reg.storage.custom && !served.has(key)) {
+        this.byStorage.delete(key);
+        this.byPrefix.delete(resourcePrefix(reg.storage));
+      }
     }
   }
 
@@ -54,6 +80,11 @@ export class RegistrySet {
   private required(): RegistryDeps {
     if (!this.deps) throw new Error('registry dependencies are not bound yet');
     return this.deps;
+  }
+
+  /** A registry for a resource that is not (or no longer) served, e.g. to clean up its objects. */
+  detached(r: ResourceInfo): GenericRegistry {
+    return new GenericRegistry(r, strategyFor(r, this.catalog.naming), this.lazyDeps());
   }
 
   /** The registry serving a request's resource (any version), if it stores objects. */

@@ -51,7 +51,16 @@ interface KindOverrides {
   gracefulDelete?(obj: JsonObject, requested: number | undefined): DeleteDecision;
 }
 
-const overridesFor = (_naming: Naming): Record<string, KindOverrides> => ({
+const overridesFor = (naming: Naming): Record<string, KindOverrides> => ({
+  'apiextensions.k8s.io/customresourcedefinitions': {
+    prepareForCreate(obj) {
+      // Deleting a definition first deletes its custom resources; this finalizer holds it until then.
+      const m = meta(obj);
+      const finalizer = `customresourcecleanup.${naming.group('apiextensions.k8s.io')}`;
+      const finalizers = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
+      if (!finalizers.includes(finalizer)) m.finalizers = [...finalizers, finalizer];
+    },
+  },
   '/pods': {
     gracefulDelete(obj, requested) {
       // A pod that no node runs has nothing to stop: it goes at once, as upstream does.

@@ -43,6 +43,21 @@ export interface ResourceInfo {
   readonly storageResource: string;
   /** The enabled version objects of this resource are stored in. */
   readonly storageVersion: string;
+  /** Set for resources served from a CustomResourceDefinition. */
+  readonly custom?: CustomResourceInfo;
+}
+
+/** What a custom resource's version brings beyond the common fields. */
+export interface CustomResourceInfo {
+  /** metadata.name of the defining CRD. */
+  readonly crdName: string;
+  /** The version's openAPIV3Schema (JSONSchemaProps), if any. */
+  readonly schema: Record<string, unknown> | undefined;
+  /** x-preserve-unknown-fields at the root: unknown fields are kept. */
+  readonly preserveUnknownFields: boolean;
+  readonly printerColumns: ReadonlyArray<{ name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }>;
+  /** JSON paths of the scale sub-resource, when it has one. */
+  readonly scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
 
 export interface GroupInfo {
@@ -64,8 +79,14 @@ export const apiVersionOf = (group: string, version: string): string => (group ?
 export class ApiCatalog {
   private readonly byPath = new Map<string, ResourceInfo>();
   private readonly byKind = new Map<string, ResourceInfo>();
-  private readonly groupList: GroupInfo[] = [];
+  private groupList: GroupInfo[] = [];
   private readonly resourcesByGroupVersion = new Map<string, ResourceInfo[]>();
+  private readonly customByCrd = new Map<string, ResourceInfo[]>();
+  private readonly listeners = new Set<() => void>();
+  /** Order in which groups first appeared (built-in data order, then custom groups). */
+  private readonly groupOrder: string[] = [];
+  /** Bumped on every change of the served resources (discovery and OpenAPI rebuild on it). */
+  generation = 0;
 
   constructor(
     readonly naming: Naming,
@@ -85,7 +106,6 @@ export class ApiCatalog {
         versionsByStorage.set(key, [...(versionsByStorage.get(key) ?? []), gv.version]);
       }
     }
-    const groupVersions = new Map<string, Set<string>>();
     for (const { group, upstreamGroup, version, r } of kept) {
       const storageResource = `${upstreamGroup}/${r.name}`;
       const storageVersion = [...versionsByStorage.get(storageResource)!].sort(compareVersionPriority)[0]!;
@@ -110,20 +130,69 @@ export class ApiCatalog {
         storageResource,
         storageVersion,
       };
-      this.byPath.set(`${group}/${version}/${r.name}`, info);
-      this.byKind.set(`${group}/${version}/${r.kind}`, info);
-      const gvKey = `${group}/${version}`;
-      this.resourcesByGroupVersion.set(gvKey, [...(this.resourcesByGroupVersion.get(gvKey) ?? []), info]);
-      if (!groupVersions.has(group)) groupVersions.set(group, new Set());
-      groupVersions.get(group)!.add(version);
+      this.index(info);
     }
-    for (const [name, versions] of groupVersions) {
-      const sorted = [...versions].sort(compareVersionPriority);
-      this.groupList.push({ name, versions: sorted, preferredVersion: sorted[0]! });
+    this.rebuildGroups();
+  }
+
+  private index(info: ResourceInfo): void {
+    this.byPath.set(`${info.group}/${info.version}/${info.resource}`, info);
+    this.byKind.set(`${info.group}/${info.version}/${info.kind}`, info);
+    const gvKey = `${info.group}/${info.version}`;
+    this.resourcesByGroupVersion.set(gvKey, [...(this.resourcesByGroupVersion.get(gvKey) ?? []), info]);
+    if (!this.groupOrder.includes(info.group)) this.groupOrder.push(info.group);
+  }
+
+  private unindex(info: ResourceInfo): void {
+    this.byPath.delete(`${info.group}/${info.version}/${info.resource}`);
+    this.byKind.delete(`${info.group}/${info.version}/${info.kind}`);
+    const gvKey = `${info.group}/${info.version}`;
+    const left = (this.resourcesByGroupVersion.get(gvKey) ?? []).filter((r) => r !== info);
+    if (left.length) this.resourcesByGroupVersion.set(gvKey, left);
+    else this.resourcesByGroupVersion.delete(gvKey);
+  }
+
+  /** Groups from the indexed resources: the core group first, then in order of appearance. */
+  private rebuildGroups(): void {
+    const versions = new Map<string, Set<string>>();
+    for (const key of this.resourcesByGroupVersion.keys()) {
+      const slash = key.lastIndexOf('/');
+      const group = key.slice(0, slash);
+      if (!versions.has(group)) versions.set(group, new Set());
+      versions.get(group)!.add(key.slice(slash + 1));
     }
-    // The core group first, then named groups in the order of the data (upstream's order is
-    // not alphabetical either, but clients only depend on the core group leading).
+    this.groupList = this.groupOrder
+      .filter((g) => versions.has(g))
+      .map((name) => {
+        const sorted = [...versions.get(name)!].sort(compareVersionPriority);
+        return { name, versions: sorted, preferredVersion: sorted[0]! };
+      });
     this.groupList.sort((a, b) => (a.name === '' ? -1 : b.name === '' ? 1 : 0));
+  }
+
+  /**
+   * Serves (or, with an empty list, stops serving) the resources one CustomResourceDefinition
+   * defines, replacing what it defined before. Listeners hear of every change.
+   */
+  setCustomResources(crdName: string, infos: readonly ResourceInfo[]): void {
+    for (const old of this.customByCrd.get(crdName) ?? []) this.unindex(old);
+    if (infos.length) this.customByCrd.set(crdName, [...infos]);
+    else this.customByCrd.delete(crdName);
+    for (const info of infos) this.index(info);
+    this.rebuildGroups();
+    this.generation++;
+    for (const l of this.listeners) l();
+  }
+
+  /** The resources a CRD currently defines. */
+  customResources(crdName: string): readonly ResourceInfo[] {
+    return this.customByCrd.get(crdName) ?? [];
+  }
+
+  /** Calls `listener` after every change of the served resources. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Every enabled group, the core group ('') first. */

@@ -16,6 +16,7 @@ import { privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builti
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
+import { CrdController } from '../controllers/crd-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Discovery } from '../discovery/discovery.js';
 import { HealthChecks } from '../health/health.js';
@@ -113,7 +114,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const rules = options.rules ?? builtinRules(naming);
   registries.bind({
     store,
-    fields: new ManagedFieldsTracker(() => rules),
+    fields: new ManagedFieldsTracker(() => rules, naming),
     cache,
     admission,
     rules,
@@ -208,6 +209,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   const namespaceController = new NamespaceController(registries, catalog, cache, log, namespaceFinalizer(naming));
   namespaceController.start();
+  const crdController = new CrdController(registries, catalog, cache, naming, log);
+  await crdController.start();
   controllerStarted();
 
   let compactTimer: NodeJS.Timeout | undefined;
@@ -232,6 +235,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       clearInterval(compactTimer);
       namespaceController.stop();
+      crdController.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.
       cache.stop();

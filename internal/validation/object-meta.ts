@@ -78,7 +78,9 @@ export const FINALIZER_FOREGROUND = 'foregroundDeletion';
 export function standardFinalizerNames(naming?: Naming): ReadonlySet<string> {
   // Both spellings of the namespace finalizer are accepted so objects written under either
   // naming stay valid.
-  return new Set(['kubernetes', naming?.mode ?? 'kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND]);
+  // The CRD cleanup finalizer is the server's own, in the served spelling of its group.
+  const crdCleanup = `customresourcecleanup.${naming ? naming.group('apiextensions.k8s.io') : 'apiextensions.k8s.io'}`;
+  return new Set(['kubernetes', naming?.mode ?? 'kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND, crdCleanup]);
 }
 
 const ROOT = 'metadata';

@@ -36,6 +36,10 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const { mediaType } = requestMediaType(c.req.header('content-type'));
   if (!patchTypes(deps).includes(mediaType)) throw errors.unsupportedMediaType(mediaType, patchTypes(deps));
+  // Strategic merge needs the patch strategies of a built-in schema; custom resources have none.
+  if (mediaType === 'application/strategic-merge-patch+json' && rr.resource.custom) {
+    throw errors.unsupportedMediaType(mediaType, patchTypes(deps).filter((t) => t !== mediaType));
+  }
   const bytes = await requestBody(c);
   if (bytes.length === 0) throw errors.badRequest('the patch body is empty');
   const ifMatch = c.req.header('if-match')?.replace(/^W\//, '').replace(/^"(.*)"$/, '$1') || undefined;
@@ -91,7 +95,7 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   };
   if (isScale) {
     // A scale patch is computed on the Scale view, then written back as spec.replicas.
-    build = (current) => applyScale(current, patchOne(scaleOf(rr.resource, current, deps.naming)));
+    build = (current) => applyScale(rr.resource, current, patchOne(scaleOf(rr.resource, current, deps.naming)));
   } else {
     build = (current) => {
       const patched = patchOne(current);

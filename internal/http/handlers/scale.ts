@@ -6,6 +6,7 @@ import type { Naming } from '../../naming/naming.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { formatLabelSelectorMeta } from '../../selectors/index.js';
 import type { JsonObject } from '../../storedobject/stored-object.js';
+import { readPath, writePath } from './simple-path.js';
 
 /** The schema of the autoscaling/v1 Scale every scale sub-resource speaks. */
 export const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
@@ -13,6 +14,20 @@ export const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
 export function scaleOf(r: ResourceInfo, obj: JsonObject, naming: Naming): JsonObject {
   void naming;
   const meta = (obj.metadata ?? {}) as JsonObject;
+  const paths = r.custom?.scale;
+  if (paths) {
+    // A custom resource says where its replicas and selector live.
+    const specReplicas = readPath(obj, paths.specReplicasPath);
+    const statusReplicas = readPath(obj, paths.statusReplicasPath);
+    const selector = paths.labelSelectorPath ? readPath(obj, paths.labelSelectorPath) : undefined;
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp },
+      spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 },
+      status: { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0, ...(typeof selector === 'string' && selector ? { selector } : {}) },
+    };
+  }
   const spec = (obj.spec ?? {}) as JsonObject;
   const status = (obj.status ?? {}) as JsonObject;
   // ReplicationControllers carry a plain map selector; the others a LabelSelector.
@@ -41,10 +56,11 @@ export function scaleOf(r: ResourceInfo, obj: JsonObject, naming: Naming): JsonO
 }
 
 /** Applies a Scale body's spec.replicas to the workload (returns the object to write). */
-export function applyScale(obj: JsonObject, scale: JsonObject): JsonObject {
+export function applyScale(r: ResourceInfo, obj: JsonObject, scale: JsonObject): JsonObject {
   const replicas = (scale.spec as JsonObject | undefined)?.replicas;
   const next = structuredClone(obj);
-  next.spec = { ...((next.spec as JsonObject | undefined) ?? {}), replicas: replicas ?? 0 };
+  if (r.custom?.scale) writePath(next, r.custom.scale.specReplicasPath, replicas ?? 0);
+  else next.spec = { ...((next.spec as JsonObject | undefined) ?? {}), replicas: replicas ?? 0 };
   const scaleMeta = (scale.metadata ?? {}) as JsonObject;
   if (typeof scaleMeta.resourceVersion === 'string') (next.metadata as JsonObject).resourceVersion = scaleMeta.resourceVersion;
   return next;

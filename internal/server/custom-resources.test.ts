@@ -1,0 +1,174 @@
+// Custom resources served from CustomResourceDefinitions, against a real server.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../testserver/test-server.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form JSON bodies
+
+const CRDS = '/apis/apiextensions.cluster.io/v1/customresourcedefinitions';
+const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
+
+export const widgetCrd = {
+  apiVersion: 'apiextensions.cluster.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  size: { type: 'integer', minimum: 1 },
+                  color: { type: 'string', enum: ['red', 'blue'], default: 'red' },
+                  replicas: { type: 'integer' },
+                  tags: { type: 'array', items: { type: 'string' } },
+                },
+              },
+              status: { type: 'object', properties: { ready: { type: 'boolean' }, replicas: { type: 'integer' }, selector: { type: 'string' } } },
+            },
+          },
+        },
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+        additionalPrinterColumns: [
+          { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+          { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+      },
+    ],
+  },
+};
+
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const widget = (name: string, spec: Obj = { size: 3 }): Obj => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec });
+
+describe('custom resources', () => {
+  let t: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clusterd-crd-'));
+    t = await startTestServer({ storage: 'leveldb', dataDir: dir });
+    expect((await t.admin.post(CRDS, widgetCrd)).status).toBe(200);
+    await waitFor(async () => {
+      const crd = (await t.admin.get(`${CRDS}/widgets.example.com`)).json<Obj>();
+      return (crd.status?.conditions ?? []).some((c: Obj) => c.type === 'Established' && c.status === 'True');
+    });
+  });
+  afterAll(async () => {
+    await t.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports the definition Established with its accepted names and stored versions', async () => {
+    const crd = (await t.admin.get(`${CRDS}/widgets.example.com`)).json<Obj>();
+    expect(crd.status.acceptedNames).toMatchObject({ plural: 'widgets', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] });
+    expect(crd.status.storedVersions).toEqual(['v1']);
+    expect(crd.status.conditions.map((c: Obj) => `${c.type}=${c.status}`)).toEqual(['NamesAccepted=True', 'Established=True']);
+    expect(crd.metadata.finalizers).toContain('customresourcecleanup.apiextensions.cluster.io');
+  });
+
+  it('appears in discovery with its scope, names, verbs and sub-resources', async () => {
+    const groups = (await t.admin.get('/apis')).json<Obj>();
+    expect(groups.groups.find((g: Obj) => g.name === 'example.com')).toMatchObject({ preferredVersion: { groupVersion: 'example.com/v1' } });
+    const list = (await t.admin.get('/apis/example.com/v1')).json<Obj>();
+    expect(list.resources).toContainEqual(expect.objectContaining({ name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', shortNames: ['wd'], categories: ['all'] }));
+    expect(list.resources.map((r: Obj) => r.name)).toEqual(['widgets', 'widgets/status', 'widgets/scale']);
+  });
+
+  it('defaults, prunes unknown fields with a warning, validates types and enums', async () => {
+    const created = await t.admin.post(WIDGETS, { ...widget('w1'), spec: { size: 2, extra: 'x' } });
+    expect(created.status).toBe(200);
+    expect(created.json<Obj>().spec).toEqual({ size: 2, color: 'red' });
+    expect(String(created.headers.warning)).toContain('unknown field \\"spec.extra\\"');
+    const bad = await t.admin.post(WIDGETS, widget('w2', { size: 'big', color: 'green' }));
+    expect(bad.status).toBe(422);
+    expect(bad.json<Obj>().details.causes.map((c: Obj) => c.field).sort()).toEqual(['spec.color', 'spec.size']);
+    const strict = await t.admin.post(`${WIDGETS}?fieldValidation=Strict`, { ...widget('w3'), spec: { size: 1, extra: 1 } });
+    expect(strict.status).toBe(400);
+  });
+
+  it('serves get, list with selectors, watch, tables from printer columns and metadata-only views', async () => {
+    await t.admin.post(WIDGETS, { ...widget('w4', { size: 7, color: 'blue' }), metadata: { name: 'w4', labels: { tier: 'x' } } });
+    const list = (await t.admin.get(`${WIDGETS}?labelSelector=tier%3Dx`)).json<Obj>();
+    expect(list).toMatchObject({ kind: 'WidgetList', apiVersion: 'example.com/v1' });
+    expect(list.items.map((i: Obj) => i.metadata.name)).toEqual(['w4']);
+    const table = (await t.admin.get(WIDGETS, { accept: 'application/json;as=Table;g=meta.cluster.io;v=v1' })).json<Obj>();
+    expect(table.columnDefinitions.map((c: Obj) => c.name)).toEqual(['Name', 'Size', 'Color', 'Age']);
+    expect(table.rows.find((r: Obj) => r.cells[0] === 'w4').cells.slice(0, 3)).toEqual(['w4', 7, 'blue']);
+    const partial = (await t.admin.get(`${WIDGETS}/w4`, { accept: 'application/json;as=PartialObjectMetadata;g=meta.cluster.io;v=v1' })).json<Obj>();
+    expect(partial).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'w4' } });
+    const lines: string[] = [];
+    const w = t.admin.watch(`${WIDGETS}?watch=1&resourceVersion=${list.metadata.resourceVersion}`, (l) => lines.push(l));
+    await t.admin.post(WIDGETS, widget('w5'));
+    await waitFor(async () => lines.length > 0);
+    w.stop();
+    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'ADDED', object: { kind: 'Widget', metadata: { name: 'w5' } } });
+  });
+
+  it('refuses protobuf and strategic merge patches, takes merge patches and server-side apply', async () => {
+    expect((await t.admin.get(`${WIDGETS}/w1`, { accept: 'application/vnd.cluster.protobuf' })).status).toBe(406);
+    expect((await t.admin.get(`${WIDGETS}/w1`, { accept: 'application/vnd.cluster.protobuf, application/json' })).status).toBe(200);
+    const proto = await t.admin.request('POST', WIDGETS, { body: Buffer.from([0x6b, 0x38, 0x73, 0x00]), raw: true, headers: { 'content-type': 'application/vnd.cluster.protobuf' } });
+    expect(proto.status).toBe(415);
+    const smp = await t.admin.request('PATCH', `${WIDGETS}/w1`, { body: '{"spec":{"size":5}}', raw: true, headers: { 'content-type': 'application/strategic-merge-patch+json' } });
+    expect(smp.status).toBe(415);
+    const merge = await t.admin.request('PATCH', `${WIDGETS}/w1`, { body: '{"spec":{"size":5}}', raw: true, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(merge.json<Obj>().spec.size).toBe(5);
+    const applied = await t.admin.request('PATCH', `${WIDGETS}/w6?fieldManager=ssa`, { body: JSON.stringify(widget('w6', { size: 1, tags: ['a', 'b'] })), raw: true, headers: { 'content-type': 'application/apply-patch+yaml' } });
+    expect(applied.status).toBe(201);
+    const mf = applied.json<Obj>().metadata.managedFields.find((m: Obj) => m.manager === 'ssa');
+    // Unstructured: lists are atomic, so the whole tags list is one field.
+    expect(mf.fieldsV1['f:spec']['f:tags']).toEqual({});
+  });
+
+  it('splits status from spec and serves the scale sub-resource from the definition paths', async () => {
+    const w = (await t.admin.get(`${WIDGETS}/w1`)).json<Obj>();
+    const status = await t.admin.put(`${WIDGETS}/w1/status`, { ...w, spec: { size: 99 }, status: { ready: true, replicas: 2, selector: 'app=w' } });
+    expect(status.json<Obj>()).toMatchObject({ spec: { size: 5 }, status: { ready: true } });
+    const main = await t.admin.put(`${WIDGETS}/w1`, { ...status.json<Obj>(), spec: { size: 6, replicas: 1 }, status: { ready: false } });
+    expect(main.json<Obj>()).toMatchObject({ spec: { size: 6 }, status: { ready: true } });
+    expect(main.json<Obj>().metadata.generation).toBe(3);
+    const scale = (await t.admin.get(`${WIDGETS}/w1/scale`)).json<Obj>();
+    expect(scale).toMatchObject({ kind: 'Scale', spec: { replicas: 1 }, status: { replicas: 2, selector: 'app=w' } });
+    const scaled = await t.admin.put(`${WIDGETS}/w1/scale`, { ...scale, spec: { replicas: 4 } });
+    expect(scaled.json<Obj>().spec.replicas).toBe(4);
+    expect((await t.admin.get(`${WIDGETS}/w1`)).json<Obj>().spec.replicas).toBe(4);
+  });
+
+  it('keeps serving after a restart', async () => {
+    await t.stop();
+    t = await startTestServer({ storage: 'leveldb', dataDir: dir });
+    expect((await t.admin.get(`${WIDGETS}/w1`)).json<Obj>().spec.size).toBe(6);
+  });
+
+  it('deletes the custom resources with their definition, then stops serving them', async () => {
+    const del = await t.admin.delete(`${CRDS}/widgets.example.com`);
+    expect(del.status).toBe(200);
+    await waitFor(async () => (await t.admin.get(`${CRDS}/widgets.example.com`)).status === 404);
+    expect((await t.admin.get(WIDGETS)).status).toBe(404);
+    expect((await t.admin.get('/apis')).json<Obj>().groups.map((g: Obj) => g.name)).not.toContain('example.com');
+    // Recreating the definition serves an empty collection: the old objects went with it.
+    await t.admin.post(CRDS, widgetCrd);
+    await waitFor(async () => (await t.admin.get(WIDGETS)).status === 200);
+    expect((await t.admin.get(WIDGETS)).json<Obj>().items).toEqual([]);
+  });
+});

@@ -1,7 +1,8 @@
 // internal/http/chain owns the order of the request pipeline, in one place (spec and
 // DESIGN.md: request info → authenticate → impersonate → authorize → handler, where the
 // handler decodes, admits and calls the registry). Why this order:
-//   1. request info first: every later stage (authorization, routing, audit) reads it;
+//   1. request info first: every later stage (metrics, authorization, routing) reads it; metrics
+//      right after, so refused requests are counted too;
 //   2. authentication before anything that depends on who asks;
 //   3. impersonation after authentication (the real user must be allowed to impersonate) and
 //      before authorization (the impersonated user is what gets authorized);
@@ -19,6 +20,7 @@ import { withAuthorization } from './filters/with-authorization.js';
 import { withImpersonation } from './filters/with-impersonation.js';
 import { withMaxInFlight } from './filters/with-max-in-flight.js';
 import { withRequestInfo } from './filters/with-request-info.js';
+import { withMetrics } from './filters/with-metrics.js';
 import { handleNonResource } from './handlers/non-resource.js';
 import { handleResource } from './handlers/resources.js';
 import { errors } from '../apierrors/status.js';
@@ -29,6 +31,7 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.onError((err, c) => toErrorResponse(c, err, deps.log));
   app.notFound((c) => toErrorResponse(c, errors.pathNotFound(), deps.log));
   app.use('*', withRequestInfo());
+  if (deps.metrics) app.use('*', withMetrics(deps.metrics));
   app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));
   app.use('*', withImpersonation(deps.authorizers));
   app.use('*', withMaxInFlight(deps.inFlight));

@@ -8,6 +8,7 @@ import type { FeatureGates } from '../config/feature-gates.js';
 import type { Discovery } from '../discovery/discovery.js';
 import type { HealthChecks } from '../health/health.js';
 import type { Logger } from '../log/logger.js';
+import type { ServerMetrics } from '../metrics/metrics.js';
 import type { Naming } from '../naming/naming.js';
 import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
@@ -54,6 +55,8 @@ export interface HttpDeps {
   /** Optional wire formats: protobuf (built-in kinds) and CBOR (gate CBORServingAndStorage). */
   serializers: { protobuf: ProtobufSerializer | undefined; cbor: Serializer | undefined };
   log: Logger;
+  /** Prometheus metrics (optional: tests may leave them out). */
+  metrics?: ServerMetrics;
   /** Watches without timeoutSeconds end after a random time in [min, 2·min). */
   minWatchTimeoutSeconds: number;
   bookmarkIntervalMs: number;

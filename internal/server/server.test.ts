@@ -442,3 +442,17 @@ describe('pod sub-resources', () => {
     expect((await t.admin.get('/api/v1/namespaces/default/pods/b1/exec?command=ls')).status).toBe(503);
   });
 });
+
+describe('metrics', () => {
+  it('serves Prometheus metrics to system:masters: requests by verb and code, stored objects', async () => {
+    await t.admin.get('/api/v1/namespaces/default/configmaps');
+    const res = await t.admin.get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.text();
+    expect(text).toMatch(/apiserver_request_total\{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",code="200",component="apiserver"\} \d+/);
+    expect(text).toMatch(/apiserver_request_duration_seconds_bucket\{/);
+    expect(text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} \d+/);
+    expect((await t.anonymous.get('/metrics')).status).toBe(403);
+  });
+});

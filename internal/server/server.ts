@@ -24,6 +24,7 @@ import { bodyReaders, cborSerializer, ProtobufSerializer } from '../http/seriali
 import { buildHandlerChain } from '../http/chain.js';
 import type { HttpDeps, VersionInfo } from '../http/deps.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { ServerMetrics } from '../metrics/metrics.js';
 import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
 import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
@@ -143,7 +144,15 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   const protobuf = new ProtobufSerializer(naming);
   const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');
+  const metrics = new ServerMetrics(() =>
+    cache.stats().map((st) => {
+      // `/registry/<group>/<resource>/` → `<resource>.<group>` as upstream labels it.
+      const [group, resource] = st.prefix.slice(REGISTRY_ROOT.length, -1).split('/');
+      return { resource: group === 'core' ? resource! : `${resource}.${naming.group(group!)}`, objects: st.objects, watchers: st.watchers };
+    }),
+  );
   const deps: HttpDeps = {
+    metrics,
     naming,
     catalog,
     registries,

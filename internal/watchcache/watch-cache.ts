@@ -130,6 +130,11 @@ export class WatchCache {
     for (const rc of this.resources.values()) for (const w of rc.watchers) w.close('cache-stopped');
   }
 
+  /** Objects and watchers per resource prefix, for metrics. */
+  stats(): Array<{ prefix: string; objects: number; watchers: number }> {
+    return [...this.resources.values()].map((rc) => ({ prefix: rc.prefix, objects: rc.size, watchers: rc.watchers.size }));
+  }
+
   /** The resource prefix of an object key: `<root><group>/<resource>/`. */
   prefixOf(key: string): string | undefined {
     const root = this.options.root;

@@ -60,6 +60,9 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     return undefined;
   }
   if (path === '/version') return json(deps.version);
+  if (path === '/metrics' && deps.metrics) {
+    return new Response(await deps.metrics.text(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
+  }
   if (path === '/api') {
     const f = discoveryFormat(c, deps);
     return f.kind === 'aggregated' ? aggregatedResponse(deps, 'api', f.version) : json(deps.discovery.apiVersions(serverAddress(c)));

@@ -398,6 +398,33 @@ describe('RaftNode', () => {
     await c.runUntil(() => c.sms.get(again.id)!.get('b5') === '5');
   });
 
+  it('drops its own snapshot when a newer one from the leader was installed while it was encoded', async () => {
+    const c = (cluster = new Cluster({ snapshotEntries: 5, catchUpEntries: 0, stateMachine: () => new SlowSnapshotKv() }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const f = [...c.nodes.values()].find((n) => n !== leader)!;
+    const fsm = c.sms.get(f.id) as SlowSnapshotKv;
+    fsm.hold = true;
+    for (let i = 0; i < 6; i++) await c.drive(leader.propose(put(`a${i}`, String(i))));
+    await c.runUntil(() => fsm.snapshotsRequested === 1);
+    const ownAt = f.status().snapshotIndex;
+    // Cut off, the follower falls behind a leader that compacts everything it snapshots.
+    c.net.isolate(f.id);
+    for (let i = 0; i < 12; i++) await c.drive(leader.propose(put(`b${i}`, String(i))));
+    c.net.healAll();
+    await c.runUntil(() => fsm.get('b11') === '11');
+    const installed = f.status().snapshotIndex;
+    expect(installed).toBeGreaterThan(ownAt);
+    fsm.hold = false;
+    fsm.finishSnapshots();
+    await c.runUntil(() => false, 20).catch(() => undefined);
+    // The older image was not recorded over the newer snapshot, and the member carries on.
+    const saved = c.writes.get(f.id)!.flatMap((w) => (w.kind === 'save' && w.batch.snapshot ? [w.batch.snapshot.metadata.index] : []));
+    expect(saved).not.toContain(ownAt);
+    expect(f.status().snapshotIndex).toBeGreaterThanOrEqual(installed);
+    await c.drive(f.propose(put('after', 'yes')));
+  });
+
   it('rejects pending work with STOPPED / OUTCOME_UNKNOWN on stop', async () => {
     const c = (cluster = new Cluster());
     await c.startAll(3);

@@ -456,3 +456,31 @@ describe('metrics', () => {
     expect((await t.anonymous.get('/metrics')).status).toBe(403);
   });
 });
+
+describe('hostile input', () => {
+  it.each([
+    ['a slash in the namespace', '/api/v1/namespaces/a%2Fb/configmaps', 400],
+    ['an unterminated set', '/api/v1/namespaces/default/configmaps?labelSelector=' + encodeURIComponent('a in (' + 'x,'.repeat(1000) + 'y'), 400],
+    ['a nonsense label selector', '/api/v1/namespaces/default/configmaps?labelSelector=' + encodeURIComponent('!!!'), 400],
+    ['a malformed field selector', '/api/v1/namespaces/default/configmaps?fieldSelector=' + encodeURIComponent('metadata.name==a=b=c'), 400],
+    ['a negative limit (no limit)', '/api/v1/namespaces/default/configmaps?limit=-5', 200],
+    ['a non-numeric limit', '/api/v1/namespaces/default/configmaps?limit=abc', 400],
+    ['a non-numeric watch timeout', '/api/v1/namespaces/default/configmaps?timeoutSeconds=x&watch=1', 400],
+  ])('GET with %s, as a Status when it fails', async (_label, path, code) => {
+    const res = await t.admin.get(path);
+    expect(res.status).toBe(code);
+    if (code !== 200) expect(res.json()).toMatchObject({ kind: 'Status', code });
+  });
+
+  it('answers malformed impersonation headers with 400', async () => {
+    const res = await t.admin.get('/api/v1/namespaces', { 'impersonate-user': 'bob', 'impersonate-extra-%zz': 'x' });
+    expect(res.status).toBe(400);
+  });
+
+  it('survives a long Accept list and odd content types', async () => {
+    const accept = Array.from({ length: 300 }, (_, i) => `application/x-${i};q=0.${i % 9}`).join(', ') + ', application/json;q=0.001';
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps', { accept })).status).toBe(200);
+    const odd = await t.admin.request('POST', '/api/v1/namespaces/default/configmaps', { body: '{}', raw: true, headers: { 'content-type': 'application/json;;;=;charset' } });
+    expect([400, 415, 422]).toContain(odd.status);
+  });
+});

@@ -20,7 +20,14 @@ export function withImpersonation(authorizers: readonly Authorizer[]): Middlewar
     const extras: Array<[string, string]> = [];
     if (userName !== null) {
       for (const [key, value] of Object.entries(c.req.header())) {
-        if (key.toLowerCase().startsWith('impersonate-extra-')) extras.push([decodeURIComponent(key.slice('impersonate-extra-'.length)), value]);
+        if (!key.toLowerCase().startsWith('impersonate-extra-')) continue;
+        let extraKey: string;
+        try {
+          extraKey = decodeURIComponent(key.slice('impersonate-extra-'.length));
+        } catch {
+          return errorResponse(c, errors.badRequest(`malformed impersonation extra header: ${key}`));
+        }
+        extras.push([extraKey, value]);
       }
     }
     if (userName === null) {

@@ -56,8 +56,17 @@ function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): 
   return managerFromUserAgent(userAgent);
 }
 
+/** Path segments that cannot be object or namespace names (upstream's path segment rule). */
+function checkPathSegment(kind: 'name' | 'namespace', value: string): void {
+  if (!value) return;
+  if (value === '.' || value === '..') throw errors.badRequest(`${kind} may not be '${value}'`);
+  for (const bad of ['/', '%']) if (value.includes(bad)) throw errors.badRequest(`${kind} may not contain '${bad}'`);
+}
+
 export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): ResourceRequest {
   const info = c.get('info');
+  checkPathSegment('name', info.name);
+  checkPathSegment('namespace', info.namespace);
   const query = c.get('query');
   const resource = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
   if (!resource) throw errors.pathNotFound();

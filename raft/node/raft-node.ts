@@ -811,7 +811,11 @@ export class RaftNode {
     });
   }
 
-  /** Waits for the image, then hands the snapshot to the loop (persistPreparedSnapshot). */
+  /**
+   * Waits for the image, has the store write its data ahead (stageSnapshot: beside the saves
+   * of Readies rather than in their queue), then hands the snapshot to the loop
+   * (persistPreparedSnapshot), which records it.
+   */
   private async prepareSnapshot(
     index: number,
     confState: ConfState,
@@ -819,6 +823,15 @@ export class RaftNode {
     image: Promise<Uint8Array> | Uint8Array,
   ): Promise<void> {
     const data = wrapSnapshot(members, await image);
+    let term: number;
+    try {
+      term = this.memory.term(index);
+    } catch {
+      // A newer snapshot from the leader replaced the log meanwhile: this one is moot.
+      this.snapshotInFlight = null;
+      return;
+    }
+    await this.o.store.stageSnapshot?.({ metadata: { index, term, confState }, data });
     this.preparedSnapshot = { index, confState, data };
     this.kick();
   }

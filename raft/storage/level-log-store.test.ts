@@ -103,6 +103,26 @@ describe('LevelDB backend', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
+    it('records a staged snapshot without writing its data again; drops one never recorded', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
+      let s = createLevelLogStore(dir);
+      await s.open();
+      await s.save({ entries: [ent(1, 1), ent(2, 1), ent(3, 1)], hardState: { term: 1, vote: 1, commit: 3 } });
+      await s.stageSnapshot!(snap(2, 1));
+      // The staged file is what gets recorded: mark it to tell it from a rewrite.
+      await writeFile(join(snapDir(dir), snapshotFileName(2, 1)), 'image@2 as staged');
+      await s.save({ entries: [], snapshot: snap(2, 1) });
+      // Staged but never recorded (a newer leader snapshot made it moot, or a crash).
+      await s.stageSnapshot!(snap(3, 1));
+      await s.close();
+      s = createLevelLogStore(dir);
+      const state = await s.open();
+      expect(new TextDecoder().decode(state.snapshot!.data)).toBe('image@2 as staged');
+      await s.close();
+      expect(await readdir(snapDir(dir))).toEqual([snapshotFileName(2, 1)]);
+      await rm(dir, { recursive: true, force: true });
+    });
+
     it('reads a format 1 store (snapshot data in the database) and marks it format 2', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
       const db = raw(dir);

@@ -27,7 +27,7 @@ import {
   encodeHardState,
   encodeSnapshotMetadata,
 } from '../codec/raft-codec.js';
-import type { DurableLogState, Entry, HardState, SnapshotMetadata } from '../types.js';
+import type { DurableLogState, Entry, HardState, Snapshot, SnapshotMetadata } from '../types.js';
 import {
   ENTRY_RANGE_END,
   ENTRY_RANGE_START,
@@ -98,6 +98,10 @@ export class LevelLogStore implements DurableLogStore {
 
   private readonly compactBatch: number;
   private readonly snapshotDir: string | undefined;
+  /** Snapshot data files being written by stageSnapshot(), and written but not yet recorded. */
+  private readonly staging = new Set<string>();
+  private readonly staged = new Set<string>();
+  private readonly stagingWrites = new Set<Promise<void>>();
 
   constructor(
     private readonly db: LevelDb,
@@ -115,6 +119,7 @@ export class LevelLogStore implements DurableLogStore {
       throw new LogStoreError('LOG_IO', `cannot open log store: ${(cause as Error).message}`, { cause });
     }
     this.failed = null;
+    this.staged.clear();
     const { state, bounds } = await this.load();
     this.bounds = bounds;
     return state;
@@ -140,6 +145,7 @@ export class LevelLogStore implements DurableLogStore {
 
   async close(): Promise<void> {
     await this.tail.catch(() => undefined);
+    await Promise.allSettled([...this.stagingWrites]);
     this.bounds = null;
     if (this.db.status === 'open' || this.db.status === 'opening') await this.db.close();
   }
@@ -264,12 +270,39 @@ export class LevelLogStore implements DurableLogStore {
       throw new LogStoreError('LOG_INVARIANT', `commit ${next.hardState.commit} beyond last index ${lastIndex}`);
     }
 
-    // Every check passed: the data file goes first, so that the record naming it never
-    // points at a file that is not complete and durable.
-    if (batch.snapshot && this.snapshotDir) await this.writeSnapshotFile(batch.snapshot.metadata, batch.snapshot.data);
+    // Every check passed: the data file goes first (unless stageSnapshot wrote it already),
+    // so that the record naming it never points at a file that is not complete and durable.
+    const fileName = batch.snapshot && this.snapshotDir ? snapshotFileName(batch.snapshot.metadata.index, batch.snapshot.metadata.term) : null;
+    if (batch.snapshot && fileName && !this.staged.has(fileName)) await this.writeSnapshotFile(batch.snapshot.metadata, batch.snapshot.data);
     await this.write(ops, batch.sync ?? true);
     this.bounds = next;
-    if (batch.snapshot && this.snapshotDir) await this.removeSnapshotFilesExcept(batch.snapshot.metadata);
+    if (batch.snapshot && fileName) {
+      this.staged.delete(fileName);
+      await this.removeSnapshotFilesExcept(batch.snapshot.metadata);
+    }
+  }
+
+  /**
+   * Writes the snapshot's data file now, outside the queue of saves, so that the save() that
+   * records it later only writes its small metadata record: megabytes of image do not hold up
+   * the Readies saved meanwhile. Without a snapshot directory there is nothing to stage.
+   */
+  async stageSnapshot(snapshot: Snapshot): Promise<void> {
+    if (!this.snapshotDir) return;
+    this.openBounds();
+    const name = snapshotFileName(snapshot.metadata.index, snapshot.metadata.term);
+    if (this.staged.has(name) || this.staging.has(name)) return;
+    this.staging.add(name);
+    const write = this.writeSnapshotFile(snapshot.metadata, snapshot.data).then(() => {
+      this.staged.add(name);
+    });
+    this.stagingWrites.add(write);
+    try {
+      await write;
+    } finally {
+      this.staging.delete(name);
+      this.stagingWrites.delete(write);
+    }
   }
 
   /** Writes snapshot data to its file durably: temporary name, fsync, rename, fsync the directory. */
@@ -298,14 +331,25 @@ export class LevelLogStore implements DurableLogStore {
     }
   }
 
-  /** Deletes snapshot data files other than `keep`'s (best effort: strays are retried at open). */
+  /**
+   * Deletes snapshot data files other than `keep`'s (best effort: strays are retried at open),
+   * except those being staged, or staged for a snapshot newer than `keep` (a save may still
+   * record them; an older one never can be: the store refuses older snapshots).
+   */
   private async removeSnapshotFilesExcept(keep: SnapshotMetadata | null): Promise<void> {
     const dir = this.snapshotDir;
     if (!dir) return;
     const keepName = keep ? snapshotFileName(keep.index, keep.term) : null;
+    const busy = (name: string): boolean => {
+      const base = name.replace(/\.tmp$/, '');
+      if (this.staging.has(base)) return true;
+      return this.staged.has(base) && base > (keepName ?? '');
+    };
     try {
       for (const name of await readdir(dir)) {
-        if (isSnapshotFileName(name) && name !== keepName) await rm(join(dir, name), { force: true });
+        if (!isSnapshotFileName(name) || name === keepName || busy(name)) continue;
+        this.staged.delete(name);
+        await rm(join(dir, name), { force: true });
       }
     } catch {
       /* a leftover file costs disk space only; open() tries again */

@@ -81,6 +81,14 @@ export interface DurableLogStore {
    */
   save(batch: LogSaveBatch): Promise<void>;
   /**
+   * Optional. Makes a snapshot's data durable ahead of the save() that records it, beside the
+   * saves issued meanwhile rather than queued with them (an image can be megabytes): a driver
+   * calls it for snapshots of its own state, then save() with the same snapshot only records
+   * it. Nothing is recorded until that save(); data staged and never recorded is discarded,
+   * at the latest by the next open(). Rejects with LOG_IO when the data cannot be written.
+   */
+  stageSnapshot?(snapshot: Snapshot): Promise<void>;
+  /**
    * Deletes stored entries with index ≤ `index`. `index` must not exceed the stored
    * snapshot's index: entries not covered by a snapshot are never discarded (LOG_INVARIANT).
    * Need not be atomic nor synced (see crash consistency above): an implementation may split

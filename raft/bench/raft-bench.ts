@@ -195,6 +195,7 @@ function describeStats(a: Record<string, number>, b: Record<string, number>): st
     `${per(d('saveMs'), d('saves'))} ms/save`,
     `${per(d('messagesSent'), d('readies'))} msgs/ready`,
     `${per(d('entriesApplied'), d('readies'))} applied/ready`,
+    `${d('entriesAppliedAhead')} applied ahead of the leader's own write`,
     `apply ${d('applyMs').toFixed(0)} ms`,
     `${d('snapshots')} snapshots (loop ${d('snapshotMs').toFixed(0)} ms, save ${d('snapshotSaveMs').toFixed(0)} ms, compact ${d('compactMs').toFixed(0)} ms)`,
   ].join(', ');

@@ -209,6 +209,31 @@ describe('RawNode Ready contract', () => {
     expect(n.rn.hasReady() ? n.rn.ready().entries : []).toEqual([]);
   });
 
+  it('durablyCommittedIndex counts the leader only up to what it has stored (§10.2.1)', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    leader.rn.propose(data('x'));
+    const rd = leader.rn.ready(); // being written: not in the leader's storage yet
+    const x = rd.entries[0]!.index;
+    const ack = (id: number): void => {
+      for (const m of rd.messages.filter((mm) => mm.to === id)) c.node(id).rn.step(m);
+      for (const m of handle(c.node(id))) leader.rn.step(m);
+    };
+    ack(2);
+    // Committed (the core counts the leader's own copy), but durable on one member only.
+    expect(leader.rn.status().commit).toBe(x);
+    expect(leader.rn.durablyCommittedIndex()).toBeLessThan(x);
+    ack(3);
+    expect(leader.rn.durablyCommittedIndex()).toBe(x);
+    expect(leader.rn.committedEntriesBetween(x, x).map((e) => new TextDecoder().decode(e.data))).toEqual(['x']);
+    expect(c.node(2).rn.durablyCommittedIndex()).toBe(0);
+    leader.storage.append(rd.entries);
+    leader.rn.advance(rd);
+    expect(leader.rn.ready().committedEntries.map((e) => e.index)).toEqual([x]);
+  });
+
   it('RaftLog.termIfHeld answers like term(), with undefined where term() throws', () => {
     // Followers ask for the term of every entry a leader sends, most of them new: that path
     // must not throw and catch an error per entry.

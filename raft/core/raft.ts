@@ -298,6 +298,19 @@ export class Raft {
 
   // ---------------------------------------------------------------- commit and apply
 
+  /**
+   * Leader: the largest committed index stored on a quorum of voters when this node counts
+   * only up to `durableIndex` (see RawNode.durablyCommittedIndex); 0 when not leading.
+   */
+  durablyCommitted(durableIndex: number): number {
+    if (this.state !== StateType.Leader) return 0;
+    const quorumIndex = this.trk.config.voters.committedIndex((id) => {
+      const match = this.trk.progress.get(id)?.match;
+      return id === this.id && match !== undefined ? Math.min(match, durableIndex) : match;
+    });
+    return Math.min(quorumIndex, this.raftLog.committed);
+  }
+
   /** Advances the commit index to what a quorum has (if it is of the current term). */
   private maybeCommit(): boolean {
     return this.raftLog.maybeCommit(this.trk.committed(), this.term);

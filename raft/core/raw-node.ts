@@ -263,6 +263,30 @@ export class RawNode {
     if (rd.committedEntries.length > 0) r.appliedTo(rd.committedEntries[rd.committedEntries.length - 1].index);
   }
 
+  /**
+   * Leader only (0 otherwise): the highest committed index whose entry is durable on a quorum
+   * of voters, counting this node only up to what its storage holds (the driver appends to
+   * storage only once a write is durable; entries of a Ready still being written do not
+   * count). Followers acknowledge only durable entries, so when they form a quorum on their
+   * own, entries up to here may be applied and acknowledged to clients while the leader's
+   * own write is still in flight (Raft thesis §10.2.1). See committedEntriesBetween.
+   */
+  durablyCommittedIndex(): number {
+    return this.raft.durablyCommitted(this.raft.raftLog.storage.lastIndex());
+  }
+
+  /**
+   * Committed entries [lo, hi] (hi ≤ the commit index), to apply ahead of the Ready that will
+   * hand them out (durablyCommittedIndex); [] when they are not all available in memory.
+   * Applying them does not change what later Readies contain: the driver skips entries it
+   * has applied, and advance() moves the applied index as usual.
+   */
+  committedEntriesBetween(lo: number, hi: number): Entry[] {
+    const log = this.raft.raftLog;
+    if (lo > hi || hi > log.committed || lo < log.firstIndex()) return [];
+    return log.slice(lo, hi + 1, Number.MAX_SAFE_INTEGER);
+  }
+
   status(): Status {
     const r = this.raft;
     const s: Status = {

@@ -12,8 +12,20 @@
 //   5. advance the core; maybe take a snapshot and compact the log.
 //
 // Everything runs on one loop, so the state machine sees exactly one apply/restore/snapshot
-// call at a time, in log order. Inputs (ticks, incoming messages, proposals) are fed to the
-// core as they arrive, also between ready() and advance(), which the core allows.
+// call at a time, in log order. Inputs (ticks, incoming messages) are fed to the core as they
+// arrive, also between ready() and advance(), which the core allows.
+//
+// Where the time goes is what shaped the rest (profiles in the commit history, counters in
+// stats()):
+//   - group commit: propose() only queues; the loop hands everything queued since the last
+//     Ready to the core in one step, so many callers cost one fsync and one message per
+//     follower (flushProposals);
+//   - a leader sends before its own write (thesis §10.2.1), applies entries that its
+//     followers alone hold durably on a quorum without waiting for that write
+//     (maybeApplyAhead), and every member applies entries durable from earlier writes while
+//     the current one is in flight;
+//   - a hard state that only moves the commit index is not written on its own;
+//   - snapshots are captured on the loop but encoded, written and compacted beside it.
 
 import { randomBytes, randomInt } from 'node:crypto';
 import {

@@ -26,6 +26,8 @@ export interface AdmissionRequest {
 
 export interface AdmissionPlugin {
   readonly name: string;
+  /** A mutating plugin that may add fields with defaults of their own (writers default again after it). */
+  readonly addsDefaultedFields?: boolean;
   handles(operation: Operation): boolean;
   /** Mutating phase. */
   admit?(req: AdmissionRequest): Promise<void> | void;
@@ -34,11 +36,11 @@ export interface AdmissionPlugin {
 }
 
 export class AdmissionChain {
-  /** Whether any plugin mutates (writers then default again after admission). */
+  /** Whether a plugin may add fields that need defaulting (writers then default again after admission). */
   readonly mutates: boolean;
 
   constructor(private readonly plugins: readonly AdmissionPlugin[]) {
-    this.mutates = plugins.some((p) => p.admit !== undefined);
+    this.mutates = plugins.some((p) => p.admit !== undefined && p.addsDefaultedFields === true);
   }
 
   async mutate(req: AdmissionRequest): Promise<void> {

@@ -484,3 +484,21 @@ describe('hostile input', () => {
     expect([400, 415, 422]).toContain(odd.status);
   });
 });
+
+describe('services', () => {
+  const svc = (name: string, spec: Obj = {}) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], ...spec } });
+  it('allocate distinct cluster IPs and node ports, keep them on update, refuse taken ones', async () => {
+    const a = (await t.admin.post('/api/v1/namespaces/default/services', svc('ip-a'))).json<Obj>();
+    const b = (await t.admin.post('/api/v1/namespaces/default/services', svc('ip-b', { type: 'NodePort' }))).json<Obj>();
+    expect(a.spec.clusterIP).toMatch(/^10\.(9[6-9]|1[01][0-9])\.\d+\.\d+$/);
+    expect(a.spec.clusterIPs).toEqual([a.spec.clusterIP]);
+    expect(b.spec.clusterIP).not.toBe(a.spec.clusterIP);
+    expect(b.spec.ports[0].nodePort).toBeGreaterThanOrEqual(30000);
+    const headless = (await t.admin.post('/api/v1/namespaces/default/services', svc('ip-h', { clusterIP: 'None' }))).json<Obj>();
+    expect(headless.spec.clusterIP).toBe('None');
+    const taken = await t.admin.post('/api/v1/namespaces/default/services', svc('ip-c', { clusterIP: a.spec.clusterIP }));
+    expect(taken.status).toBe(422);
+    const updated = (await t.admin.put('/api/v1/namespaces/default/services/ip-a', { ...a, metadata: { ...a.metadata, labels: { x: 'y' } } })).json<Obj>();
+    expect(updated.spec.clusterIP).toBe(a.spec.clusterIP);
+  });
+});

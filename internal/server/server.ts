@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { AdmissionChain } from '../admission/admission.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { serviceAllocator } from '../admission/service-ips.js';
 import { x509Authenticator } from '../auth/x509-authenticator.js';
 import { privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
 import type { ServerConfig } from '../config/flags.js';
@@ -98,7 +99,24 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const health = new HealthChecks(config.livezGracePeriodMs);
   const namespaces = registries.for(catalog.resource('', 'v1', 'namespaces')!)!;
   const namespaceTerminating = new WeakMap<object, boolean>();
+  const services = registries.for(catalog.resource('', 'v1', 'services')!)!;
+  const serviceAddresses = new WeakMap<object, { ips: string[]; ports: number[] }>();
   const admission = new AdmissionChain([
+    serviceAllocator(() => {
+      const clusterIPs = new Set<string>();
+      const nodePorts = new Set<number>();
+      for (const entry of cache.resource(services.prefix).list().entries) {
+        let held = serviceAddresses.get(entry);
+        if (!held) {
+          const spec = ((JSON.parse(entry.bytes.toString('utf8')) as { spec?: Record<string, unknown> }).spec ?? {}) as { clusterIPs?: string[]; clusterIP?: string; ports?: Array<{ nodePort?: number }> };
+          held = { ips: spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : []), ports: (spec.ports ?? []).map((p) => p.nodePort).filter((p): p is number => typeof p === 'number') };
+          serviceAddresses.set(entry, held);
+        }
+        for (const ip of held.ips) clusterIPs.add(ip);
+        for (const port of held.ports) nodePorts.add(port);
+      }
+      return { clusterIPs, nodePorts };
+    }),
     namespaceLifecycle(async (name) => {
       const entry = await namespaces.getEntry('', name).catch(() => undefined);
       if (!entry) return { exists: false, terminating: false };

@@ -400,24 +400,41 @@ export class Simulation {
     }
   }
 
+  /** Proposes several commands in one step (RawNode.proposeBatch, as RaftNode's group commit does). */
+  proposeBatch(n: SimNode, data: Uint8Array[]): boolean {
+    if (!n.rn) return false;
+    try {
+      n.rn.proposeBatch(data);
+      return true;
+    } catch (err) {
+      if (isProposalDropped(err)) return false;
+      throw err;
+    }
+  }
+
   private clientPropose(): void {
     const live = this.liveNodes();
     if (live.length === 0) return;
-    const key = `p${++this.proposalSeq}`;
     const n = this.rng.chance(0.7) ? (this.leader() ?? this.rng.pick(live)) : this.rng.pick(live);
-    if (this.propose(n, new TextEncoder().encode(key))) this.pending.set(key, this.now);
+    // Now and then several clients' commands arrive together and go in as one batch.
+    const keys = Array.from({ length: this.rng.chance(0.25) ? 2 + this.rng.int(3) : 1 }, () => `p${++this.proposalSeq}`);
+    const data = keys.map((k) => new TextEncoder().encode(k));
+    const ok = keys.length === 1 ? this.propose(n, data[0]!) : this.proposeBatch(n, data);
+    if (ok) for (const key of keys) this.pending.set(key, this.now);
   }
 
-  /** A client re-sends proposals it has not seen applied (the app deduplicates). */
+  /** A client re-sends proposals it has not seen applied (the app deduplicates), in one batch. */
   private retryPending(): void {
     const target = this.leader();
     if (!target) return;
+    const due: Uint8Array[] = [];
     for (const [key, at] of this.pending) {
       if (this.now - at >= 3 * ELECTION_TICK) {
         this.pending.set(key, this.now);
-        this.propose(target, new TextEncoder().encode(key));
+        due.push(new TextEncoder().encode(key));
       }
     }
+    if (due.length > 0) this.proposeBatch(target, due);
   }
 
   // ------------------------------------------------------------ membership

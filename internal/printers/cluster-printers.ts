@@ -6,13 +6,13 @@
 // Imports: printer-kit, human-duration, selectors.
 
 import { formatLabelSelectorMeta } from '../selectors/label-selector.js';
-import { humanDuration, timeSince } from './human-duration.js';
+import { humanDuration } from './human-duration.js';
 import {
+  age,
   ageCol,
   at,
   byString,
   col,
-  creationOf,
   doc,
   isDeleting,
   isObj,
@@ -30,7 +30,6 @@ import {
   strMap,
 } from './printer-kit.js';
 
-const age = (o: unknown, ctx: PrintContext): string => timeSince(creationOf(o), ctx.now);
 /** Kinds whose table is just the name and the age. */
 const nameAndAge = (): KindPrinter => ({
   columns: [nameCol(), ageCol()],

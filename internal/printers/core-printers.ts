@@ -7,12 +7,12 @@
 import { formatLabels } from '../selectors/label-selector.js';
 import { parseTimestamp, timeSince } from './human-duration.js';
 import {
+  age,
   ageCol,
   at,
   byString,
   col,
   containerCells,
-  creationOf,
   doc,
   isDeleting,
   isObj,
@@ -31,7 +31,6 @@ import {
   strMap,
 } from './printer-kit.js';
 
-const age = (o: unknown, ctx: PrintContext): string => timeSince(creationOf(o), ctx.now);
 
 // --- nodes -----------------------------------------------------------------------------------
 

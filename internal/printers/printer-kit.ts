@@ -7,6 +7,7 @@
 
 import type { Naming } from '../naming/naming.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
+import { timeSince } from './human-duration.js';
 import type { ColumnType, TableCell, TableColumnDefinition, TableRowCondition } from './table-types.js';
 
 /** What a printer may know about its surroundings. */
@@ -129,6 +130,8 @@ export function at(v: unknown, ...path: string[]): unknown {
 export const metadataOf = (o: unknown): Obj => obj(at(o, 'metadata'));
 export const nameOf = (o: unknown): string => str(metadataOf(o).name);
 export const creationOf = (o: unknown): unknown => metadataOf(o).creationTimestamp;
+/** The Age cell: time since creation, as of the table's `now`. */
+export const age = (o: unknown, ctx: PrintContext): string => timeSince(creationOf(o), ctx.now);
 export const isDeleting = (o: unknown): boolean => typeof metadataOf(o).deletionTimestamp === 'string';
 
 /** Upstream's layoutContainerCells: names and images, each joined by commas. */

@@ -7,13 +7,13 @@
 import { formatLabels, formatLabelSelectorMeta, labelSelectorFromMeta } from '../selectors/label-selector.js';
 import { humanDuration, parseTimestamp, timeSince } from './human-duration.js';
 import {
+  age,
   ageCol,
   at,
   boolText,
   col,
   containerCells,
   containersCol,
-  creationOf,
   doc,
   groupKindText,
   groupOfApiVersion,
@@ -29,13 +29,11 @@ import {
   num,
   obj,
   type Obj,
-  type PrintContext,
   quantityText,
   str,
   strMap,
 } from './printer-kit.js';
 
-const age = (o: unknown, ctx: PrintContext): string => timeSince(creationOf(o), ctx.now);
 /** spec.replicas defaults to 1 when a workload is created without it. */
 const desiredReplicas = (o: unknown): number => num(at(o, 'spec', 'replicas'), 1);
 const templateContainers = (o: unknown): [string, string] => containerCells(at(o, 'spec', 'template', 'spec', 'containers'));

@@ -4,7 +4,7 @@
 // progress on stderr and the table on stdout, and writes bench/results/<timestamp>.json and
 // .md. A scenario that fails is reported as such and the run goes on; the exit code is then 1.
 //
-//   node dist/bench/run.js [--quick | --tiny] [--out-dir dir] [--only get,writes,...]
+//   node dist/bench/run.js [--quick | --tiny] [--out-dir dir] [--only get,writes,...] [--help]
 //
 // Imports: context, plan, load/generator, report/*, scenarios/*, support/*, targets/*.
 
@@ -48,8 +48,50 @@ function argValue(args: string[], name: string): string | undefined {
   return args[i]!.includes('=') ? args[i]!.slice(name.length + 1) : args[i + 1];
 }
 
+const SCENARIO_NAMES = ['startup', ...SCENARIOS.map((s) => s.name), 'raft'];
+
+const USAGE = `usage: node dist/bench/run.js [flags]   (make bench [QUICK=1])
+
+Starts a fresh clusterd (LevelDB, fsync on), the ceiling baseline and etcd, runs every
+scenario, prints progress on stderr and the table on stdout, and writes the results.
+
+flags:
+  --quick          a subset in about two minutes (what make bench QUICK=1 runs)
+  --tiny           seconds; proves the harness works, its figures mean nothing
+  --out-dir DIR    where <timestamp>.json and .md go (default bench/results)
+  --only A,B,...   run only these scenarios: ${SCENARIO_NAMES.join(', ')}
+  --help           this text
+`;
+
+/** Unknown flags and missing values exit 2 before anything is started. */
+function checkArgs(args: string[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--quick' || a === '--tiny') continue;
+    if (a === '--out-dir' || a === '--only') {
+      if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) fail(`${a} needs a value`);
+      i++;
+      continue;
+    }
+    if (a.startsWith('--out-dir=') || a.startsWith('--only=')) continue;
+    fail(`unknown flag ${a}`);
+  }
+}
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  checkArgs(args);
+  const unknown = argValue(args, '--only')?.split(',').filter((n) => !SCENARIO_NAMES.includes(n)) ?? [];
+  if (unknown.length) fail(`--only: unknown scenario ${unknown.join(', ')}`);
   const mode: BenchMode = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
   const plan = planFor(mode);
   const outDir = argValue(args, '--out-dir') ?? join(projectRoot(), 'bench', 'results');
@@ -68,6 +110,16 @@ async function main(): Promise<number> {
   const failures: string[] = [];
   let ctx: BenchContext | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
+  // An interrupted run (Ctrl-C, a closed pipe) must not leave servers or etcd behind.
+  const abort = (why: string) => {
+    process.stderr.write(`bench: ${why}; stopping what it started\n`);
+    void Promise.allSettled(cleanups.splice(0).reverse().map((c) => c())).finally(() => {
+      rmSync(scratch, { recursive: true, force: true });
+      process.exit(130);
+    });
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGPIPE'] as const) process.once(sig, () => abort(sig));
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => abort('output closed'));
   try {
     progress.step('starting clusterd (LevelDB, fsync on) for the first time');
     const first = await ClusterdProcess.start(join(scratch, 'clusterd'), ['--log-level=error']);
@@ -102,7 +154,8 @@ async function main(): Promise<number> {
       }
     };
     await run('startup', () => startupEmptyScenario(ctx!, first.readyMs));
-    await run('calibrate', () => ctx!.calibratePodSize('bench', POD_BYTES));
+    // Every scenario's pods are sized by this, so it runs whatever --only says.
+    await ctx.calibratePodSize('bench', POD_BYTES);
     for (const s of SCENARIOS) {
       await run(s.name, () => s.run(ctx!));
       if (!only || only.includes(s.name)) await ctx.quiesce();

@@ -8,6 +8,23 @@ import type { CacheEntry, CacheEvent, EntryFilter, WatchOutput } from './types.j
 
 export type CloseReason = 'consumer' | 'overflow' | 'cache-stopped' | 'error';
 
+// Consumers are woken together once the event loop has finished its I/O (setImmediate) rather
+// than per pushed event: every batch applied in the same turn then reaches a watcher's socket
+// as one write. Idle, that costs one loop turn; under load, when a turn carries many applied
+// batches, it turns one write per event per watcher into one per turn — the per-write cost
+// (HTTP/2 frame, TLS record, syscall) is what bounds fan-out to many watchers.
+let wakeups: (() => void)[] = [];
+
+function wakeAfterIo(resume: () => void): void {
+  if (wakeups.push(resume) === 1) setImmediate(runWakeups);
+}
+
+function runWakeups(): void {
+  const due = wakeups;
+  wakeups = [];
+  for (const resume of due) resume();
+}
+
 export class CacheWatcher implements AsyncIterable<WatchOutput> {
   private readonly queue: WatchOutput[] = [];
   private waiting: (() => void) | undefined;
@@ -109,7 +126,9 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
       return;
     }
     this.queue.push(out);
-    this.wake();
+    const w = this.waiting;
+    this.waiting = undefined;
+    if (w) wakeAfterIo(w);
   }
 
   private wake(): void {

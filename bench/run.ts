@@ -61,6 +61,10 @@ flags:
   --out-dir DIR    where <timestamp>.json and .md go (default bench/results)
   --only A,B,...   run only these scenarios: ${SCENARIO_NAMES.join(', ')}
   --help           this text
+
+environment:
+  BENCH_SERVER_NODE_FLAGS   extra node flags for the server under test, e.g.
+                            "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
 `;
 
 /** Unknown flags and missing values exit 2 before anything is started. */

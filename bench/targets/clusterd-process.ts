@@ -40,7 +40,7 @@ export class ClusterdProcess {
   static async start(dataDir: string, args: string[] = [], port?: number): Promise<ClusterdStart> {
     const p = port ?? (await freePort());
     const t0 = performance.now();
-    const child = spawn(process.execPath, [distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args], {
+    const child = spawn(process.execPath, [...serverNodeFlags(), distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new ClusterdProcess(child, dataDir, p, args);
@@ -115,4 +115,9 @@ function readyzStatus(agent: Agent, port: number): Promise<number> {
     req.on('timeout', () => req.destroy());
     req.end();
   });
+}
+
+/** Extra node flags for the server under test (for profiling: `--cpu-prof --cpu-prof-dir=…`). */
+function serverNodeFlags(): string[] {
+  return (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 }

@@ -235,13 +235,31 @@ async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, headers
   }
 }
 
+export interface WatchEventWriter {
+  contentType: string;
+  /**
+   * Names everything an object event's bytes depend on besides the event, when that is all
+   * they depend on (streams with the same key may share bytes); undefined for stateful views.
+   */
+  shareKey: string | undefined;
+  write(type: string, item: Item): Buffer;
+  /** The event as buffers to write in sequence (cached object bytes referenced, not copied). */
+  parts(type: string, item: Item): Buffer[];
+}
+
 /** A stateful writer of one watch stream's events (Tables carry column definitions once). */
-export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo): { contentType: string; write(type: string, item: Item): Buffer } {
+export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo): WatchEventWriter {
   if (!rep.serializer.watchMediaType) throw errors.notAcceptable(['application/json']);
   let headersSent = false;
   const includeObject = rep.view === 'table' ? includeObjectOf(c.get('query')) : 'Metadata';
+  const contentType = rep.view === 'full' ? rep.serializer.watchMediaType : `${rep.serializer.watchMediaType};as=${rep.view === 'table' ? 'Table' : 'PartialObjectMetadata'};g=${deps.naming.metaGroup};v=v1`;
+  const fullParts = rep.view === 'full' ? rep.serializer.watchEventParts?.bind(rep.serializer) : undefined;
   return {
-    contentType: rep.view === 'full' ? rep.serializer.watchMediaType : `${rep.serializer.watchMediaType};as=${rep.view === 'table' ? 'Table' : 'PartialObjectMetadata'};g=${deps.naming.metaGroup};v=v1`,
+    contentType,
+    shareKey: rep.view === 'table' ? undefined : `${contentType} ${resource.apiVersion} ${resource.kind}`,
+    parts(type, item) {
+      return fullParts && type !== 'ERROR' ? fullParts(type, item, schemasOf(resource, 'full')) : [this.write(type, item)];
+    },
     write(type, item) {
       if (type === 'ERROR') return rep.serializer.watchEvent(type, item, { item: `${META_SCHEMA}Status` });
       if (rep.view === 'full') return rep.serializer.watchEvent(type, item, schemasOf(resource, 'full'));

@@ -38,6 +38,8 @@ export interface Serializer {
   object(obj: JsonObject, schema?: SchemaNames): Buffer;
   list(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer;
   watchEvent(type: string, item: Item, schema?: SchemaNames): Buffer;
+  /** Optional: the same event as buffers to write in sequence, without copying cached bytes. */
+  watchEventParts?(type: string, item: Item, schema?: SchemaNames): Buffer[];
   /**
    * The list as a sequence of chunks, for streaming large lists without building them whole.
    * Optional: formats without it are written with list().
@@ -56,24 +58,21 @@ function listMetaObject(meta: ListMeta): JsonObject {
 
 const jsonItemBytes = (item: Item): Buffer => ('entry' in item ? item.entry.bytes : Buffer.from(JSON.stringify(item.object)));
 
-/**
- * Framed JSON watch events of recently changed entries, built once however many watchers
- * receive them. A fan-out happens within moments of the change, so a small recency-ordered
- * table is enough, and it never holds more than a few hundred events' bytes.
- */
-const RECENT_EVENTS = 512;
-const jsonEventBytes = new Map<CacheEntry, { type: string; bytes: Buffer }>();
+const jsonEventHeads = new Map<string, Buffer>();
+const JSON_EVENT_TAIL = Buffer.from('}\n');
 
-function jsonWatchEvent(type: string, item: Item): Buffer {
-  if ('entry' in item) {
-    const known = jsonEventBytes.get(item.entry);
-    if (known && known.type === type) return known.bytes;
-    const bytes = Buffer.concat([Buffer.from(`{"type":"${type}","object":`), item.entry.bytes, Buffer.from('}\n')]);
-    jsonEventBytes.set(item.entry, { type, bytes });
-    if (jsonEventBytes.size > RECENT_EVENTS) jsonEventBytes.delete(jsonEventBytes.keys().next().value!);
-    return bytes;
+/**
+ * A JSON watch event as the buffers to write in sequence. A cached object's serving bytes are
+ * referenced, not copied: a batch of events is then assembled with one copy (and shared by
+ * every stream that drains the same batch, see watch-batches).
+ */
+function jsonWatchEventParts(type: string, item: Item): Buffer[] {
+  let head = jsonEventHeads.get(type);
+  if (!head) {
+    head = Buffer.from(`{"type":${JSON.stringify(type)},"object":`);
+    jsonEventHeads.set(type, head);
   }
-  return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), jsonItemBytes(item), Buffer.from('}\n')]);
+  return [head, jsonItemBytes(item), JSON_EVENT_TAIL];
 }
 
 export const jsonSerializer: Serializer = {
@@ -97,7 +96,8 @@ export const jsonSerializer: Serializer = {
     parts.push(Buffer.from(']}'));
     return Buffer.concat(parts, size);
   },
-  watchEvent: jsonWatchEvent,
+  watchEvent: (type, item) => Buffer.concat(jsonWatchEventParts(type, item)),
+  watchEventParts: jsonWatchEventParts,
   *listChunks(kind, apiVersion, meta, items) {
     yield Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
     for (let i = 0; i < items.length; i++) {

@@ -2,28 +2,13 @@
 // outputs, and the async iteration the HTTP layer reads from. Writers never wait on a watcher:
 // when the queue is full the watcher is closed and its consumer resumes from the last version
 // it saw (memory per watcher stays bounded; one slow client cannot stall the others).
-// Imports: types.
+// Consumers are woken in delivery rounds (see delivery-rounds).
+// Imports: types, delivery-rounds.
 
+import { wakeInNextRound } from './delivery-rounds.js';
 import type { CacheEntry, CacheEvent, EntryFilter, WatchOutput } from './types.js';
 
 export type CloseReason = 'consumer' | 'overflow' | 'cache-stopped' | 'error';
-
-// Consumers are woken together once the event loop has finished its I/O (setImmediate) rather
-// than per pushed event: every batch applied in the same turn then reaches a watcher's socket
-// as one write. Idle, that costs one loop turn; under load, when a turn carries many applied
-// batches, it turns one write per event per watcher into one per turn — the per-write cost
-// (HTTP/2 frame, TLS record, syscall) is what bounds fan-out to many watchers.
-let wakeups: (() => void)[] = [];
-
-function wakeAfterIo(resume: () => void): void {
-  if (wakeups.push(resume) === 1) setImmediate(runWakeups);
-}
-
-function runWakeups(): void {
-  const due = wakeups;
-  wakeups = [];
-  for (const resume of due) resume();
-}
 
 export class CacheWatcher implements AsyncIterable<WatchOutput> {
   private readonly queue: WatchOutput[] = [];
@@ -35,6 +20,10 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
   private progressRevision: number;
   /** Changes at or below this revision are not this watcher's to deliver. */
   private readonly startRevision: number;
+  /** Callback-mode consumer (see consume()); the async iterator is the other mode. */
+  private consumer: (() => void) | undefined;
+  private consumerDue = false;
+  private paused = false;
 
   constructor(
     readonly filter: EntryFilter,
@@ -105,17 +94,19 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     this.close('error');
   }
 
+  // An unchanged event is queued as the cache's own object, so every watcher that receives it
+  // holds the same output and consumers can recognise identical batches by identity.
   private route(ev: CacheEvent): void {
     const now = ev.type !== 'DELETED' && this.filter(ev.entry);
     const before = ev.prev !== undefined && this.filter(ev.prev);
     if (ev.revision > this.progressRevision) this.progressRevision = ev.revision;
     if (ev.type === 'DELETED') {
-      if (this.filter(ev.entry)) this.push({ type: 'DELETED', entry: ev.entry });
+      if (this.filter(ev.entry)) this.push(ev);
       return;
     }
     // A change that moves an object into or out of the selection is an ADDED or DELETED for this watcher.
-    if (now && before) this.push({ type: 'MODIFIED', entry: ev.entry });
-    else if (now) this.push({ type: 'ADDED', entry: ev.entry });
+    if (now && before) this.push(ev.type === 'MODIFIED' ? ev : { type: 'MODIFIED', entry: ev.entry });
+    else if (now) this.push(ev.type === 'ADDED' ? ev : { type: 'ADDED', entry: ev.entry });
     else if (before) this.push({ type: 'DELETED', entry: ev.entry });
   }
 
@@ -126,15 +117,58 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
       return;
     }
     this.queue.push(out);
-    const w = this.waiting;
-    this.waiting = undefined;
-    if (w) wakeAfterIo(w);
+    this.wakeInRound();
   }
 
+  private wakeInRound(): void {
+    if (this.consumer) {
+      if (!this.consumerDue && !this.paused) {
+        this.consumerDue = true;
+        wakeInNextRound(this.runConsumer);
+      }
+      return;
+    }
+    const w = this.waiting;
+    this.waiting = undefined;
+    if (w) wakeInNextRound(w);
+  }
+
+  private readonly runConsumer = (): void => {
+    this.consumerDue = false;
+    if (!this.paused) this.consumer?.();
+  };
+
+  /** Wakes the consumer now (async mode) or in the next round (callback mode): used on close. */
   private wake(): void {
+    if (this.consumer) {
+      this.wakeInRound();
+      return;
+    }
     const w = this.waiting;
     this.waiting = undefined;
     w?.();
+  }
+
+  /**
+   * Callback mode, for consumers that write synchronously: `onReadable` runs in a delivery
+   * round whenever outputs are queued or the watcher closed, and should drain(). Replaces the
+   * async iterator (use one mode per watcher).
+   */
+  consume(onReadable: () => void): void {
+    this.consumer = onReadable;
+    if (this.queue.length > 0 || this.closedReason) this.wakeInRound();
+  }
+
+  /** Callback mode: stop calling the consumer (its socket is full); outputs keep queueing. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Callback mode: call the consumer again, in the next round if something is waiting. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.queue.length > 0 || this.closedReason) this.wakeInRound();
   }
 
   /** Stops delivery; the consumer drains what is queued (an ERROR stays last), then ends. */
@@ -143,6 +177,8 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     this.closedReason = reason;
     if (reason === 'overflow') this.queue.length = 0;
     this.onClose(this);
+    // A paused consumer (full socket) still gets its last round, so its stream ends.
+    this.paused = false;
     this.wake();
   }
 

@@ -15,6 +15,7 @@ import type { WatchOutput } from '../../watchcache/types.js';
 import type { CacheWatcher } from '../../watchcache/watcher.js';
 import type { ResourceRequest } from './resource-request.js';
 import { selectionFor } from './selection.js';
+import { sharedBatch } from '../watch-batches.js';
 
 export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'watch');
@@ -39,18 +40,32 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     if (initialEventsEnd) metadata.annotations = { [`${deps.naming.groupDomain}/initial-events-end`]: 'true' };
     return { object: { kind: rr.resource.kind, apiVersion: rr.resource.apiVersion, metadata } };
   };
-  const encode = (out: WatchOutput): Buffer | undefined => {
+  const encode = (out: WatchOutput): Buffer[] | undefined => {
     if (out.type === 'BOOKMARK') {
       if (!params.allowBookmarks) return undefined;
-      return writer.write('BOOKMARK', bookmarkObject(out.revision, out.initialEventsEnd));
+      return [writer.write('BOOKMARK', bookmarkObject(out.revision, out.initialEventsEnd))];
     }
     if (out.type === 'ERROR') {
       const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.message, reason: out.reason, code: out.code };
-      return writer.write('ERROR', { object: status });
+      return [writer.write('ERROR', { object: status })];
     }
     if (out.entry.corrupt) return undefined;
-    return writer.write(out.type, toItem(out));
+    return writer.parts(out.type, toItem(out));
   };
+  const encodeOwn = (outs: readonly WatchOutput[]): Buffer | undefined => {
+    const parts: Buffer[] = [];
+    for (const out of outs) {
+      const p = encode(out);
+      if (p) parts.push(...p);
+    }
+    return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  };
+  // Bookmarks (per stream, and only written when asked for) keep a batch out of the shared memo.
+  const shareKey = writer.shareKey;
+  const encodeBatch = (outs: readonly WatchOutput[]): Buffer | undefined =>
+    shareKey !== undefined && outs.every((o) => o.type !== 'BOOKMARK' && o.type !== 'ERROR')
+      ? sharedBatch(shareKey, outs, () => encodeOwn(outs))
+      : encodeOwn(outs);
 
   const beforeTimeout = () => {
     if (params.allowBookmarks) watcher.bookmark();
@@ -62,10 +77,10 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     const headers: Record<string, string | string[]> = { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' };
     const warnings = c.get('warnings');
     if (warnings.length) headers.warning = warnings;
-    void pumpToNode(watcher, encode, outgoing, headers, timeoutMs, bookmarkEvery, beforeTimeout);
+    pumpToNode(watcher, encodeBatch, outgoing, headers, timeoutMs, bookmarkEvery, beforeTimeout);
     return RESPONSE_ALREADY_SENT;
   }
-  const stream = watchStream(watcher, encode, timeoutMs, bookmarkEvery, beforeTimeout);
+  const stream = watchStream(watcher, encodeBatch, timeoutMs, bookmarkEvery, beforeTimeout);
   const headers = new Headers({ 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings')) headers.append('warning', w);
   return new Response(stream, { status: 200, headers });
@@ -80,71 +95,75 @@ interface NodeResponse {
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
   readonly writableEnded?: boolean;
+  readonly writableLength?: number;
   readonly destroyed?: boolean;
 }
 
 /**
- * Writes a watcher's outputs to a Node response until the watcher ends, the timeout fires or
- * the client goes away. Everything queued is written as one chunk; a full socket buffer makes
- * it wait for 'drain' (meanwhile the watcher's bounded queue absorbs events, or overflows).
+ * Above this many bytes buffered in a stream, its watcher is paused until the stream drains
+ * (meanwhile its bounded queue absorbs events, or overflows). Below it, writes go on although
+ * the stream's own high-water mark is passed: HTTP/2 streams report that after a single event.
  */
-async function pumpToNode(
+const STREAM_BUFFER_LIMIT = 256 * 1024;
+
+/**
+ * Writes a watcher's outputs to a Node response until the watcher ends, the timeout fires or
+ * the client goes away. Runs in the watcher's delivery rounds (callback mode): each round
+ * writes everything queued as one chunk, often the very Buffer other streams write too.
+ */
+function pumpToNode(
   watcher: CacheWatcher,
-  encode: (out: WatchOutput) => Buffer | undefined,
+  encodeBatch: (outs: readonly WatchOutput[]) => Buffer | undefined,
   res: NodeResponse,
   headers: Record<string, string | string[]>,
   timeoutMs: number,
   bookmarkIntervalMs: number,
   beforeTimeout: () => void,
-): Promise<void> {
+): void {
   let gone = false;
-  const onClose = () => {
-    gone = true;
-    watcher.close();
-  };
-  res.once('close', onClose);
+  let finished = false;
   const timer = setTimeout(() => {
     beforeTimeout();
     watcher.close();
   }, timeoutMs);
   const bookmarks = bookmarkIntervalMs > 0 ? setInterval(() => watcher.bookmark(), bookmarkIntervalMs) : undefined;
-  try {
-    res.writeHead(200, headers);
-    res.flushHeaders?.();
-    for (;;) {
-      await watcher.ready();
-      if (gone) break;
-      const outs = watcher.drain();
-      if (outs.length === 0) {
-        if (watcher.closed) break;
-        continue;
-      }
-      const chunks: Buffer[] = [];
-      for (const out of outs) {
-        const b = encode(out);
-        if (b) chunks.push(b);
-      }
-      if (chunks.length === 0) continue;
-      if (!res.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.once('drain', done);
-          res.once('close', done);
-        });
-      }
-    }
-  } catch {
-    watcher.close();
-  } finally {
+  const finish = () => {
+    if (finished) return;
+    finished = true;
     clearTimeout(timer);
     clearInterval(bookmarks);
     res.off('close', onClose);
+    res.off('drain', onDrain);
+    watcher.close();
     if (!gone && !res.writableEnded && !res.destroyed) res.end();
+  };
+  const onClose = () => {
+    gone = true;
+    finish();
+  };
+  const onDrain = () => watcher.resume();
+  res.once('close', onClose);
+  try {
+    res.writeHead(200, headers);
+    res.flushHeaders?.();
+  } catch {
+    finish();
+    return;
   }
+  watcher.consume(() => {
+    if (finished) return;
+    try {
+      const outs = watcher.drain();
+      const bytes = outs.length > 0 ? encodeBatch(outs) : undefined;
+      if (bytes && !res.write(bytes) && (res.writableLength ?? Infinity) > STREAM_BUFFER_LIMIT) {
+        watcher.pause();
+        res.once('drain', onDrain);
+      }
+      if (watcher.closed && watcher.pending === 0) finish();
+    } catch {
+      finish();
+    }
+  });
 }
 
 /**
@@ -153,7 +172,7 @@ async function pumpToNode(
  */
 export function watchStream(
   watcher: CacheWatcher,
-  encode: (out: WatchOutput) => Buffer | undefined,
+  encodeBatch: (outs: readonly WatchOutput[]) => Buffer | undefined,
   timeoutMs: number,
   bookmarkIntervalMs: number,
   beforeTimeout: () => void,
@@ -185,13 +204,9 @@ export function watchStream(
           }
           continue;
         }
-        const chunks: Buffer[] = [];
-        for (const out of outs) {
-          const b = encode(out);
-          if (b) chunks.push(b);
-        }
-        if (chunks.length > 0) {
-          controller.enqueue(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+        const bytes = encodeBatch(outs);
+        if (bytes) {
+          controller.enqueue(bytes);
           return;
         }
       }

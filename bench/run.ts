@@ -142,9 +142,9 @@ async function main(): Promise<number> {
       progress.step('etcd is not installed (apt-get install etcd-server): etcd baselines are n/a');
     }
     const gen = GeneratorProcess.start();
-    const watchGen = GeneratorProcess.start();
-    cleanups.push(() => gen.stop(), () => watchGen.stop());
-    ctx = new BenchContext(plan, progress, first.server, ceiling, etcd, gen, watchGen, scratch);
+    const watchGens = [GeneratorProcess.start(), GeneratorProcess.start()];
+    cleanups.push(() => gen.stop(), ...watchGens.map((g) => () => g.stop()));
+    ctx = new BenchContext(plan, progress, first.server, ceiling, etcd, gen, watchGens, scratch);
 
     const run = async (name: string, fn: () => Promise<void>) => {
       if (only && !only.includes(name)) return;

@@ -4,7 +4,7 @@
 // support/latency.
 
 import { LatencyRecorder } from '../support/latency.js';
-import type { HttpLoadResult } from './protocol.js';
+import type { HttpLoadResult, WatchResult } from './protocol.js';
 
 function mergeErrors(results: HttpLoadResult[]): Record<string, number> {
   const errors: Record<string, number> = {};
@@ -71,4 +71,28 @@ export function weighted(pairs: [number | undefined, number][]): number {
     w += weight;
   }
   return w > 0 ? total / w : 0;
+}
+
+/** Watcher processes that ran side by side: counts add up, histograms merge, CPU adds up. */
+export function mergeWatchResults(results: WatchResult[]): WatchResult {
+  if (results.length === 1) return results[0]!;
+  const events: Record<string, number> = {};
+  for (const r of results) for (const [k, v] of Object.entries(r.events)) events[k] = (events[k] ?? 0) + v;
+  const fromAck = LatencyRecorder.from(...results.map((r) => r.fromAckHistogram));
+  const fromSend = LatencyRecorder.from(...results.map((r) => r.fromSendHistogram));
+  const firstError = results.find((r) => r.firstError)?.firstError;
+  return {
+    established: sum(results, (r) => r.established),
+    failedToEstablish: sum(results, (r) => r.failedToEstablish),
+    ...(firstError ? { firstError } : {}),
+    events,
+    closedEarly: sum(results, (r) => r.closedEarly),
+    fromAck: fromAck.summary(),
+    fromSend: fromSend.summary(),
+    fromAckHistogram: fromAck.toJSON(),
+    fromSendHistogram: fromSend.toJSON(),
+    expected: sum(results, (r) => r.expected),
+    delivered: sum(results, (r) => r.delivered),
+    generatorCpu: sum(results, (r) => r.generatorCpu),
+  };
 }

@@ -86,8 +86,9 @@ export interface WatchJob {
   baseUrl: string;
   tls: TlsMaterial;
   watchers: number;
-  /** Watch path; `{w}` becomes the watcher's index. */
+  /** Watch path; `{w}` becomes the watcher's index (from `firstIndex`, default 0). */
   path: string;
+  firstIndex?: number;
   protocol: 'http1' | 'http2';
   /** HTTP/2 streams per connection. */
   streamsPerSession: number;
@@ -105,6 +106,9 @@ export interface WatchResult {
   fromAck: LatencySummary;
   /** Delivery latency from the send time embedded in the object to receipt. */
   fromSend: LatencySummary;
+  /** The same two as histograms, to merge the results of several watcher processes. */
+  fromAckHistogram: SerializedLatency;
+  fromSendHistogram: SerializedLatency;
   /** Deliveries expected (from `finish`) and seen, for the watched writes. */
   expected: number;
   delivered: number;

@@ -100,7 +100,7 @@ export class WatchFleet {
   async open(): Promise<{ established: number; failed: number; firstError?: string }> {
     const { job } = this;
     const base = new URL(job.baseUrl);
-    const paths = Array.from({ length: job.watchers }, (_, w) => job.path.replaceAll('{w}', String(w)));
+    const paths = Array.from({ length: job.watchers }, (_, w) => job.path.replaceAll('{w}', String(w + (job.firstIndex ?? 0))));
     if (job.protocol === 'http2') {
       const sessionCount = Math.ceil(job.watchers / job.streamsPerSession);
       for (let s = 0; s < sessionCount; s++) {
@@ -265,6 +265,8 @@ export class WatchFleet {
       closedEarly: this.closedEarly,
       fromAck: this.fromAck.summary(),
       fromSend: this.fromSend.summary(),
+      fromAckHistogram: this.fromAck.toJSON(),
+      fromSendHistogram: this.fromSend.toJSON(),
       expected,
       delivered: this.delivered,
       generatorCpu: elapsed > 0 ? (cpu.user + cpu.system) / 1000 / elapsed : 0,

@@ -2,12 +2,15 @@
 // p50/p99 from the writer's acknowledgement to receipt. Two shapes: fan-out (every watcher
 // watches the whole collection and receives every write: watchers × writes deliveries) and
 // selective (each watcher selects its own label, as kubelets watch their node's pods: one
-// delivery per write). Watchers run in one generator process over HTTP/2 (as client-go
-// multiplexes watches), the paced writer in another. Imports: context, load/*, support/proc-stats.
+// delivery per write). Watchers run over HTTP/2 (as client-go multiplexes watches), split
+// between two generator processes so that receiving a gigabyte a second of fan-out is not
+// bounded by one client thread; the paced writer runs in a third.
+// Imports: context, load/*, support/proc-stats.
 
 import { CREATED, pct, type BenchContext } from '../context.js';
 import { cpuMeter, machineMeter } from '../support/proc-stats.js';
 import { SENT_AT_ANNOTATION } from '../load/watch-load.js';
+import { mergeWatchResults } from '../load/merge.js';
 import type { WatchResult, WriterResult } from '../load/protocol.js';
 
 type Shape = 'fan-out' | 'selective';
@@ -25,21 +28,34 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   const selector = shape === 'selective' ? '&labelSelector=bench-watcher%3Dw-{w}' : '';
   const scenario = `watch ${shape}: ${plan.watchers.toLocaleString('en-US')} watchers, ${plan.watchWritesPerSec} writes/s`;
 
-  ctx.progress.step(`watch ${shape}: opening ${plan.watchers} watchers`);
-  const opened = await ctx.watchGen.openWatchers({
-    kind: 'watch',
-    baseUrl: ctx.server.url,
-    tls: ctx.tls,
-    watchers: plan.watchers,
-    path: `${collection}?watch=1&resourceVersion=${rv}${selector}`,
-    protocol: 'http2',
-    streamsPerSession: 100,
-  });
+  ctx.progress.step(`watch ${shape}: opening ${plan.watchers} watchers in ${ctx.watchGens.length} processes`);
+  const split = splitWatchers(plan.watchers, ctx.watchGens.length);
+  const openedEach = await Promise.all(
+    ctx.watchGens.map((g, i) =>
+      g.openWatchers({
+        kind: 'watch',
+        baseUrl: ctx.server.url,
+        tls: ctx.tls,
+        watchers: split[i]!.count,
+        firstIndex: split[i]!.first,
+        path: `${collection}?watch=1&resourceVersion=${rv}${selector}`,
+        protocol: 'http2',
+        streamsPerSession: 100,
+      }),
+    ),
+  );
+  const opened = {
+    established: openedEach.reduce((n, o) => n + o.established, 0),
+    failed: openedEach.reduce((n, o) => n + o.failed, 0),
+    firstError: openedEach.find((o) => o.firstError)?.firstError,
+  };
   if (opened.failed > 0) ctx.progress.step(`  ${opened.failed} watchers failed to open: ${opened.firstError}`);
 
   const body = ctx.pod({ namespace, name: 'w-{n}', labels: { 'bench-watcher': 'w-{m}' }, annotations: { [SENT_AT_ANNOTATION]: '{ts}' } });
   ctx.progress.step(`watch ${shape}: writing ${plan.watchWritesPerSec}/s for ${plan.watchDurationMs / 1000} s`);
-  ctx.gen.onAcks = (acks) => ctx.watchGen.relayAcks(acks);
+  ctx.gen.onAcks = (acks) => {
+    for (const g of ctx.watchGens) g.relayAcks(acks);
+  };
   const serverCpu = cpuMeter(ctx.server.pid);
   const machineCpu = machineMeter();
   let writer: WriterResult;
@@ -60,9 +76,12 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     ctx.gen.onAcks = undefined;
   }
   ctx.storedPods += writer.ok;
-  const expected = shape === 'fan-out' ? writer.ok * opened.established : writer.ok * (opened.established / plan.watchers);
+  // Write n goes to watcher n mod watchers (selective); every watcher gets every write (fan-out).
+  const expectedOf = (i: number) =>
+    shape === 'fan-out' ? writer.ok * openedEach[i]!.established : writesTo(split[i]!, writer.ok, plan.watchers) * (openedEach[i]!.established / split[i]!.count);
+  const expected = ctx.watchGens.reduce((n, _, i) => n + expectedOf(i), 0);
   ctx.progress.step(`watch ${shape}: ${writer.ok} writes acknowledged (p99 ${writer.latency.p99Ms} ms); waiting for ${Math.round(expected)} deliveries`);
-  const watched: WatchResult = await ctx.watchGen.finishWatchers(Math.round(expected), 15_000);
+  const watched: WatchResult = mergeWatchResults(await Promise.all(ctx.watchGens.map((g, i) => g.finishWatchers(Math.round(expectedOf(i)), 15_000))));
   const server = serverCpu.stop();
   const machine = machineCpu.stop();
   ctx.raw[`watch ${shape}`] = { opened, writer, watched };
@@ -76,7 +95,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     `${opened.established}/${plan.watchers} watchers over HTTP/2; ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
     `(write p99 ${writer.latency.p99Ms} ms${errors ? `, errors ${errors}: ${writer.firstError}` : ''}${writer.late ? `, writer held back at ${writer.late} ticks` : ''}); ` +
     `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
-    `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher process ${pct(watched.generatorCpu)}, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
+    `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
   const p99 = watched.fromAck.count ? watched.fromAck.p99Ms : null;
   const got = watched.fromSend.count > 0;
   ctx.add({
@@ -99,4 +118,23 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   });
   ctx.add({ scenario, figure: 'delivery p50 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p50Ms : null, target: 'reported', holds: null });
   ctx.add({ scenario, figure: 'delivery p99 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p99Ms : null, target: 'reported', holds: null, note: 'includes the write itself (fsync) before the event exists' });
+}
+
+/** Contiguous ranges of watcher indices, one per watcher process. */
+function splitWatchers(watchers: number, processes: number): { first: number; count: number }[] {
+  const out: { first: number; count: number }[] = [];
+  let first = 0;
+  for (let i = 0; i < processes; i++) {
+    const count = Math.floor(watchers / processes) + (i < watchers % processes ? 1 : 0);
+    out.push({ first, count });
+    first += count;
+  }
+  return out;
+}
+
+/** How many of writes 0..writes-1 land on watchers [first, first + count) when write n goes to n mod watchers. */
+function writesTo(range: { first: number; count: number }, writes: number, watchers: number): number {
+  const full = Math.floor(writes / watchers) * range.count;
+  const rest = writes % watchers;
+  return full + Math.max(0, Math.min(rest, range.first + range.count) - range.first);
 }

@@ -8,6 +8,7 @@
 // Imports: context, load/*, support/proc-stats.
 
 import { CREATED, pct, type BenchContext } from '../context.js';
+import { ratioOf } from '../report/rows.js';
 import { cpuMeter, machineMeter } from '../support/proc-stats.js';
 import { SENT_AT_ANNOTATION } from '../load/watch-load.js';
 import { mergeWatchResults } from '../load/merge.js';
@@ -29,27 +30,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   const scenario = `watch ${shape}: ${plan.watchers.toLocaleString('en-US')} watchers, ${plan.watchWritesPerSec} writes/s`;
 
   ctx.progress.step(`watch ${shape}: opening ${plan.watchers} watchers in ${ctx.watchGens.length} processes`);
-  const split = splitWatchers(plan.watchers, ctx.watchGens.length);
-  const openedEach = await Promise.all(
-    ctx.watchGens.map((g, i) =>
-      g.openWatchers({
-        kind: 'watch',
-        baseUrl: ctx.server.url,
-        tls: ctx.tls,
-        watchers: split[i]!.count,
-        firstIndex: split[i]!.first,
-        path: `${collection}?watch=1&resourceVersion=${rv}${selector}`,
-        protocol: 'http2',
-        streamsPerSession: 100,
-      }),
-    ),
-  );
-  const opened = {
-    established: openedEach.reduce((n, o) => n + o.established, 0),
-    failed: openedEach.reduce((n, o) => n + o.failed, 0),
-    firstError: openedEach.find((o) => o.firstError)?.firstError,
-  };
-  if (opened.failed > 0) ctx.progress.step(`  ${opened.failed} watchers failed to open: ${opened.firstError}`);
+  const { split, openedEach, opened } = await openFleet(ctx, ctx.server.url, `${collection}?watch=1&resourceVersion=${rv}${selector}`);
 
   const body = ctx.pod({ namespace, name: 'w-{n}', labels: { 'bench-watcher': 'w-{m}' }, annotations: { [SENT_AT_ANNOTATION]: '{ts}' } });
   ctx.progress.step(`watch ${shape}: writing ${plan.watchWritesPerSec}/s for ${plan.watchDurationMs / 1000} s`);
@@ -97,6 +78,12 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
     `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
   const p99 = watched.fromAck.count ? watched.fromAck.p99Ms : null;
+  // The ceiling runs twice: at the rate clusterd's writer achieved (the same load, for the
+  // ratio) and, when that fell short, at the target rate (can this machine do it at all?).
+  const ceiling = shape === 'fan-out' && p99 !== null ? await ceilingFanOut(ctx, collection, writer.ok, Math.min(plan.watchWritesPerSec, achievedRate)) : undefined;
+  const ceilingAtTarget =
+    ceiling && achievedRate < plan.watchWritesPerSec * 0.95 ? await ceilingFanOut(ctx, collection, Math.round((plan.watchWritesPerSec * plan.watchDurationMs) / 1000), plan.watchWritesPerSec) : ceiling;
+  const p99Note = [complete ? '' : `incomplete delivery counts as missing the target: ${watched.delivered} of ${watched.expected} events arrived`, ceiling?.note ?? ''].filter(Boolean).join('; ');
   const got = watched.fromSend.count > 0;
   ctx.add({
     scenario,
@@ -112,12 +99,80 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     figure: 'delivery p99 (from write ack)',
     unit: 'ms',
     value: p99,
+    ...(ceiling ? { baseline: { name: 'ceiling', value: ceiling.p99Ms }, ratio: ratioOf(p99!, ceiling.p99Ms) } : {}),
     target: 'p99 ≤ 100 ms',
     holds: p99 === null ? null : p99 <= 100 && complete,
-    ...(complete ? {} : { note: `incomplete delivery counts as missing the target: ${watched.delivered} of ${watched.expected} events arrived` }),
+    ...(p99Note ? { note: p99Note } : {}),
   });
+  if (ceilingAtTarget) {
+    ctx.add({
+      scenario,
+      figure: `ceiling's delivery p99 at ${plan.watchWritesPerSec} events/s`,
+      unit: 'ms',
+      value: ceilingAtTarget.p99Ms,
+      target: 'reported',
+      holds: null,
+      note: `the bare node:http2 server with the same watchers and event bytes at the target rate: what this machine allows at all. ${ceilingAtTarget.note}`,
+    });
+  }
   ctx.add({ scenario, figure: 'delivery p50 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p50Ms : null, target: 'reported', holds: null });
   ctx.add({ scenario, figure: 'delivery p99 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p99Ms : null, target: 'reported', holds: null, note: 'includes the write itself (fsync) before the event exists' });
+}
+
+/** Opens the scenario's watchers on `path` at `baseUrl`, split between the watcher processes. */
+async function openFleet(ctx: BenchContext, baseUrl: string, path: string) {
+  const split = splitWatchers(ctx.plan.watchers, ctx.watchGens.length);
+  const openedEach = await Promise.all(
+    ctx.watchGens.map((g, i) =>
+      g.openWatchers({ kind: 'watch', baseUrl, tls: ctx.tls, watchers: split[i]!.count, firstIndex: split[i]!.first, path, protocol: 'http2', streamsPerSession: 100 }),
+    ),
+  );
+  const opened = {
+    established: openedEach.reduce((n, o) => n + o.established, 0),
+    failed: openedEach.reduce((n, o) => n + o.failed, 0),
+    firstError: openedEach.find((o) => o.firstError)?.firstError,
+  };
+  if (opened.failed > 0) ctx.progress.step(`  ${opened.failed} watchers failed to open: ${opened.firstError}`);
+  return { split, openedEach, opened };
+}
+
+/**
+ * The same fan-out from the ceiling: a bare node:http2 server with the same certificates sends
+ * events made from one of the pods just written (as clusterd served it, framed as clusterd
+ * frames it) to the same watcher processes, `events` of them at `ratePerSec`,
+ * writing each batch once to every stream as soon as its loop is free. Its latency counts from
+ * the moment an event is built, clusterd's from the writer's acknowledgement.
+ */
+async function ceilingFanOut(ctx: BenchContext, collection: string, events: number, ratePerSec: number): Promise<{ p99Ms: number; note: string }> {
+  const { plan } = ctx;
+  const served = await ctx.admin.get(`${collection}/w-0`);
+  if (served.status !== 200) throw new Error(`get ${collection}/w-0: ${served.status}`);
+  const pod = served
+    .text()
+    .replace(/"resourceVersion":"\d+"/, '"resourceVersion":"{rv}"')
+    .replace(/("bench\/sent-at":")[^"]*"/, '$1{ts}"');
+  if (!pod.includes('{rv}') || !pod.includes('{ts}')) throw new Error('ceiling fan-out: the served pod lacks resourceVersion or the send-time annotation');
+  const url = await ctx.ceiling.watchUrl();
+  ctx.progress.step(`watch fan-out, ceiling: opening ${plan.watchers} watchers on a bare node:http2 server`);
+  const { openedEach } = await openFleet(ctx, url, `${collection}?watch=1`);
+  ctx.progress.step(`watch fan-out, ceiling: emitting ${events} events at ${ratePerSec.toFixed(0)}/s`);
+  const ceilingCpu = cpuMeter(ctx.ceiling.pid);
+  const emitted = await ctx.ceiling.emitWatchEvents(
+    { eventTemplate: `{"type":"ADDED","object":${pod}}\n`, ratePerSec, durationMs: (events * 1000) / ratePerSec, firstRevision: 1, ackIntervalMs: 20 },
+    (acks) => {
+      for (const g of ctx.watchGens) g.relayAcks(acks);
+    },
+  );
+  const watched = mergeWatchResults(await Promise.all(ctx.watchGens.map((g, i) => g.finishWatchers(emitted.count * openedEach[i]!.established, 15_000))));
+  const cpu = ceilingCpu.stop();
+  ctx.raw[`watch fan-out ceiling at ${ratePerSec.toFixed(0)}/s`] = { emitted, watched };
+  ctx.progress.step(`  ceiling delivered ${watched.delivered}/${watched.expected}, p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms`);
+  return {
+    p99Ms: watched.fromAck.p99Ms,
+    note:
+      `ceiling at ${ratePerSec.toFixed(0)} events/s: ${emitted.count} events in ${(emitted.elapsedMs / 1000).toFixed(1)} s, delivered ${watched.delivered} of ${watched.expected}, ` +
+      `p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms from the event's creation; CPU: ceiling ${pct(cpu)}, watcher processes ${pct(watched.generatorCpu)} together`,
+  };
 }
 
 /** Contiguous ranges of watcher indices, one per watcher process. */

@@ -2,10 +2,14 @@
 // server with the real server's certificate, key and client-certificate check, answering each
 // route with bytes captured from the real server's response (status, headers, body) and
 // doing nothing else. What it measures is the cost of TLS, HTTP/1.1 and the bytes themselves.
-// Configured over the IPC channel. Imports: node only.
+// For the watch scenario it also serves watch streams over HTTP/2 and emits, at a given rate,
+// events made from a captured event's bytes: each batch of due events is built once and the
+// same Buffer written to every stream as soon as the loop is free (TLS, HTTP/2 framing and
+// the bytes, nothing else). Configured over the IPC channel. Imports: node only.
 
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 
 export interface CeilingRoute {
   method: string;
@@ -15,19 +19,39 @@ export interface CeilingRoute {
   bodyFile: string;
 }
 
-export type ToCeiling = { type: 'listen'; cert: string; key: string; ca: string } | { type: 'route'; route: CeilingRoute };
-export type FromCeiling = { type: 'listening'; port: number } | { type: 'routed' } | { type: 'error'; message: string };
+/** Emit watch events: `{rv}` and `{ts}` in the template become the revision and the wall-clock ms. */
+export interface CeilingWatchEmit {
+  type: 'watch-emit';
+  eventTemplate: string;
+  ratePerSec: number;
+  durationMs: number;
+  firstRevision: number;
+  ackIntervalMs: number;
+}
+
+export type ToCeiling = { type: 'listen'; cert: string; key: string; ca: string } | { type: 'route'; route: CeilingRoute } | { type: 'watch-listen' } | CeilingWatchEmit;
+export type FromCeiling =
+  | { type: 'listening'; port: number }
+  | { type: 'routed' }
+  /** Emitted events as [revision, wall-clock ms when built], reported while emitting. */
+  | { type: 'acks'; acks: [number, number][] }
+  | { type: 'emitted'; count: number; elapsedMs: number }
+  | { type: 'error'; message: string };
 
 if (!process.send) throw new Error('ceiling-main must be started with an IPC channel (child_process.fork)');
 
 const routes = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
 let server: Server | undefined;
+let tls: { cert: string; key: string; ca: string } | undefined;
+let watchServer: Http2SecureServer | undefined;
+const watchStreams = new Set<ServerHttp2Stream>();
 const send = (m: FromCeiling) => process.send!(m);
 
 process.on('message', (raw) => {
   const m = raw as ToCeiling;
   try {
     if (m.type === 'listen') {
+      tls = { cert: m.cert, key: m.key, ca: m.ca };
       server = createServer({ cert: m.cert, key: m.key, ca: m.ca, requestCert: true, rejectUnauthorized: true, keepAliveTimeout: 60_000 }, (req, res) => {
         const route = routes.get(`${req.method} ${req.url}`);
         // Drain any request body before answering, as a real server must.
@@ -46,9 +70,63 @@ process.on('message', (raw) => {
       const { route } = m;
       routes.set(`${route.method} ${route.path}`, { status: route.status, headers: route.headers, body: readFileSync(route.bodyFile) });
       send({ type: 'routed' });
+    } else if (m.type === 'watch-listen') {
+      if (!tls) throw new Error('watch-listen before listen');
+      watchServer = createSecureServer({ ...tls, requestCert: true, rejectUnauthorized: true });
+      watchServer.on('stream', (stream) => {
+        stream.respond({ ':status': 200, 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+        watchStreams.add(stream);
+        stream.on('close', () => watchStreams.delete(stream));
+        stream.on('error', () => watchStreams.delete(stream));
+      });
+      watchServer.listen(0, '127.0.0.1', () => send({ type: 'listening', port: (watchServer!.address() as { port: number }).port }));
+    } else if (m.type === 'watch-emit') {
+      emitWatchEvents(m);
     }
   } catch (e) {
     send({ type: 'error', message: (e as Error).message });
   }
 });
 process.on('disconnect', () => process.exit(0));
+
+function emitWatchEvents(job: CeilingWatchEmit): void {
+  const total = Math.round((job.ratePerSec * job.durationMs) / 1000);
+  const t0 = performance.now();
+  let made = 0;
+  let pending: Buffer[] = [];
+  let acks: [number, number][] = [];
+  let flushing = false;
+  const flush = () => {
+    flushing = false;
+    if (pending.length === 0) return;
+    const batch = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    pending = [];
+    for (const s of watchStreams) s.write(batch);
+  };
+  const reportAcks = setInterval(() => {
+    if (acks.length) send({ type: 'acks', acks });
+    acks = [];
+  }, job.ackIntervalMs);
+  const tick = setInterval(() => {
+    const due = Math.min(total, Math.floor(((performance.now() - t0) * job.ratePerSec) / 1000) + 1);
+    for (; made < due; made++) {
+      const rv = job.firstRevision + made;
+      const at = performance.timeOrigin + performance.now();
+      pending.push(Buffer.from(job.eventTemplate.replace('{rv}', String(rv)).replace('{ts}', String(at))));
+      acks.push([rv, at]);
+    }
+    if (pending.length && !flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+    if (made >= total) {
+      clearInterval(tick);
+      setImmediate(() => {
+        clearInterval(reportAcks);
+        if (acks.length) send({ type: 'acks', acks });
+        acks = [];
+        send({ type: 'emitted', count: made, elapsedMs: performance.now() - t0 });
+      });
+    }
+  }, 1);
+}

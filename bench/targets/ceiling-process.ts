@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { distModule } from '../support/project-root.js';
-import type { CeilingRoute, FromCeiling, ToCeiling } from './ceiling-main.js';
+import type { CeilingRoute, CeilingWatchEmit, FromCeiling, ToCeiling } from './ceiling-main.js';
 
 /** Response headers that belong to one connection or one moment, not to the response's bytes. */
 const PER_EXCHANGE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
@@ -17,6 +17,8 @@ export class CeilingProcess {
     readonly port: number,
     private readonly scratchDir: string,
   ) {}
+
+  private watchPort: number | undefined;
 
   static async start(tls: { cert: string; key: string; ca: string }, scratchDir: string): Promise<CeilingProcess> {
     const child = fork(distModule('bench/targets/ceiling-main.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -42,6 +44,34 @@ export class CeilingProcess {
     const route: CeilingRoute = { method, path, status, headers: kept, bodyFile };
     const m = await ask(this.child, { type: 'route', route });
     if (m.type !== 'routed') throw new Error(`ceiling: ${JSON.stringify(m)}`);
+  }
+
+  /** Starts the HTTP/2 watch server (once); its URL. */
+  async watchUrl(): Promise<string> {
+    if (this.watchPort === undefined) {
+      const m = await ask(this.child, { type: 'watch-listen' });
+      if (m.type !== 'listening') throw new Error(`ceiling: ${JSON.stringify(m)}`);
+      this.watchPort = m.port;
+    }
+    return `https://127.0.0.1:${this.watchPort}`;
+  }
+
+  /** Emits watch events to every open watch stream; `onAcks` gets [revision, built at] pairs. */
+  emitWatchEvents(job: Omit<CeilingWatchEmit, 'type'>, onAcks: (acks: [number, number][]) => void): Promise<{ count: number; elapsedMs: number }> {
+    return new Promise((resolve, reject) => {
+      const onExit = () => reject(new Error('ceiling process exited'));
+      const onMessage = (raw: unknown) => {
+        const m = raw as FromCeiling;
+        if (m.type === 'acks') return onAcks(m.acks);
+        this.child.off('message', onMessage);
+        this.child.off('exit', onExit);
+        if (m.type === 'emitted') resolve(m);
+        else reject(new Error(`ceiling: ${JSON.stringify(m)}`));
+      };
+      this.child.on('message', onMessage);
+      this.child.once('exit', onExit);
+      this.child.send({ type: 'watch-emit', ...job } satisfies ToCeiling);
+    });
   }
 
   async stop(): Promise<void> {

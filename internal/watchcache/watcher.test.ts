@@ -52,3 +52,57 @@ describe('watcher wakeups', () => {
     expect(w.drain()).toEqual([]);
   });
 });
+
+describe('watcher callback mode', () => {
+  const names = (outs: ReturnType<CacheWatcher['drain']>) => outs.map((o) => ('entry' in o ? `${o.type}:${o.entry.name}` : o.type));
+  const round = () => new Promise<void>((resolve) => setTimeout(resolve, 30));
+
+  it('calls the consumer once per round with everything queued, stops while paused, resumes with what queued meanwhile', async () => {
+    const w = new CacheWatcher(() => true, 100, 0, () => {});
+    const drains: string[][] = [];
+    w.consume(() => drains.push(names(w.drain())));
+    w.deliver(added('a', 1));
+    w.deliver(added('b', 2));
+    await round();
+    expect(drains).toEqual([['ADDED:a', 'ADDED:b']]);
+    w.pause();
+    w.deliver(added('c', 3));
+    await round();
+    expect(drains).toHaveLength(1);
+    expect(w.pending).toBe(1);
+    w.resume();
+    await round();
+    expect(drains).toEqual([['ADDED:a', 'ADDED:b'], ['ADDED:c']]);
+  });
+
+  it('gives a paused consumer its last round when the watcher closes, so the stream can end', async () => {
+    const w = new CacheWatcher(() => true, 100, 0, () => {});
+    const calls: { outs: string[]; closed: string | undefined }[] = [];
+    w.consume(() => calls.push({ outs: names(w.drain()), closed: w.closed }));
+    w.pause();
+    w.deliver(added('a', 1));
+    w.fail(410, 'Expired', 'too old');
+    await round();
+    expect(calls).toEqual([{ outs: ['ADDED:a', 'ERROR'], closed: 'error' }]);
+  });
+
+  it('queues unchanged events as the cache event itself and selection transitions as their own outputs', () => {
+    const picky = new CacheWatcher((e) => e.labels.app === 'x', 100, 0, () => {});
+    const all = new CacheWatcher(() => true, 100, 0, () => {});
+    const inX = { ...entry('p', 1), labels: { app: 'x' } };
+    const outOfX = { ...entry('p', 2), labels: { app: 'y' } };
+    const create: CacheEvent = { type: 'ADDED', revision: 1, entry: inX };
+    const relabel: CacheEvent = { type: 'MODIFIED', revision: 2, entry: outOfX, prev: inX };
+    for (const w of [picky, all]) {
+      w.deliver(create);
+      w.deliver(relabel);
+    }
+    const [pickyCreate, pickyLeave] = picky.drain();
+    const [allCreate, allModify] = all.drain();
+    expect(pickyCreate).toBe(create);
+    expect(allCreate).toBe(create);
+    expect(allModify).toBe(relabel);
+    expect(pickyLeave).not.toBe(relabel);
+    expect(pickyLeave).toMatchObject({ type: 'DELETED', entry: outOfX });
+  });
+});

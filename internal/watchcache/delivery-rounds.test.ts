@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { deliveryRound, wakeInNextRound } from './delivery-rounds.js';
+
+const nextRound = () => new Promise<void>((resolve) => wakeInNextRound(resolve));
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin: a round that costs CPU, as a large fan-out does
+  }
+}
+
+describe('delivery rounds', () => {
+  it('runs every wake once, in call order, together in a later round', async () => {
+    const seen: [string, number][] = [];
+    const before = deliveryRound();
+    for (const name of ['a', 'b', 'c']) wakeInNextRound(() => seen.push([name, deliveryRound()]));
+    expect(seen).toEqual([]);
+    await nextRound();
+    expect(seen.map(([n]) => n)).toEqual(['a', 'b', 'c']);
+    const rounds = new Set(seen.map(([, r]) => r));
+    expect(rounds.size).toBe(1);
+    expect([...rounds][0]).toBeGreaterThan(before);
+  });
+
+  it('numbers rounds so that a wake queued during a round runs in a later one', async () => {
+    let inner = -1;
+    let outer = -1;
+    wakeInNextRound(() => {
+      outer = deliveryRound();
+      wakeInNextRound(() => (inner = deliveryRound()));
+    });
+    await nextRound();
+    await nextRound();
+    expect(outer).toBeGreaterThan(0);
+    expect(inner).toBeGreaterThan(outer);
+  });
+
+  it('after an expensive round, holds the next one back by a multiple of its cost', async () => {
+    let endOfExpensive = 0;
+    wakeInNextRound(() => {
+      busy(6);
+      endOfExpensive = performance.now();
+    });
+    await nextRound();
+    // The expensive round and this one may have shared a round; wait for a fresh cycle.
+    await new Promise((r) => setTimeout(r, 40));
+    wakeInNextRound(() => {
+      busy(6);
+      endOfExpensive = performance.now();
+    });
+    await nextRound();
+    const ranAt = await new Promise<number>((resolve) => wakeInNextRound(() => resolve(performance.now())));
+    // 6 ms of work → at least 18 ms of gap (timers may fire a millisecond early).
+    expect(ranAt - endOfExpensive).toBeGreaterThanOrEqual(15);
+  });
+
+  it('runs the next round at once after cheap ones (idle latency stays one loop turn)', async () => {
+    await new Promise((r) => setTimeout(r, 40));
+    await nextRound();
+    let ranFirst: 'round' | 'timer' | undefined;
+    wakeInNextRound(() => (ranFirst ??= 'round'));
+    setTimeout(() => (ranFirst ??= 'timer'), 15);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(ranFirst).toBe('round');
+  });
+
+  it('a wake that throws does not keep the others of its round from running', async () => {
+    const seen: string[] = [];
+    wakeInNextRound(() => {
+      throw new Error('consumer bug');
+    });
+    wakeInNextRound(() => seen.push('after'));
+    await nextRound();
+    expect(seen).toEqual(['after']);
+  });
+});

@@ -60,6 +60,8 @@ flags:
   --tiny           seconds; proves the harness works, its figures mean nothing
   --out-dir DIR    where <timestamp>.json and .md go (default bench/results)
   --only A,B,...   run only these scenarios: ${SCENARIO_NAMES.join(', ')}
+  --watch-rate N   writes/s of the watch scenario instead of the mode's (500 in full), to find
+                   the rate at which a delivery target holds on this machine
   --help           this text
 
 environment:
@@ -72,12 +74,12 @@ function checkArgs(args: string[]): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--quick' || a === '--tiny') continue;
-    if (a === '--out-dir' || a === '--only') {
+    if (a === '--out-dir' || a === '--only' || a === '--watch-rate') {
       if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) fail(`${a} needs a value`);
       i++;
       continue;
     }
-    if (a.startsWith('--out-dir=') || a.startsWith('--only=')) continue;
+    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=')) continue;
     fail(`unknown flag ${a}`);
   }
 }
@@ -97,7 +99,9 @@ async function main(): Promise<number> {
   const unknown = argValue(args, '--only')?.split(',').filter((n) => !SCENARIO_NAMES.includes(n)) ?? [];
   if (unknown.length) fail(`--only: unknown scenario ${unknown.join(', ')}`);
   const mode: BenchMode = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
-  const plan = planFor(mode);
+  const watchRate = argValue(args, '--watch-rate');
+  if (watchRate !== undefined && !(Number.isInteger(Number(watchRate)) && Number(watchRate) > 0)) fail(`--watch-rate: ${watchRate} is not a positive whole number`);
+  const plan = watchRate === undefined ? planFor(mode) : { ...planFor(mode), watchWritesPerSec: Number(watchRate) };
   const outDir = argValue(args, '--out-dir') ?? join(projectRoot(), 'bench', 'results');
   const only = argValue(args, '--only')?.split(',');
   const progress = createProgress();

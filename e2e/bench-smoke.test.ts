@@ -14,7 +14,7 @@ interface BenchJson {
   machine: { cores: number };
   note: string;
   failures: string[];
-  rows: { scenario: string; figure: string; value: number | null; target: string; holds: boolean | null; note?: string }[];
+  rows: { scenario: string; figure: string; value: number | null; baseline?: { name: string; value: number | null }; target: string; holds: boolean | null; note?: string }[];
 }
 
 describe('make bench harness (tiny mode)', () => {
@@ -69,5 +69,21 @@ describe('make bench harness (tiny mode)', () => {
     expect(measured('create pods', 'creates/s')).toBeGreaterThan(0);
     expect(measured('LIST 100 pods', 'time per list (mean)')).toBeGreaterThan(0);
     expect(measured('watch fan-out', 'delivery p99 (from write ack)')).toBeGreaterThanOrEqual(0);
+    // The fan-out is measured side by side with the bare HTTP/2 ceiling serving the same events.
+    const fanOut = json.rows.find((r) => r.scenario.startsWith('watch fan-out') && r.figure === 'delivery p99 (from write ack)');
+    expect(fanOut?.baseline?.name).toBe('ceiling');
+    expect(fanOut?.baseline?.value).toBeGreaterThanOrEqual(0);
   }, 90_000);
+
+  it('refuses a watch rate that is not a positive whole number before starting anything', async () => {
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), '--watch-rate', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--watch-rate: 0 is not a positive whole number');
+  });
 });

@@ -55,6 +55,17 @@ describe('delivery rounds', () => {
     expect(ranAt - endOfExpensive).toBeGreaterThanOrEqual(15);
   });
 
+  it('spaces rounds out while the event loop is busy with other work, even when the rounds are cheap', async () => {
+    await new Promise((r) => setTimeout(r, 40));
+    await nextRound();
+    // Work outside any round (requests, native sends) keeps the loop busy until the next round.
+    await new Promise<void>((resolve) => setImmediate(() => (busy(30), resolve())));
+    let endOfCheap = 0;
+    await new Promise<void>((resolve) => wakeInNextRound(() => ((endOfCheap = performance.now()), resolve())));
+    const ranAt = await new Promise<number>((resolve) => wakeInNextRound(() => resolve(performance.now())));
+    expect(ranAt - endOfCheap).toBeGreaterThanOrEqual(15);
+  });
+
   it('runs the next round at once after cheap ones (idle latency stays one loop turn)', async () => {
     await new Promise((r) => setTimeout(r, 40));
     await nextRound();

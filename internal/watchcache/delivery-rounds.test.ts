@@ -55,15 +55,31 @@ describe('delivery rounds', () => {
     expect(ranAt - endOfExpensive).toBeGreaterThanOrEqual(15);
   });
 
-  it('spaces rounds out while the event loop is busy with other work, even when the rounds are cheap', async () => {
+  it('spaces wide rounds out while the event loop is busy with other work, even when the rounds are cheap', async () => {
     await new Promise((r) => setTimeout(r, 40));
     await nextRound();
     // Work outside any round (requests, native sends) keeps the loop busy until the next round.
     await new Promise<void>((resolve) => setImmediate(() => (busy(30), resolve())));
     let endOfCheap = 0;
-    await new Promise<void>((resolve) => wakeInNextRound(() => ((endOfCheap = performance.now()), resolve())));
+    // A wide round (a fan-out to many watchers), each wake cheap.
+    await new Promise<void>((resolve) => {
+      for (let i = 0; i < 300; i++) wakeInNextRound(() => undefined);
+      wakeInNextRound(() => ((endOfCheap = performance.now()), resolve()));
+    });
     const ranAt = await new Promise<number>((resolve) => wakeInNextRound(() => resolve(performance.now())));
     expect(ranAt - endOfCheap).toBeGreaterThanOrEqual(15);
+  });
+
+  it('does not hold back narrow rounds (a selective watch) because the loop is busy', async () => {
+    await new Promise((r) => setTimeout(r, 40));
+    await nextRound();
+    await new Promise<void>((resolve) => setImmediate(() => (busy(30), resolve())));
+    await nextRound();
+    let ranFirst: 'round' | 'timer' | undefined;
+    wakeInNextRound(() => (ranFirst ??= 'round'));
+    setTimeout(() => (ranFirst ??= 'timer'), 15);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(ranFirst).toBe('round');
   });
 
   it('runs the next round at once after cheap ones (idle latency stays one loop turn)', async () => {

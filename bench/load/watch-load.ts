@@ -10,7 +10,7 @@ import { request as httpsRequest, type Agent } from 'node:https';
 import { LatencyRecorder } from '../support/latency.js';
 import { exchange, tlsAgent } from './http-load.js';
 import { wallClockMs, type WatchJob, type WatchResult, type WriterJob, type WriterResult } from './protocol.js';
-import { compileTemplate } from './request-template.js';
+import { compileTemplate, type RenderedRequest } from './request-template.js';
 
 const RESOURCE_VERSION = /"resourceVersion":"(\d+)"/;
 const TYPE_KEY = Buffer.from('{"type":"');
@@ -294,6 +294,10 @@ export async function runWriter(job: WriterJob, onAcks: (acks: [number, number][
   let late = 0;
   let n = job.startIndex ?? 0;
   const total = Math.round((job.ratePerSec * job.durationMs) / 1000);
+  // Every connection the writer may use is opened (TLS handshake included) before the schedule
+  // starts, so the first writes do not carry handshakes with a server busy fanning out.
+  const version: RenderedRequest = { method: 'GET', path: '/version', headers: {}, body: undefined };
+  await Promise.all(Array.from({ length: job.maxInFlight }, () => exchange(agent, base, version).catch(() => undefined)));
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const flush = setInterval(() => {

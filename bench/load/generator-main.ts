@@ -34,6 +34,8 @@ process.on('message', (raw) => {
   const fail = (e: unknown) => send({ type: 'error', message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   if (m.type === 'run') {
     run(m.job).then((result) => result && send({ type: 'result', result }), fail);
+  } else if (m.type === 'warmup') {
+    fleet?.warmUntil(m.untilMs);
   } else if (m.type === 'acks') {
     fleet?.acks(m.acks);
   } else if (m.type === 'finish') {

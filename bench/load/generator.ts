@@ -65,6 +65,11 @@ export class GeneratorProcess {
     return m;
   }
 
+  /** Events of the running watch job sent before `untilMs` (wall clock) are a warm-up. */
+  warmUntil(untilMs: number): void {
+    if (!this.exited) this.child.send({ type: 'warmup', untilMs } satisfies ToGenerator);
+  }
+
   relayAcks(acks: [number, number][]): void {
     if (!this.exited) this.child.send({ type: 'acks', acks } satisfies ToGenerator);
   }

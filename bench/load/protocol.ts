@@ -151,6 +151,11 @@ export type ToGenerator =
   | { type: 'run'; job: Job }
   /** For a running watch job: acknowledged writes as [resourceVersion, wall-clock ms] pairs. */
   | { type: 'acks'; acks: [number, number][] }
+  /**
+   * For a running watch job: events sent (by their embedded send time) before `untilMs`
+   * (wall clock) are a warm-up: counted as delivered, left out of the latency figures.
+   */
+  | { type: 'warmup'; untilMs: number }
   /** For a running watch job: stop once `expected` deliveries arrived or `drainMs` passed. */
   | { type: 'finish'; expected: number; drainMs: number };
 

@@ -85,6 +85,8 @@ export class WatchFleet {
   private readonly sessions: ClientHttp2Session[] = [];
   private agent: Agent | undefined;
   private delivered = 0;
+  /** Events sent before this wall-clock time are not measured (warm-up). */
+  private measureFrom = 0;
   private closedEarly = 0;
   private finishing = false;
   private established = 0;
@@ -214,6 +216,8 @@ export class WatchFleet {
     const sentAt = readNumber(buf, start, end, SENT_AT_KEY);
     if (sentAt === undefined) return;
     this.delivered++;
+    this.onDelivery?.();
+    if (sentAt < this.measureFrom) return;
     this.fromSend.record(Math.max(0, receivedAt - sentAt));
     const rv = readNumber(buf, start, end, RESOURCE_VERSION_KEY) ?? NaN;
     const ackedAt = this.ackTimes.get(rv);
@@ -223,7 +227,11 @@ export class WatchFleet {
       if (waiting) waiting.push(receivedAt);
       else this.waitingForAck.set(rv, [receivedAt]);
     }
-    this.onDelivery?.();
+  }
+
+  /** Events sent before `untilMs` (wall clock) count as delivered but not in the latencies. */
+  warmUntil(untilMs: number): void {
+    this.measureFrom = untilMs;
   }
 
   /** Acknowledgements from the writer: [resourceVersion, wall-clock ms]. */

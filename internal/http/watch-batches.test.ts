@@ -69,3 +69,22 @@ describe('shared watch batches', () => {
     expect(c.builds).toBe(0);
   });
 });
+
+describe('shared watch batches: memory', () => {
+  it('does not remember a batch larger than a megabyte (a watch starting with a large collection)', async () => {
+    const big: CacheEvent = {
+      type: 'ADDED',
+      revision: 9,
+      entry: { key: '/registry/core/pods/ns/big', namespace: 'ns', name: 'big', revision: 9, bytes: Buffer.alloc(2 * 1024 * 1024, 32), labels: {}, fields: {} },
+    };
+    let builds = 0;
+    const build = () => {
+      builds++;
+      return Buffer.from(big.entry.bytes);
+    };
+    const [x, y] = await inRound(() => [sharedBatch('json', [big], build), sharedBatch('json', [big], build)]);
+    expect(builds).toBe(2);
+    expect(x).not.toBe(y);
+    expect(x!.equals(y!)).toBe(true);
+  });
+});

@@ -16,8 +16,16 @@ interface Built {
 
 /** Distinct batches remembered per first output and format; more are built, not remembered. */
 const MAX_CANDIDATES = 8;
+/**
+ * Bytes remembered per round, and per batch: a watch starting with the current state of a
+ * large collection drains it as one batch that no other stream shares (its outputs are its
+ * own), and remembering those until the next round would hold them for nothing.
+ */
+const ROUND_BUDGET = 16 * 1024 * 1024;
+const MAX_REMEMBERED = 1024 * 1024;
 
 let memoRound = -1;
+let remembered = 0;
 const memo = new Map<string, Map<WatchOutput, Built[]>>();
 
 function sameOutputs(a: readonly WatchOutput[], b: readonly WatchOutput[]): boolean {
@@ -39,6 +47,7 @@ export function sharedBatch(format: string, outs: readonly WatchOutput[], build:
   if (round !== memoRound) {
     memo.clear();
     memoRound = round;
+    remembered = 0;
   }
   let byFirst = memo.get(format);
   if (!byFirst) {
@@ -48,7 +57,11 @@ export function sharedBatch(format: string, outs: readonly WatchOutput[], build:
   const candidates = byFirst.get(first);
   if (candidates) for (const c of candidates) if (sameOutputs(c.outs, outs)) return c.bytes;
   const bytes = build();
+  const size = bytes?.length ?? 0;
+  if (size > MAX_REMEMBERED || remembered + size > ROUND_BUDGET) return bytes;
   if (!candidates) byFirst.set(first, [{ outs, bytes }]);
   else if (candidates.length < MAX_CANDIDATES) candidates.push({ outs, bytes });
+  else return bytes;
+  remembered += size;
   return bytes;
 }

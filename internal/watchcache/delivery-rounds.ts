@@ -13,7 +13,7 @@
 // Imports: nothing from the project.
 
 /** The next round waits at most this long after the previous one ended. */
-const MAX_GAP_MS = 25;
+const MAX_GAP_MS = 10;
 /** ... and at least this multiple of the previous round's own duration. */
 const GAP_PER_COST = 3;
 /** Event-loop utilisation from which rounds are spaced out, and at which the gap is the maximum. */

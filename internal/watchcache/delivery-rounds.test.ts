@@ -10,6 +10,21 @@ function busy(ms: number): void {
   }
 }
 
+/** Lets the previous test's rounds and gaps pass, then runs one round on a quiet loop. */
+async function quiet(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 40));
+  await nextRound();
+}
+
+/** Which comes first: a round asked for now, or a timer shorter than the maximum gap. */
+async function roundOrTimer(): Promise<'round' | 'timer' | undefined> {
+  let first: 'round' | 'timer' | undefined;
+  wakeInNextRound(() => (first ??= 'round'));
+  setTimeout(() => (first ??= 'timer'), 6);
+  await new Promise((r) => setTimeout(r, 30));
+  return first;
+}
+
 describe('delivery rounds', () => {
   it('runs every wake once, in call order, together in a later round', async () => {
     const seen: [string, number][] = [];
@@ -37,14 +52,8 @@ describe('delivery rounds', () => {
   });
 
   it('after an expensive round, holds the next one back by a multiple of its cost', async () => {
+    await quiet();
     let endOfExpensive = 0;
-    wakeInNextRound(() => {
-      busy(6);
-      endOfExpensive = performance.now();
-    });
-    await nextRound();
-    // The expensive round and this one may have shared a round; wait for a fresh cycle.
-    await new Promise((r) => setTimeout(r, 40));
     wakeInNextRound(() => {
       busy(6);
       endOfExpensive = performance.now();
@@ -56,8 +65,7 @@ describe('delivery rounds', () => {
   });
 
   it('spaces wide rounds out while the event loop is busy with other work, even when the rounds are cheap', async () => {
-    await new Promise((r) => setTimeout(r, 40));
-    await nextRound();
+    await quiet();
     // Work outside any round (requests, native sends) keeps the loop busy until the next round.
     await new Promise<void>((resolve) => setImmediate(() => (busy(30), resolve())));
     let endOfCheap = 0;
@@ -72,25 +80,15 @@ describe('delivery rounds', () => {
   });
 
   it('does not hold back narrow rounds (a selective watch) because the loop is busy', async () => {
-    await new Promise((r) => setTimeout(r, 40));
-    await nextRound();
+    await quiet();
     await new Promise<void>((resolve) => setImmediate(() => (busy(30), resolve())));
     await nextRound();
-    let ranFirst: 'round' | 'timer' | undefined;
-    wakeInNextRound(() => (ranFirst ??= 'round'));
-    setTimeout(() => (ranFirst ??= 'timer'), 6);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(ranFirst).toBe('round');
+    expect(await roundOrTimer()).toBe('round');
   });
 
   it('runs the next round at once after cheap ones (idle latency stays one loop turn)', async () => {
-    await new Promise((r) => setTimeout(r, 40));
-    await nextRound();
-    let ranFirst: 'round' | 'timer' | undefined;
-    wakeInNextRound(() => (ranFirst ??= 'round'));
-    setTimeout(() => (ranFirst ??= 'timer'), 6);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(ranFirst).toBe('round');
+    await quiet();
+    expect(await roundOrTimer()).toBe('round');
   });
 
   it('a wake that throws does not keep the others of its round from running', async () => {

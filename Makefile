@@ -4,7 +4,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find cmd internal raft tools bench e2e -name '*.ts' -not -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: install build run test test-unit test-e2e test-raft-long typecheck bench gen-schemas clean
+.PHONY: install build run test test-unit test-e2e test-raft-long typecheck bench bench-native gen-schemas clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -31,7 +31,7 @@ test-deps:
 	@./tools/ensure-test-deps.sh
 
 # The whole suite: type-check (tests included), unit, integration and e2e tests.
-test: build typecheck test-deps
+test: build typecheck test-deps bench-native
 	npx vitest run $(VITEST_ARGS)
 
 test-unit: build
@@ -45,8 +45,17 @@ test-raft-long: build
 
 # Figures next to their baselines (ceiling, etcd) in one run; QUICK=1 runs a two-minute subset.
 # test-deps installs etcd, the store-level baseline, when it is missing.
-bench: build test-deps
+bench: build test-deps bench-native
 	node dist/bench/run.js $(if $(QUICK),--quick,)
+
+# The bench's native watch client (nghttp2 + OpenSSL): receiving the fan-out costs it a
+# fraction of what node:http2 costs the cores the server under test shares.
+NATIVE_WATCH := dist/bench/native/h2watch
+bench-native: test-deps $(NATIVE_WATCH)
+
+$(NATIVE_WATCH): bench/native/h2watch.c
+	@mkdir -p $(dir $@)
+	cc -O2 -Wall -Wextra -Werror -o $@ $< -lnghttp2 -lssl -lcrypto -lm
 
 gen-schemas: build
 	node dist/tools/gen-schemas/main.js ../shared/schemas proto

@@ -19,6 +19,11 @@ export interface BenchPlan {
   watchers: number;
   watchWritesPerSec: number;
   watchDurationMs: number;
+  /**
+   * The watchers' client: `native` (bench/native/h2watch, nghttp2 + OpenSSL) costs a fraction
+   * of the CPU of `node` (node:http2), whose receiving cost the server's two cores otherwise pay.
+   */
+  watchClient: 'native' | 'node';
   /** Stored pods for the startup and memory rows (0: whatever the earlier scenarios left). */
   storedPods: number;
   ssaDeployments: number;
@@ -35,10 +40,10 @@ export interface BenchPlan {
 export function planFor(mode: BenchMode): BenchPlan {
   switch (mode) {
     case 'full':
-      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, storedPods: 50_000, ssaDeployments: 16, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true };
+      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true };
     case 'quick':
-      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, storedPods: 0, ssaDeployments: 16, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false };
+      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false };
     case 'tiny':
-      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, storedPods: 0, ssaDeployments: 2, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false };
+      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false };
   }
 }

@@ -13,7 +13,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { BenchContext } from './context.js';
 import { GeneratorProcess } from './load/generator.js';
-import { planFor, type BenchMode } from './plan.js';
+import { planFor, type BenchMode, type BenchPlan } from './plan.js';
 import { markdownNotes, markdownTable } from './report/markdown.js';
 import { applyScenario } from './scenarios/apply.js';
 import { encodingsScenario } from './scenarios/encodings.js';
@@ -62,6 +62,9 @@ flags:
   --only A,B,...   run only these scenarios: ${SCENARIO_NAMES.join(', ')}
   --watch-rate N   writes/s of the watch scenario instead of the mode's (500 in full), to find
                    the rate at which a delivery target holds on this machine
+  --watch-client C the watchers' client: native (default; bench/native/h2watch, nghttp2 and
+                   OpenSSL, built by make bench-native) or node (node:http2, which costs the
+                   shared cores several times more per event received)
   --help           this text
 
 environment:
@@ -74,12 +77,12 @@ function checkArgs(args: string[]): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--quick' || a === '--tiny') continue;
-    if (a === '--out-dir' || a === '--only' || a === '--watch-rate') {
+    if (a === '--out-dir' || a === '--only' || a === '--watch-rate' || a === '--watch-client') {
       if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) fail(`${a} needs a value`);
       i++;
       continue;
     }
-    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=')) continue;
+    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=') || a.startsWith('--watch-client=')) continue;
     fail(`unknown flag ${a}`);
   }
 }
@@ -101,7 +104,13 @@ async function main(): Promise<number> {
   const mode: BenchMode = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
   const watchRate = argValue(args, '--watch-rate');
   if (watchRate !== undefined && !(Number.isInteger(Number(watchRate)) && Number(watchRate) > 0)) fail(`--watch-rate: ${watchRate} is not a positive whole number`);
-  const plan = watchRate === undefined ? planFor(mode) : { ...planFor(mode), watchWritesPerSec: Number(watchRate) };
+  const watchClient = argValue(args, '--watch-client');
+  if (watchClient !== undefined && watchClient !== 'native' && watchClient !== 'node') fail(`--watch-client: ${watchClient} is neither native nor node`);
+  const plan: BenchPlan = {
+    ...planFor(mode),
+    ...(watchRate === undefined ? {} : { watchWritesPerSec: Number(watchRate) }),
+    ...(watchClient === 'native' || watchClient === 'node' ? { watchClient } : {}),
+  };
   const outDir = argValue(args, '--out-dir') ?? join(projectRoot(), 'bench', 'results');
   const only = argValue(args, '--only')?.split(',');
   const progress = createProgress();

@@ -73,17 +73,24 @@ describe('make bench harness (tiny mode)', () => {
     const fanOut = json.rows.find((r) => r.scenario.startsWith('watch fan-out') && r.figure === 'delivery p99 (from write ack)');
     expect(fanOut?.baseline?.name).toBe('ceiling');
     expect(fanOut?.baseline?.value).toBeGreaterThanOrEqual(0);
+    // By default the watchers are the native client (bench/native/h2watch).
+    const fanOutNote = json.rows.find((r) => r.scenario.startsWith('watch fan-out') && r.figure === 'delivery p50 (from write ack)')?.note;
+    expect(fanOutNote).toContain('(native client)');
   }, 90_000);
 
-  it('refuses a watch rate that is not a positive whole number before starting anything', async () => {
+  it.each([
+    [['--watch-rate', '0'], '--watch-rate: 0 is not a positive whole number'],
+    [['--watch-client', 'go'], '--watch-client: go is neither native nor node'],
+    [['--watch-client'], '--watch-client needs a value'],
+  ])('refuses %j before starting anything', async (args, message) => {
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), '--watch-rate', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stderr }));
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--watch-rate: 0 is not a positive whole number');
+    expect(run.stderr).toContain(message);
   });
 });

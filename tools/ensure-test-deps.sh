@@ -3,6 +3,7 @@
 #   kubectl            (preinstalled on our machines; the e2e suite uses the installed one)
 #   python3-kubernetes (Debian's package, imported by Debian's /usr/bin/python3 only)
 #   etcd-server        (Debian's etcd, for the etcd backend and benchmark baselines)
+#   libnghttp2-dev, libssl-dev, gcc (to build the bench's native watch client)
 # Needs root for apt-get; says clearly what is missing otherwise.
 set -euo pipefail
 
@@ -10,6 +11,9 @@ missing=()
 command -v kubectl >/dev/null 2>&1 || missing+=(kubectl)
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+[ -f /usr/include/nghttp2/nghttp2.h ] || missing+=(libnghttp2-dev)
+[ -f /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
+command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -6,12 +6,13 @@
 import { runEtcdLoad } from './etcd-load.js';
 import { runHttpLoad } from './http-load.js';
 import type { FromGenerator, Job, JobResult, ToGenerator } from './protocol.js';
+import { NativeWatchFleet } from './native-watch.js';
 import { runWriter, WatchFleet } from './watch-load.js';
 
 if (!process.send) throw new Error('generator-main must be started with an IPC channel (child_process.fork)');
 
 const send = (m: FromGenerator) => process.send!(m);
-let fleet: WatchFleet | undefined;
+let fleet: WatchFleet | NativeWatchFleet | undefined;
 
 async function run(job: Job): Promise<JobResult | undefined> {
   switch (job.kind) {
@@ -22,7 +23,7 @@ async function run(job: Job): Promise<JobResult | undefined> {
     case 'writer':
       return runWriter(job, (acks) => send({ type: 'acks', acks }));
     case 'watch': {
-      fleet = new WatchFleet(job);
+      fleet = job.client === 'native' ? new NativeWatchFleet(job) : new WatchFleet(job);
       send({ type: 'ready', ...(await fleet.open()) });
       return undefined; // the result comes with `finish`
     }

@@ -92,6 +92,11 @@ export interface WatchJob {
   protocol: 'http1' | 'http2';
   /** HTTP/2 streams per connection. */
   streamsPerSession: number;
+  /**
+   * Which client receives: `native` (bench/native/h2watch, nghttp2 + OpenSSL; HTTP/2 only) or
+   * `node` (node:http2 / node:https in the generator process). Default `node`.
+   */
+  client?: 'node' | 'native';
 }
 
 export interface WatchResult {

@@ -76,7 +76,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   const errors = Object.entries(writer.errors).map(([k, v]) => `${k}×${v}`).join(', ');
   const events = Object.entries(watched.events).map(([k, v]) => `${k} ${v}`).join(', ');
   const note =
-    `${opened.established}/${plan.watchers} watchers over HTTP/2; ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
+    `${opened.established}/${plan.watchers} watchers over HTTP/2 (${plan.watchClient} client); ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
     `(write p99 ${writer.latency.p99Ms} ms${errors ? `, errors ${errors}: ${writer.firstError}` : ''}${writer.late ? `, writer held back at ${writer.late} ticks` : ''}); ` +
     `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
     `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
@@ -127,7 +127,7 @@ async function openFleet(ctx: BenchContext, baseUrl: string, path: string) {
   const split = splitWatchers(ctx.plan.watchers, ctx.watchGens.length);
   const openedEach = await Promise.all(
     ctx.watchGens.map((g, i) =>
-      g.openWatchers({ kind: 'watch', baseUrl, tls: ctx.tls, watchers: split[i]!.count, firstIndex: split[i]!.first, path, protocol: 'http2', streamsPerSession: 100 }),
+      g.openWatchers({ kind: 'watch', baseUrl, tls: ctx.tls, watchers: split[i]!.count, firstIndex: split[i]!.first, path, protocol: 'http2', streamsPerSession: 100, client: ctx.plan.watchClient }),
     ),
   );
   const opened = {

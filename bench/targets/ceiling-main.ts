@@ -4,7 +4,8 @@
 // doing nothing else. What it measures is the cost of TLS, HTTP/1.1 and the bytes themselves.
 // For the watch scenario it also serves watch streams over HTTP/2 and emits, at a given rate,
 // events made from a captured event's bytes: each batch of due events is built once and the
-// same Buffer written to every stream as soon as the loop is free (TLS, HTTP/2 framing and
+// same Buffer written to every stream as soon as the loop is free; a stream with more than
+// 256 KiB buffered waits for `drain`, as clusterd's watch streams do (TLS, HTTP/2 framing and
 // the bytes, nothing else). Configured over the IPC channel. Imports: node only.
 
 import { readFileSync } from 'node:fs';
@@ -44,7 +45,25 @@ const routes = new Map<string, { status: number; headers: Record<string, string>
 let server: Server | undefined;
 let tls: { cert: string; key: string; ca: string } | undefined;
 let watchServer: Http2SecureServer | undefined;
-const watchStreams = new Set<ServerHttp2Stream>();
+/** Each watch stream with the batches held back while its buffer is over HIGH_WATER. */
+const watchStreams = new Map<ServerHttp2Stream, Buffer[]>();
+/** As clusterd's watch pump: above this many buffered bytes a stream waits for `drain`. */
+const HIGH_WATER = 256 * 1024;
+
+/** Writes `batch` to `stream`, or holds it (with what is held already) until the stream drains. */
+function writeBatch(stream: ServerHttp2Stream, held: Buffer[], batch: Buffer): void {
+  if (held.length > 0 || stream.writableLength > HIGH_WATER) {
+    if (held.push(batch) === 1) {
+      stream.once('drain', () => {
+        const all = held.length === 1 ? held[0]! : Buffer.concat(held);
+        held.length = 0;
+        stream.write(all);
+      });
+    }
+    return;
+  }
+  stream.write(batch);
+}
 const send = (m: FromCeiling) => process.send!(m);
 
 process.on('message', (raw) => {
@@ -75,7 +94,7 @@ process.on('message', (raw) => {
       watchServer = createSecureServer({ ...tls, requestCert: true, rejectUnauthorized: true });
       watchServer.on('stream', (stream) => {
         stream.respond({ ':status': 200, 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
-        watchStreams.add(stream);
+        watchStreams.set(stream, []);
         stream.on('close', () => watchStreams.delete(stream));
         stream.on('error', () => watchStreams.delete(stream));
       });
@@ -101,7 +120,7 @@ function emitWatchEvents(job: CeilingWatchEmit): void {
     if (pending.length === 0) return;
     const batch = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
     pending = [];
-    for (const s of watchStreams) s.write(batch);
+    for (const [s, held] of watchStreams) writeBatch(s, held, batch);
   };
   const reportAcks = setInterval(() => {
     if (acks.length) send({ type: 'acks', acks });

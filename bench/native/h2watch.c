@@ -578,7 +578,12 @@ static void read_control(void) {
   uint8_t buf[65536];
   for (;;) {
     ssize_t n = read(0, buf, sizeof buf);
-    if (n == 0) exit(0); // the generator went away
+    if (n == 0) {
+      // The generator went away: a finish already asked for still reports; otherwise stop.
+      if (!finishing) exit(0);
+      epoll_ctl(epfd, EPOLL_CTL_DEL, 0, NULL);
+      return;
+    }
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) return;
       exit(1);

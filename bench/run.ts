@@ -87,6 +87,10 @@ function checkArgs(args: string[]): void {
   }
 }
 
+function isWatchClient(v: string): v is BenchPlan['watchClient'] {
+  return v === 'native' || v === 'node';
+}
+
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n\n${USAGE}`);
   process.exit(2);
@@ -105,11 +109,11 @@ async function main(): Promise<number> {
   const watchRate = argValue(args, '--watch-rate');
   if (watchRate !== undefined && !(Number.isInteger(Number(watchRate)) && Number(watchRate) > 0)) fail(`--watch-rate: ${watchRate} is not a positive whole number`);
   const watchClient = argValue(args, '--watch-client');
-  if (watchClient !== undefined && watchClient !== 'native' && watchClient !== 'node') fail(`--watch-client: ${watchClient} is neither native nor node`);
+  if (watchClient !== undefined && !isWatchClient(watchClient)) fail(`--watch-client: ${watchClient} is neither native nor node`);
   const plan: BenchPlan = {
     ...planFor(mode),
     ...(watchRate === undefined ? {} : { watchWritesPerSec: Number(watchRate) }),
-    ...(watchClient === 'native' || watchClient === 'node' ? { watchClient } : {}),
+    ...(watchClient === undefined ? {} : { watchClient }),
   };
   const outDir = argValue(args, '--out-dir') ?? join(projectRoot(), 'bench', 'results');
   const only = argValue(args, '--only')?.split(',');

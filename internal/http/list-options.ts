@@ -1,9 +1,10 @@
 // internal/http/list-options owns the query parameters of get, list and watch and their
 // resourceVersion semantics (spec §4.5): which read mode each combination means, which are
 // invalid (400), and the opaque continue token (it carries the list's revision and the last
-// key). Imports: apierrors, registry (types).
+// key). Imports: apierrors, codec/query-params, registry (types).
 
 import { errors } from '../apierrors/status.js';
+import { queryBool } from '../codec/query-params.js';
 import type { ReadMode } from '../registry/generic-registry.js';
 
 export interface ContinueToken {
@@ -112,11 +113,7 @@ export interface WatchParams {
 }
 
 function parseBool(query: URLSearchParams, name: string): boolean {
-  const v = query.get(name);
-  if (v === null) return false;
-  if (v === '' || v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`invalid ${name} "${v}": must be true or false`);
+  return queryBool(query.get(name)) ?? false;
 }
 
 /** watch (§4.5, §2.6): start point, bookmarks, initial events (which need NotOlderThan). */

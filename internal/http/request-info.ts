@@ -2,7 +2,9 @@
 // query, before anything else runs: resource or non-resource, the API verb, group, version,
 // namespace, resource, sub-resource and name. Authorization and routing both use it, so it
 // is parsed once. The shapes follow spec §4.1 and §4.2.
-// Imports: nothing from the project.
+// Imports: codec/query-params.
+
+import { queryBool } from '../codec/query-params.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -24,11 +26,9 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 const METHOD_VERB: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };
 
-/** `watch=1|true` turns a GET into a watch; `watch=false|0` does not (as upstream). */
+/** `watch` turns a GET into a watch unless it reads as false (`queryBool`). */
 export function isWatchQuery(query: URLSearchParams): boolean {
-  if (!query.has('watch')) return false;
-  const v = (query.get('watch') ?? '').toLowerCase();
-  return v !== 'false' && v !== '0';
+  return queryBool(query.get('watch')) === true;
 }
 
 export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {

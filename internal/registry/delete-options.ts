@@ -1,9 +1,10 @@
 // internal/registry/delete-options owns DeleteOptions: reading them from the body or query,
 // and validating them (propagation policy values, orphanDependents vs propagationPolicy, the
-// forced-deletion option's exclusive rules). Imports: apierrors.
+// forced-deletion option's exclusive rules). Imports: apierrors, codec/query-params.
 
 import { errors } from '../apierrors/status.js';
 import { fieldErrors, type FieldError } from '../apierrors/field-errors.js';
+import { queryBool } from '../codec/query-params.js';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -16,10 +17,14 @@ export interface DeleteOptions {
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'] as const;
 
-function parseBool(name: string, v: string): boolean {
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0' || v === '') return false;
-  throw errors.badRequest(`invalid value for ${name}: "${v}" (true or false)`);
+/** A boolean option from the query (read as `queryBool` reads it) or else from the body (must be a JSON boolean). */
+function boolOption(query: URLSearchParams, body: Record<string, unknown>, name: string): boolean | undefined {
+  const fromQuery = queryBool(query.get(name));
+  if (fromQuery !== undefined) return fromQuery;
+  const v = body[name];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw errors.badRequest(`invalid DeleteOptions: ${name} must be a boolean, not ${JSON.stringify(v)}`);
+  return v;
 }
 
 function parseDryRun(values: unknown): boolean {
@@ -43,12 +48,10 @@ export function readDeleteOptions(body: Record<string, unknown> | undefined, que
   }
   const policy = query.get('propagationPolicy') ?? (b.propagationPolicy as string | undefined);
   if (policy !== undefined && policy !== null) out.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  const orphan = query.get('orphanDependents') ?? b.orphanDependents;
-  if (orphan !== undefined && orphan !== null) out.orphanDependents = typeof orphan === 'boolean' ? orphan : parseBool('orphanDependents', String(orphan));
-  const force = query.get('ignoreStoreReadErrorWithClusterBreakingPotential') ?? b.ignoreStoreReadErrorWithClusterBreakingPotential;
-  if (force !== undefined && force !== null) {
-    out.ignoreStoreReadErrorWithClusterBreakingPotential = typeof force === 'boolean' ? force : parseBool('ignoreStoreReadErrorWithClusterBreakingPotential', String(force));
-  }
+  const orphan = boolOption(query, b, 'orphanDependents');
+  if (orphan !== undefined) out.orphanDependents = orphan;
+  const force = boolOption(query, b, 'ignoreStoreReadErrorWithClusterBreakingPotential');
+  if (force !== undefined) out.ignoreStoreReadErrorWithClusterBreakingPotential = force;
   if (b.preconditions && typeof b.preconditions === 'object') {
     const p = b.preconditions as Record<string, unknown>;
     out.preconditions = {};

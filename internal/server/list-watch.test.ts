@@ -305,6 +305,22 @@ describe('watch (§2.6, §4.3, §6)', () => {
     expect(Number(last.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(added.object.metadata.resourceVersion));
   });
 
+  it('reads boolean parameters as upstream does: only 0 and false (any case) are false', async () => {
+    const path = '/api/v1/namespaces/lw/configmaps';
+    const from = t.server.store.currentRevision();
+    // The Python client spells booleans True and False.
+    const on = collect(`${path}?watch=True&resourceVersion=${from}&allowWatchBookmarks=True&timeoutSeconds=1`);
+    const off = collect(`${path}?watch=yes&resourceVersion=${from}&allowWatchBookmarks=FALSE&timeoutSeconds=1`);
+    await t.admin.post(path, cm('bool-params'));
+    await Promise.all([on.done, off.done]);
+    expect(on.events.at(-1)?.type).toBe('BOOKMARK');
+    expect(names(on.events)).toEqual(['ADDED bool-params']);
+    expect(off.events.map((e) => e.type)).toEqual(['ADDED']);
+    const list = await t.admin.get(`${path}?watch=False`);
+    expect(list.status).toBe(200);
+    expect(list.json<Obj>().kind).toBe('ConfigMapList');
+  });
+
   it('without timeoutSeconds ends only when the server chooses (the stream stays open)', async () => {
     const w = collect(`/api/v1/namespaces/lw/configmaps?watch=1&resourceVersion=${t.server.store.currentRevision()}`);
     await new Promise((r) => setTimeout(r, 300));

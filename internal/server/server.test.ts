@@ -256,6 +256,11 @@ describe('create, read, update, delete', () => {
     expect(wrongRv.status).toBe(409);
     expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?propagationPolicy=Sideways')).status).toBe(422);
     expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { orphanDependents: true, propagationPolicy: 'Background' })).status).toBe(422);
+    // In the query a boolean reads as upstream's parameter codec reads it; in the body it must be a JSON boolean.
+    expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?orphanDependents=True&propagationPolicy=Background')).status).toBe(422);
+    const notBool = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { orphanDependents: 'yes' });
+    expect(notBool.status).toBe(400);
+    expect(notBool.json<{ message: string }>().message).toContain('orphanDependents must be a boolean');
     const dry = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?dryRun=All');
     expect(dry.status).toBe(200);
     expect((await t.admin.get('/api/v1/namespaces/default/configmaps/pre')).status).toBe(200);

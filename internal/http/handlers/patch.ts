@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
 import { decodeCbor, decodeJson, decodeYaml } from '../../codec/index.js';
+import { queryBool } from '../../codec/query-params.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, builtinTypeNode, type JsonValue } from '../../patch/index.js';
 import { requestBody, type Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
@@ -72,7 +73,7 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     }
     if (isScale) throw errors.methodNotSupported({ group: rr.resource.group, name: `${rr.resource.resource}/scale` }, 'apply');
     fieldProblems(c, rr, decoded.duplicateFields, rr.registry.unknownFields(rr.resource, cfg, sub));
-    const force = ['true', '1'].includes(c.get('query').get('force') ?? '');
+    const force = queryBool(c.get('query').get('force')) === true;
     const { object, created } = await rr.registry.patch(rr.resource, rr.ctx, name, sub, { apply: cfg, force }, ifMatch);
     return writeObject(c, deps, rep, rr.resource, object, created ? 201 : 200);
   }

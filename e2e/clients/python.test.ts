@@ -66,7 +66,7 @@ describe.skipIf(!pythonClientAvailable())('python3-kubernetes', () => {
     expect(pages.map((p) => p.remainingItemCount)).toEqual([null, null, null]);
   });
 
-  it('watch.Watch().stream delivers ADDED, MODIFIED and DELETED after the listed version', async () => {
+  it('watch.Watch().stream with bookmarks allowed delivers ADDED, MODIFIED and DELETED after the listed version', async () => {
     const script = startStreaming(PYTHON, [SCRIPT, '--kubeconfig', server.kubeconfig, '--namespace', NS, 'watch', '--selector', 'streamed=yes', '--events', '3']);
     try {
       const ready = await script.waitForOutput(/^\{"ready": "(\d+)"\}$/m);

@@ -45,7 +45,10 @@ def stream_events(v1, ns, selector, count):
     print(json.dumps({"ready": rv}), flush=True)
     events = []
     w = watch.Watch()
-    for event in w.stream(v1.list_namespaced_config_map, ns, label_selector=selector, resource_version=rv, timeout_seconds=30):
+    # allow_watch_bookmarks: the client sends allowWatchBookmarks=True (Python's spelling).
+    for event in w.stream(v1.list_namespaced_config_map, ns, label_selector=selector, resource_version=rv, allow_watch_bookmarks=True, timeout_seconds=30):
+        if event["type"] == "BOOKMARK":
+            continue
         obj = event["object"]
         events.append({"type": event["type"], "name": obj.metadata.name, "data": obj.data, "resourceVersion": obj.metadata.resource_version})
         if len(events) >= count:

@@ -68,6 +68,44 @@ for (const naming of ['cluster', 'kubernetes'] as const) {
       expect(managed.metadata.managedFields.map((m) => `${m.manager}:${m.operation}`)).toContain('second:Apply');
     });
 
+    it('a typed create (protobuf body) owns only what it set: a later apply of paused and hostNetwork does not conflict', async () => {
+      // kubectl create deployment sends protobuf, in which Go writes paused, hostNetwork, stdin... as false.
+      expect((await k(['create', 'deployment', 'typed', '--image=nginx'])).code).toBe(0);
+      const created = JSON.parse((await k(['get', 'deploy', 'typed', '-o', 'json', '--show-managed-fields'])).stdout) as {
+        spec: Record<string, unknown> & { template: { metadata: Record<string, unknown>; spec: Record<string, unknown> & { containers: Record<string, unknown>[] } } };
+        metadata: { managedFields: { manager: string; fieldsV1: unknown }[] };
+      };
+      expect(created.spec).not.toHaveProperty('paused');
+      expect(created.spec.template.metadata).not.toHaveProperty('generation');
+      expect(created.spec.template.spec).not.toHaveProperty('hostNetwork');
+      expect(created.spec.template.spec.containers[0]).not.toHaveProperty('stdin');
+      expect(created.spec.replicas).toBe(1);
+      const owned = JSON.stringify(created.metadata.managedFields.find((m) => m.manager === 'kubectl-create')?.fieldsV1);
+      expect(owned).toContain('"f:replicas"');
+      expect(owned).not.toContain('"f:paused"');
+      const apply = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: typed
+spec:
+  paused: true
+  selector:
+    matchLabels: {app: typed}
+  template:
+    metadata:
+      labels: {app: typed}
+    spec:
+      hostNetwork: true
+      containers:
+      - name: nginx
+        image: nginx
+`;
+      const r = await k(['apply', '--server-side', '--field-manager=other', '-f', '-'], apply);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe('deployment.apps/typed serverside-applied\n');
+      expect(await k(['get', 'deploy', 'typed', '-o', 'jsonpath={.spec.paused} {.spec.template.spec.hostNetwork}']).then((x) => x.stdout)).toBe('true true');
+    });
+
     it('create --dry-run=server -o yaml shows the defaulted object and stores nothing', async () => {
       const r = await k(['create', 'deployment', 'dry', '--image=nginx', '--dry-run=server', '-o', 'yaml']);
       expect(r.code).toBe(0);

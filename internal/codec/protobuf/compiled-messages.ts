@@ -497,6 +497,7 @@ return o;`;
         ? `if (${local} !== undefined) o[${key}] = H.b64enc(${local});`
         : `if (${local} !== undefined && ${local}.length > 0) o[${key}] = H.b64enc(${local});`;
     }
+    if (f.scalar && f.dropZero) return `if (${local} !== undefined && ${local} !== 0 && ${local} !== false) o[${key}] = ${local};`;
     if (f.scalar) return `if (${local} !== undefined) o[${key}] = ${local};`;
     return `if (${local} !== undefined && ${local} !== null) o[${key}] = ${local};`;
   }

@@ -9,9 +9,13 @@
 // what Go writes for pointers, and leaves out absent non-pointer fields, which decode to the same
 // zero value. The decoder does need it, because Go writes every non-pointer field, empty or not,
 // and upstream's JSON then omits the empty ones (omitempty). The rule used (see keepEmptyString):
-//  - numbers and booleans are always kept: an explicit 0/false may be a pointer that was set
-//    (`replicas: 0`, `automountServiceAccountToken: false`), and keeping a non-pointer zero only
-//    adds a redundant field, while dropping a pointer zero would change meaning;
+//  - numbers and booleans are kept: an explicit 0/false may be a pointer that was set
+//    (`replicas: 0`, `automountServiceAccountToken: false`), and dropping a pointer zero would
+//    change meaning. The exception is a list of fields known to be non-pointer `omitempty` in Go
+//    (OMITTED_ZERO_SCALARS: `paused`, `hostNetwork`, `stdin`, `generation`, ...). Keeping their zero
+//    is not harmless: every typed kubectl command sends them, and the field manager then
+//    records the sender as owning `paused: false` and the like, so a later server-side apply
+//    that sets one conflicts where upstream's does not;
 //  - empty strings are dropped unless the OpenAPI schema marks the property required or gives it a
 //    default (openapi-gen emits a zero default exactly for non-pointer, non-omitempty fields), or
 //    the field is a known pointer whose empty string means something (storageClassName);
@@ -54,6 +58,8 @@ export interface FieldPlan {
   readonly inline: boolean;
   /** Decoding keeps an empty string or empty bytes value. */
   readonly keepEmpty: boolean;
+  /** Decoding drops a 0 or false value (a Go non-pointer omitempty number or boolean). */
+  readonly dropZero: boolean;
   /** Decoding writes [] for an absent repeated field. */
   readonly emptyListWhenAbsent: boolean;
 }
@@ -117,6 +123,34 @@ const KEEP_EMPTY_POINTER_STRINGS = new Set([
   'io.k8s.api.core.v1.PersistentVolumeClaimSpec.volumeAttributesClassName',
   'io.k8s.api.core.v1.PersistentVolumeClaimStatus.currentVolumeAttributesClassName',
   'io.k8s.api.discovery.v1.EndpointPort.name',
+]);
+
+/**
+ * Number and boolean fields that are non-pointer and `omitempty` in upstream's Go types, so Go
+ * writes their zero on the wire and upstream's JSON (and field manager) never sees it: decoding
+ * drops 0/false for them. Only fields whose Go type is known belong here: a pointer listed by
+ * mistake would lose an explicit zero. `schema.property`.
+ */
+export const OMITTED_ZERO_SCALARS: ReadonlySet<string> = new Set([
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta.generation',
+  ...['hostNetwork', 'hostPID', 'hostIPC'].map((f) => `io.k8s.api.core.v1.PodSpec.${f}`),
+  ...['Container', 'EphemeralContainer'].flatMap((t) => ['stdin', 'stdinOnce', 'tty'].map((f) => `io.k8s.api.core.v1.${t}.${f}`)),
+  'io.k8s.api.core.v1.ContainerPort.hostPort',
+  'io.k8s.api.core.v1.VolumeMount.readOnly',
+  ...['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'].map((f) => `io.k8s.api.core.v1.Probe.${f}`),
+  'io.k8s.api.core.v1.ServicePort.nodePort',
+  'io.k8s.api.core.v1.ServiceSpec.publishNotReadyAddresses',
+  'io.k8s.api.core.v1.ServiceSpec.healthCheckNodePort',
+  'io.k8s.api.core.v1.NodeSpec.unschedulable',
+  'io.k8s.api.core.v1.ReplicationControllerSpec.minReadySeconds',
+  'io.k8s.api.apps.v1.DeploymentSpec.minReadySeconds',
+  'io.k8s.api.apps.v1.DeploymentSpec.paused',
+  ...['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'].map((f) => `io.k8s.api.apps.v1.DeploymentStatus.${f}`),
+  'io.k8s.api.apps.v1.ReplicaSetSpec.minReadySeconds',
+  ...['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'].map((f) => `io.k8s.api.apps.v1.ReplicaSetStatus.${f}`),
+  'io.k8s.api.apps.v1.StatefulSetSpec.minReadySeconds',
+  'io.k8s.api.apps.v1.DaemonSetSpec.minReadySeconds',
+  ...['active', 'succeeded', 'failed'].map((f) => `io.k8s.api.batch.v1.JobStatus.${f}`),
 ]);
 
 const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
@@ -214,6 +248,7 @@ export class ProtoSchema {
           (prop !== undefined && prop.default !== undefined) ||
           KEEP_EMPTY_POINTER_STRINGS.has(`${policySchemaName}.${jsonKey}`),
         emptyListWhenAbsent: f.repeated && !f.map && required.has(jsonKey),
+        dropZero: isScalar && !f.repeated && OMITTED_ZERO_SCALARS.has(`${policySchemaName}.${jsonKey}`),
       });
       if (f.map && (f as unknown as protobuf.MapField).keyType !== 'string') {
         throw new Error(`unsupported map key type in ${fullName}.${f.name}`);

@@ -151,6 +151,7 @@ export const OMITTED_ZERO_SCALARS: ReadonlySet<string> = new Set([
   'io.k8s.api.apps.v1.StatefulSetSpec.minReadySeconds',
   'io.k8s.api.apps.v1.DaemonSetSpec.minReadySeconds',
   ...['active', 'succeeded', 'failed'].map((f) => `io.k8s.api.batch.v1.JobStatus.${f}`),
+  'io.k8s.api.scheduling.v1.PriorityClass.globalDefault',
 ]);
 
 const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);

@@ -205,6 +205,12 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       },
     }),
   );
+  // HTTP/1.1 requests may carry up to 1 MiB of headers, as upstream's Go server allows (its
+  // default MaxHeaderBytes), so a long selector gets a 400 naming the problem instead of Node's
+  // bare 431 at 16 KiB. node:http2 reads this property for its HTTP/1.1 fallback but takes no
+  // option for it. (Over HTTP/2 a stream with more than 64 KiB of headers is still refused:
+  // a larger settings.maxHeaderListSize did not change that in a standalone test.)
+  (server as Http2SecureServer & { maxHeaderSize?: number }).maxHeaderSize = 1 << 20;
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
   server.on('secureConnection', (s: Socket) => {

@@ -127,7 +127,8 @@ export function watchParams(query: URLSearchParams): WatchParams {
   const t = query.get('timeoutSeconds');
   if (t !== null && t !== '') {
     if (!/^\d+$/.test(t)) throw errors.badRequest(`invalid timeoutSeconds "${t}": must be a non-negative integer`);
-    timeoutSeconds = Number(t);
+    // 0 is the same as unset, as upstream treats it: the server chooses (some clients send 0 for "no timeout").
+    timeoutSeconds = Number(t) || undefined;
   }
   if (sendInitialEventsSet) {
     if (match !== 'NotOlderThan') {

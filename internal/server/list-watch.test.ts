@@ -321,8 +321,8 @@ describe('watch (§2.6, §4.3, §6)', () => {
     expect(list.json<Obj>().kind).toBe('ConfigMapList');
   });
 
-  it('without timeoutSeconds ends only when the server chooses (the stream stays open)', async () => {
-    const w = collect(`/api/v1/namespaces/lw/configmaps?watch=1&resourceVersion=${t.server.store.currentRevision()}`);
+  it.each(['', '&timeoutSeconds=0'])('without timeoutSeconds (or with 0, as upstream) ends only when the server chooses: %j', async (timeout) => {
+    const w = collect(`/api/v1/namespaces/lw/configmaps?watch=1&resourceVersion=${t.server.store.currentRevision()}${timeout}`);
     await new Promise((r) => setTimeout(r, 300));
     let ended = false;
     void w.done.then(() => (ended = true));

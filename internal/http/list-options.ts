@@ -130,6 +130,7 @@ export function watchParams(query: URLSearchParams): WatchParams {
   const t = query.get('timeoutSeconds');
   if (t !== null && t !== '') {
     if (!/^\d+$/.test(t)) throw errors.badRequest(`invalid timeoutSeconds "${t}": must be a non-negative integer`);
+    if (BigInt(t) > 0x7fffffffffffffffn) throw errors.badRequest(`invalid timeoutSeconds "${t}": out of the 64-bit integer range`);
     // 0 is the same as unset, as upstream treats it: the server chooses (some clients send 0 for "no timeout").
     timeoutSeconds = Number(t) || undefined;
   }

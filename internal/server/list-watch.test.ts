@@ -321,7 +321,7 @@ describe('watch (§2.6, §4.3, §6)', () => {
     expect(list.json<Obj>().kind).toBe('ConfigMapList');
   });
 
-  it.each(['', '&timeoutSeconds=0'])('without timeoutSeconds (or with 0, as upstream) ends only when the server chooses: %j', async (timeout) => {
+  it.each(['', '&timeoutSeconds=0', '&timeoutSeconds=2592000'])('without timeoutSeconds (or with 0, as upstream, or 30 days) the stream stays open: %j', async (timeout) => {
     const w = collect(`/api/v1/namespaces/lw/configmaps?watch=1&resourceVersion=${t.server.store.currentRevision()}${timeout}`);
     await new Promise((r) => setTimeout(r, 300));
     let ended = false;

@@ -471,6 +471,7 @@ describe('hostile input', () => {
     ['a negative limit (no limit)', '/api/v1/namespaces/default/configmaps?limit=-5', 200],
     ['a non-numeric limit', '/api/v1/namespaces/default/configmaps?limit=abc', 400],
     ['a limit beyond int64', '/api/v1/namespaces/default/configmaps?limit=9223372036854775808', 400],
+    ['a watch timeout beyond int64', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=9223372036854775808', 400],
     ['the largest int64 limit', '/api/v1/namespaces/default/configmaps?limit=9223372036854775807', 200],
     ['a non-numeric watch timeout', '/api/v1/namespaces/default/configmaps?timeoutSeconds=x&watch=1', 400],
     // Over 16 KiB of request line, Node's own HTTP/1.1 limit, which answered a bare 431.

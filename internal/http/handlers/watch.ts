@@ -17,6 +17,8 @@ import type { ResourceRequest } from './resource-request.js';
 import { selectionFor } from './selection.js';
 import { sharedBatch } from '../watch-batches.js';
 
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'watch');
   const writer = watchEventWriter(c, deps, rep, rr.resource);
@@ -28,8 +30,12 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
   if (params.sendInitialEvents) watcher.bookmark(true);
 
-  const timeoutMs =
-    (params.timeoutSeconds !== undefined ? params.timeoutSeconds : deps.minWatchTimeoutSeconds * (1 + Math.random())) * 1000;
+  // Node's timers fire at once for delays beyond 2^31 - 1 ms (about 24.8 days), so a longer
+  // timeoutSeconds is held to that: a watch asked to last 30 days ended immediately.
+  const timeoutMs = Math.min(
+    MAX_TIMER_MS,
+    (params.timeoutSeconds !== undefined ? params.timeoutSeconds : deps.minWatchTimeoutSeconds * (1 + Math.random())) * 1000,
+  );
   const converting = rr.resource.version !== rr.registry.storage.version;
   const toItem = (out: Extract<WatchOutput, { entry: unknown }>): Item =>
     converting

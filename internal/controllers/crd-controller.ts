@@ -40,6 +40,11 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
   const storage = versions.find((v) => v.storage === true);
   const storageVersion = str(storage?.name) || str(versions[0]?.name);
   const namespaced = spec.scope !== 'Cluster';
+  const selectablePaths = (v: Obj): string[] =>
+    Array.isArray(v.selectableFields) ? (v.selectableFields as unknown[]).map((f) => str(obj(f).jsonPath)).filter((p) => p !== '') : [];
+  // Objects are the same in every version (conversion only rewrites apiVersion), so their
+  // field sets carry the selectable fields of all versions; each version accepts its own.
+  const storedSelectableFields = [...new Set(versions.flatMap(selectablePaths))];
   const infos: ResourceInfo[] = [];
   for (const v of versions) {
     if (v.served !== true) continue;
@@ -53,6 +58,8 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
     const columns = Array.isArray(v.additionalPrinterColumns) ? (v.additionalPrinterColumns as Obj[]) : [];
     const custom: CustomResourceInfo = {
       crdName: name,
+      selectableFields: selectablePaths(v),
+      storedSelectableFields,
       schema: Object.keys(schema).length ? schema : undefined,
       preserveUnknownFields: schema['x-kubernetes-preserve-unknown-fields'] === true || spec.preserveUnknownFields === true,
       printerColumns: columns.map((c) => ({

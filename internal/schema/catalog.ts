@@ -58,6 +58,10 @@ export interface CustomResourceInfo {
   readonly printerColumns: ReadonlyArray<{ name: string; type: string; format?: string; description?: string; priority?: number; jsonPath: string }>;
   /** JSON paths of the scale sub-resource, when it has one. */
   readonly scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /** JSON paths of this version's `selectableFields` (`.spec.color`): the field selectors it accepts. */
+  readonly selectableFields?: readonly string[];
+  /** The union of every version's selectable fields: what the stored objects' field sets carry. */
+  readonly storedSelectableFields?: readonly string[];
 }
 
 export interface GroupInfo {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../apierrors/status.js';
 import { escapeFieldValue, FieldSelector, matchesFields, parseFieldSelector, tryParseFieldSelector } from './field-selector.js';
-import { fieldsetFor, parseFieldSelectorFor, selectableFields, validateFieldSelector, type FieldSelectableResource } from './field-sets.js';
+import {
+  customFieldValue,
+  fieldsetFor,
+  parseFieldSelectorFor,
+  selectableFieldName,
+  selectableFields,
+  validateFieldSelector,
+  type FieldSelectableResource,
+} from './field-sets.js';
 
 describe('field selector parsing', () => {
   // [input, canonical string, requirements]
@@ -263,5 +271,70 @@ describe('field sets', () => {
       expect(() => fieldsetFor(pods, bad)).not.toThrow();
       expect(() => fieldsetFor(events, bad)).not.toThrow();
     }
+  });
+});
+
+describe('custom resource selectable fields (CRD spec.versions[].selectableFields)', () => {
+  const cr = (namespaced: boolean, selectable: string[], stored: string[] = selectable): FieldSelectableResource => ({
+    ...res('example.com', 'widgets', 'Widget', namespaced),
+    custom: { selectableFields: selectable, storedSelectableFields: stored },
+  });
+  const widgets = cr(true, ['.spec.color', '.spec.size', '.spec.enabled']);
+  const gadgets = cr(false, ['.spec.tier']);
+  // A version declaring none, while another version of the same definition declares some.
+  const widgetsV2 = cr(true, [], ['.spec.color', '.spec.size', '.spec.enabled']);
+
+  // [name, resource, selector, error message or undefined when accepted]
+  const cases: Array<[string, FieldSelectableResource, string, string | undefined]> = [
+    ['declared fields', widgets, 'spec.color=red,spec.size=3,spec.enabled=true', undefined],
+    ['metadata fields', widgets, 'metadata.name=a,metadata.namespace=b', undefined],
+    ['undeclared field', widgets, 'spec.other=x', 'field label not supported: spec.other'],
+    ['the JSON path itself is not the name', widgets, '.spec.color=red', 'field label not supported: .spec.color'],
+    ['other version declares it', widgetsV2, 'spec.color=red', 'field label not supported: spec.color'],
+    ['cluster-scoped: declared field', gadgets, 'spec.tier=gold', undefined],
+    ['cluster-scoped: no metadata.namespace', gadgets, 'metadata.namespace=', 'field label not supported: metadata.namespace'],
+    ['no selectable fields', cr(true, []), 'spec.color=x', 'field label not supported: spec.color'],
+  ];
+  it.each(cases)('%s: %j', (_name, r, sel, message) => {
+    if (message === undefined) {
+      expect(() => parseFieldSelectorFor(r, sel)).not.toThrow();
+      return;
+    }
+    try {
+      parseFieldSelectorFor(r, sel);
+      expect.unreachable();
+    } catch (e) {
+      expect(isStatusError(e) && e.code === 400 && e.status.message === message).toBe(true);
+    }
+  });
+
+  // [object, field, value in the field set]
+  const values: Array<[object, string, string]> = [
+    [{ spec: { color: 'red' } }, 'spec.color', 'red'],
+    [{ spec: { size: 10 } }, 'spec.size', '10'],
+    [{ spec: { enabled: true } }, 'spec.enabled', 'true'],
+    [{ spec: { enabled: false } }, 'spec.enabled', 'false'],
+    [{ spec: {} }, 'spec.color', ''],
+    [{ spec: { color: null } }, 'spec.color', ''],
+    [{}, 'spec.size', ''],
+    [{ spec: 'x' }, 'spec.color', ''],
+  ];
+  it.each(values)('field set of %j has %s=%j', (obj, field, value) => {
+    const set = fieldsetFor(widgets, { metadata: { name: 'w', namespace: 'ns' }, ...obj });
+    expect(set[field]).toBe(value);
+    expect(set['metadata.namespace']).toBe('ns');
+  });
+
+  it('stores every version’s fields, and matches them', () => {
+    const set = fieldsetFor(widgetsV2, { metadata: { name: 'w', namespace: 'ns' }, spec: { color: 'red', size: 3 } });
+    expect(set).toEqual({ 'metadata.name': 'w', 'metadata.namespace': 'ns', 'spec.color': 'red', 'spec.size': '3', 'spec.enabled': '' });
+    expect(matchesFields(parseFieldSelectorFor(widgets, 'spec.color=red,spec.size!=4'), set)).toBe(true);
+    expect(matchesFields(parseFieldSelectorFor(widgets, 'spec.enabled=true'), set)).toBe(false);
+    expect(fieldsetFor(gadgets, { metadata: { name: 'g' }, spec: { tier: 'gold' } })).toEqual({ 'metadata.name': 'g', 'spec.tier': 'gold' });
+  });
+
+  it('bracketed path segments', () => {
+    expect(customFieldValue({ spec: { 'a.b': 'x' } }, ".spec['a.b']")).toBe('x');
+    expect(selectableFieldName('.spec.color')).toBe('spec.color');
   });
 });

@@ -18,6 +18,12 @@ export interface FieldSelectableResource {
   readonly resource: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /**
+   * Set for custom resources. `selectableFields` are the JSON paths (`.spec.color`) this version
+   * declares in its CRD; `storedSelectableFields` is the union over all of the definition's
+   * versions, which the stored field set carries so that every served version can match.
+   */
+  readonly custom?: { readonly selectableFields?: readonly string[]; readonly storedSelectableFields?: readonly string[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -221,7 +227,39 @@ const DEFAULT_KIND: KindFields = {
   fields: () => ({}),
 };
 
-const kindFields = (r: FieldSelectableResource): KindFields => KINDS[`${r.upstreamGroup}/${r.resource}`] ?? DEFAULT_KIND;
+/** A selectable field's name: its JSON path without the leading dot (`.spec.color` → `spec.color`). */
+export const selectableFieldName = (jsonPath: string): string => (jsonPath.startsWith('.') ? jsonPath.slice(1) : jsonPath);
+
+/**
+ * The value a CRD selectable field has in one object, as upstream renders it with fmt.Sprint:
+ * strings as they are, integers in decimal, booleans as true/false, absent or null as ''.
+ * Paths are simple: `.a.b` segments and `['a.b']` brackets (the CRD validation allows no more).
+ */
+export function customFieldValue(obj: unknown, jsonPath: string): string {
+  let cur: unknown = obj;
+  for (const m of jsonPath.matchAll(/\.([^.[\]]+)|\[\s*(?:'([^']*)'|"([^"]*)")\s*\]/g)) {
+    if (typeof cur !== 'object' || cur === null || Array.isArray(cur)) return '';
+    const key = m[1] ?? m[2] ?? m[3] ?? '';
+    cur = Object.prototype.hasOwnProperty.call(cur, key) ? (cur as Obj)[key] : undefined;
+  }
+  if (typeof cur === 'string') return cur;
+  if (typeof cur === 'number' || typeof cur === 'boolean') return String(cur);
+  return '';
+}
+
+/** Upstream's crConverter.ConvertFieldLabel and the custom resource strategy's field set. */
+function customKind(r: FieldSelectableResource): KindFields {
+  const own = (r.custom?.selectableFields ?? []).map(selectableFieldName);
+  const stored = r.custom?.storedSelectableFields ?? r.custom?.selectableFields ?? [];
+  return {
+    labels: identity('metadata.name', ...(r.namespaced ? ['metadata.namespace'] : []), ...own),
+    unsupported: notSupported,
+    fields: (obj) => Object.fromEntries(stored.map((p) => [selectableFieldName(p), customFieldValue(obj, p)])),
+  };
+}
+
+const kindFields = (r: FieldSelectableResource): KindFields =>
+  r.custom ? customKind(r) : (KINDS[`${r.upstreamGroup}/${r.resource}`] ?? DEFAULT_KIND);
 
 /** The selector names a request may use for this resource, sorted. */
 export function selectableFields(resource: FieldSelectableResource): string[] {

@@ -358,14 +358,17 @@ describe('watch (§2.6, §4.3, §6)', () => {
     await t.admin.post(path, cm('sel', { v: '1' }, { tier: 'db' }));
     await t.admin.put(`${path}/sel`, cm('sel', { v: '2' }, { tier: 'web' }));
     await t.admin.put(`${path}/sel`, cm('sel', { v: '3' }, { tier: 'web' }));
-    await t.admin.put(`${path}/sel`, cm('sel', { v: '4' }, { tier: 'db' }));
+    const leave = await t.admin.put(`${path}/sel`, cm('sel', { v: '4' }, { tier: 'db' }));
     await t.admin.delete(`${path}/sel`);
     await byLabel.until((e) => names(e).length === 3);
     await byField.until((e) => names(e).length === 5);
     byLabel.stop();
     byField.stop();
     expect(names(byLabel.events)).toEqual(['ADDED sel', 'MODIFIED sel', 'DELETED sel']);
-    expect(byLabel.events.map((e) => e.object.data.v)).toEqual(['2', '3', '4']);
+    // Leaving the selection is DELETED with the content that matched (v 3), versioned at the change, as upstream's cacher.
+    expect(byLabel.events.map((e) => e.object.data.v)).toEqual(['2', '3', '3']);
+    expect(byLabel.events[2]!.object.metadata.labels).toEqual({ tier: 'web' });
+    expect(byLabel.events[2]!.object.metadata.resourceVersion).toBe(leave.json<{ metadata: { resourceVersion: string } }>().metadata.resourceVersion);
     expect(names(byField.events)).toEqual(['ADDED sel', 'MODIFIED sel', 'MODIFIED sel', 'MODIFIED sel', 'DELETED sel']);
     expect((await t.admin.get(`${path}?watch=1&labelSelector=a%20in%20(`)).status).toBe(400);
     expect((await t.admin.get(`${path}?watch=1&fieldSelector=spec.nope%3D1`)).status).toBe(400);

@@ -103,6 +103,34 @@ describe('watcher callback mode', () => {
     expect(allCreate).toBe(create);
     expect(allModify).toBe(relabel);
     expect(pickyLeave).not.toBe(relabel);
-    expect(pickyLeave).toMatchObject({ type: 'DELETED', entry: outOfX });
+    // Upstream's cacher: the previous content (the state that matched) at the change's revision.
+    expect(pickyLeave).toMatchObject({ type: 'DELETED', entry: { name: 'p', revision: 2, labels: { app: 'x' } } });
+  });
+
+  // [selection, before, after, expected output (type, app label, resourceVersion in the bytes)]
+  const withRv = (app: string, revision: number): CacheEntry => ({
+    ...entry('p', revision),
+    labels: { app },
+    bytes: Buffer.from(`{"kind":"ConfigMap","metadata":{"resourceVersion":"${revision}","name":"p","labels":{"app":"${app}"}}}`),
+  });
+  const transitions: Array<[string, string, string, [string, string, string] | undefined]> = [
+    ['enters the selection', 'y', 'x', ['ADDED', 'x', '7']],
+    ['stays in the selection', 'x', 'x', ['MODIFIED', 'x', '7']],
+    ['leaves the selection', 'x', 'y', ['DELETED', 'x', '7']],
+    ['stays out of the selection', 'y', 'z', undefined],
+  ];
+  it.each(transitions)('an object that %s', (_name, before, after, want) => {
+    const w = new CacheWatcher((e) => e.labels.app === 'x', 100, 0, () => {});
+    w.deliver({ type: 'MODIFIED', revision: 7, entry: withRv(after, 7), prev: withRv(before, 3) });
+    const outs = w.drain();
+    if (!want) {
+      expect(outs).toEqual([]);
+      return;
+    }
+    expect(outs).toHaveLength(1);
+    const out = outs[0]!;
+    const obj = 'entry' in out ? (JSON.parse(out.entry.bytes.toString('utf8')) as { metadata: { resourceVersion: string; labels: { app: string } } }) : undefined;
+    expect([out.type, obj?.metadata.labels.app, obj?.metadata.resourceVersion]).toEqual(want);
+    expect('entry' in out && out.entry.revision).toBe(7);
   });
 });

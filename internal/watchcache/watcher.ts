@@ -3,10 +3,24 @@
 // when the queue is full the watcher is closed and its consumer resumes from the last version
 // it saw (memory per watcher stays bounded; one slow client cannot stall the others).
 // Consumers are woken in delivery rounds (see delivery-rounds).
-// Imports: types, delivery-rounds.
+// Imports: types, delivery-rounds, storedobject.
 
+import { replaceResourceVersion } from '../storedobject/stored-object.js';
 import { wakeInNextRound } from './delivery-rounds.js';
 import type { CacheEntry, CacheEvent, EntryFilter, WatchOutput } from './types.js';
+
+/**
+ * What a watcher sees of an object that leaves its selection: upstream's cacher sends the
+ * previous content (the state that matched), versioned at the change's resourceVersion.
+ */
+function leftSelectionAt(prev: CacheEntry, revision: number): CacheEntry {
+  if (prev.corrupt) return { ...prev, revision };
+  try {
+    return { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
+  } catch {
+    return { ...prev, revision };
+  }
+}
 
 export type CloseReason = 'consumer' | 'overflow' | 'cache-stopped' | 'error';
 
@@ -107,7 +121,7 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     // A change that moves an object into or out of the selection is an ADDED or DELETED for this watcher.
     if (now && before) this.push(ev.type === 'MODIFIED' ? ev : { type: 'MODIFIED', entry: ev.entry });
     else if (now) this.push(ev.type === 'ADDED' ? ev : { type: 'ADDED', entry: ev.entry });
-    else if (before) this.push({ type: 'DELETED', entry: ev.entry });
+    else if (before) this.push({ type: 'DELETED', entry: leftSelectionAt(ev.prev!, ev.revision) });
   }
 
   private push(out: WatchOutput): void {

@@ -54,3 +54,22 @@ describe('custom resource selection', () => {
     expect(selectionFor(v1!, new URLSearchParams({ fieldSelector: selector })).filter!(e)).toBe(want);
   });
 });
+
+describe('single-object watch and field selectors', () => {
+  const [widgets] = customResourceInfos(crd(['.spec.color']));
+  // [fieldSelector, error message or undefined when accepted]
+  const cases: Array<[string, string | undefined]> = [
+    ['', undefined],
+    ['metadata.name=w', undefined],
+    ['metadata.name==w,spec.color=red', undefined],
+    ['metadata.name=other', "fieldSelector metadata.name doesn't match requested name"],
+    ['spec.color=red', "fieldSelector metadata.name doesn't match requested name"],
+    ['metadata.name!=w', "fieldSelector metadata.name doesn't match requested name"],
+    ['spec.nope=1', 'field label not supported: spec.nope'],
+  ];
+  it.each(cases)('watch of w with fieldSelector=%j', (selector, message) => {
+    const run = () => selectionFor(widgets!, new URLSearchParams({ fieldSelector: selector }), 'w');
+    if (message === undefined) expect(run).not.toThrow();
+    else expect(run).toThrow(message);
+  });
+});

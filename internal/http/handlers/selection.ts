@@ -1,7 +1,8 @@
 // internal/http/handlers/selection owns turning a request's selectors (labelSelector,
 // fieldSelector, and the item name of a single-object watch) into the entry filter the
-// registry and watch cache apply to cached entries. Imports: selectors, watchcache (types).
+// registry and watch cache apply to cached entries. Imports: apierrors, selectors, watchcache (types).
 
+import { errors } from '../../apierrors/status.js';
 import { fieldsetFor, parseSelectionPredicate, selectsEverything, type FieldSelector } from '../../selectors/index.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import type { CacheEntry, EntryFilter } from '../../watchcache/types.js';
@@ -14,6 +15,11 @@ export interface Selection {
 
 export function selectionFor(resource: ResourceInfo, query: URLSearchParams, itemName?: string): Selection {
   const predicate = parseSelectionPredicate(resource, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector') });
+  // Upstream's ListResource: a single-object watch may carry a field selector only when it pins
+  // metadata.name to the requested name.
+  if (itemName !== undefined && !predicate.field.isEmpty() && predicate.field.requiresExactMatch('metadata.name') !== itemName) {
+    throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
+  }
   const everything = selectsEverything(predicate);
   if (everything && !itemName) return { filter: undefined, hasSelector: false };
   const { label, field } = predicate;

@@ -155,6 +155,16 @@ export const errors = {
   serviceUnavailable: (message: string): StatusError => statusError(503, 'ServiceUnavailable', message),
   timeout: (message: string, retryAfterSeconds: number): StatusError =>
     statusError(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds }),
+  /**
+   * A read for a version newer than the server has: a 504 Timeout whose cause (reason
+   * ResourceVersionTooLarge) is what clients such as client-go's reflector test for, as
+   * upstream's storage.NewTooLargeResourceVersionError sets it.
+   */
+  tooLargeResourceVersion: (revision: number | string, current: number | string, retryAfterSeconds: number): StatusError =>
+    statusError(504, 'Timeout', `Timeout: Too large resource version: ${revision}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds,
+    }),
 };
 
 export const isStatusError = (e: unknown): e is StatusError => e instanceof StatusError;

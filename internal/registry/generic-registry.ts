@@ -167,7 +167,7 @@ export class GenericRegistry {
         case 'STORE_COMPACTED':
           return errors.expired(`The resourceVersion for the provided list is too old.`);
         case 'STORE_FUTURE_REVISION':
-          return errors.timeout(`Too large resource version: ${e.details.revision ?? ''}, current: ${e.details.currentRevision ?? ''}`, 1);
+          return errors.tooLargeResourceVersion(e.details.revision ?? '', e.details.currentRevision ?? '', 1);
         case 'STORE_CLOSED':
         case 'STORE_UNAVAILABLE':
           return errors.serviceUnavailable(e.message);
@@ -247,7 +247,8 @@ export class GenericRegistry {
       // tokens and exact reads expire with the window, as documented.
       if (exactRevision < this.deps.store.compactedRevision()) {
         if (req.continueFrom) throw expiredContinue(req.continueFrom.afterKey);
-        throw errors.expired(`too old resource version: ${exactRevision} (${this.deps.store.compactedRevision()})`);
+        // Upstream serves exact lists from etcd, whose compacted error reads this way.
+        throw errors.expired(`The resourceVersion for the provided list is too old.`);
       }
       const snapshot = rc.snapshotAt(exactRevision, now);
       if (snapshot) {

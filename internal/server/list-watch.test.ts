@@ -88,6 +88,21 @@ describe('resourceVersion semantics (§4.5), every cell', () => {
   });
 
   it.each([
+    ['get', () => `${NS}/a?resourceVersion=${current + 1000}`],
+    ['list NotOlderThan', () => `${NS}?resourceVersion=${current + 1000}&resourceVersionMatch=NotOlderThan`],
+    ['list Exact', () => `${NS}?resourceVersion=${current + 1000}&resourceVersionMatch=Exact`],
+    ['list legacy exact', () => `${NS}?resourceVersion=${current + 1000}&limit=1`],
+  ])('%s too large: the 504 carries the ResourceVersionTooLarge cause, as upstream', async (_what, path) => {
+    const res = await t.admin.get(path());
+    expect(res.status).toBe(504);
+    expect(res.json<Obj>()).toMatchObject({
+      reason: 'Timeout',
+      message: `Timeout: Too large resource version: ${current + 1000}, current: ${current}`,
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+    });
+  });
+
+  it.each([
     ['', 200, '2'],
     ['0', 200, undefined],
     ['r1', 200, '2'],
@@ -199,6 +214,12 @@ describe('continue tokens expire with the retention window', () => {
       const rest = (await t.admin.get(`${NS}?limit=3&continue=${fresh}`)).json<Obj>();
       expect(rest.items.map((i: Obj) => i.metadata.name)).toEqual(['e2', 'e2a', 'e3']);
       expect(Number(rest.metadata.resourceVersion)).toBeGreaterThan(firstRv);
+      // An exact list at the compacted version: 410 with etcd's message, as upstream serves exact lists from etcd.
+      for (const q of [`resourceVersion=${firstRv}&resourceVersionMatch=Exact`, `resourceVersion=${firstRv}&limit=2`]) {
+        const gone = await t.admin.get(`${NS}?${q}`);
+        expect(gone.status).toBe(410);
+        expect(gone.json<Obj>()).toMatchObject({ reason: 'Expired', message: 'The resourceVersion for the provided list is too old.', metadata: {} });
+      }
     } finally {
       await t.stop();
     }

@@ -19,19 +19,28 @@ export function encodeContinue(t: ContinueToken): string {
   return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, rv: t.revision, start: t.afterKey }), 'utf8').toString('base64url');
 }
 
+/**
+ * Decodes a continue token; a malformed one is a 400 whose message has upstream's form
+ * ("invalid continue token: continue key is not valid...", from etcd3's GetList and
+ * storage.DecodeContinue).
+ */
 export function decodeContinue(token: string): ContinueToken {
+  const invalid = (detail: string) => errors.badRequest(`invalid continue token: continue key is not valid${detail}`);
+  if (!/^[A-Za-z0-9_-]*$/.test(token)) throw invalid(': illegal base64 data');
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta/v1)');
+    throw invalid(': not a JSON object');
   }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid(': not a JSON object');
   const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
-  if (p === null || typeof p !== 'object' || p.v !== TOKEN_VERSION) throw errors.badRequest('continue key is not valid: server does not recognize this encoded key');
-  if (typeof p.rv !== 'number' || !Number.isSafeInteger(p.rv) || (p.rv < 1 && p.rv !== -1)) throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion');
-  if (typeof p.start !== 'string' || p.start.includes('\u0000') || p.start.split('/').includes('..')) {
-    throw errors.badRequest('continue key is not valid: incorrect encoded start key');
+  if (p.v !== TOKEN_VERSION) throw invalid(`: server does not recognize this encoded version ${typeof p.v === 'string' ? p.v : ''}`);
+  if (typeof p.rv !== 'number' || !Number.isSafeInteger(p.rv) || (p.rv < 1 && p.rv !== -1)) {
+    throw invalid(`: incorrect encoded start resourceVersion (version ${TOKEN_VERSION})`);
   }
+  if (typeof p.start !== 'string' || p.start === '') throw invalid(`: encoded start key empty (version ${TOKEN_VERSION})`);
+  if (p.start.includes('\u0000') || p.start.split('/').includes('..')) throw invalid(`: ${p.start}`);
   return { revision: p.rv, afterKey: p.start };
 }
 
@@ -77,7 +86,7 @@ export function listParams(query: URLSearchParams): ListParams {
   const limit = parseLimit(query.get('limit'));
   const token = query.get('continue') ?? '';
   if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
-    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    throw errors.badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`);
   }
   if (match !== '' && rv === undefined) {
     throw errors.badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
@@ -91,7 +100,7 @@ export function listParams(query: URLSearchParams): ListParams {
     return { mode: { kind: 'consistent' }, limit, continueFrom: decodeContinue(token) };
   }
   if (match === 'Exact') {
-    if (rv === 0) throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+    if (rv === 0) throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     return { mode: { kind: 'exact', revision: rv! }, limit, continueFrom: undefined };
   }
   if (match === 'NotOlderThan') {

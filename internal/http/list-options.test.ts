@@ -42,6 +42,9 @@ describe('list parameter errors', () => {
     ['resourceVersionMatch=Exact&resourceVersion=0', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
     ['resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
     ['resourceVersion=5&limit=1&continue=x', 'specifying resource version is not allowed when using continue'],
+    ['sendInitialEvents=true', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
+    ['sendInitialEvents=false&limit=5', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
+    ['sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=0', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
   ])('%s → 400 %j', (query, message) => {
     expect(badRequest(() => listParams(q(query)))).toBe(message);
   });

@@ -91,6 +91,8 @@ export function listParams(query: URLSearchParams): ListParams {
   if (match !== '' && rv === undefined) {
     throw errors.badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
   }
+  // Present at all (even false) on a list: upstream's ValidateListOptions forbids it.
+  if (query.has('sendInitialEvents')) throw errors.badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
   if (token) {
     if (match !== '') throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
     if (rv !== undefined && rv !== 0) {

@@ -37,6 +37,12 @@ describe('continue tokens', () => {
 
 describe('list parameter errors', () => {
   const q = (s: string) => new URLSearchParams(s);
+  it('parses limit as strconv.ParseInt does: a leading sign is fine, an empty value is a 400', () => {
+    expect(listParams(q('limit=%2B5')).limit).toBe(5);
+    expect(listParams(q('limit=-5')).limit).toBe(0);
+    expect(listParams(q('')).limit).toBe(0);
+    expect(badRequest(() => listParams(q('limit=')))).toBe('invalid limit "": must be an integer');
+  });
   it.each([
     ['resourceVersionMatch=Sometimes&resourceVersion=5', 'resourceVersionMatch: Unsupported value: "Sometimes": supported values: "Exact", "NotOlderThan", ""'],
     ['resourceVersionMatch=Exact&resourceVersion=0', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],

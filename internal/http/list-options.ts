@@ -68,8 +68,9 @@ export interface ListParams {
 }
 
 function parseLimit(raw: string | null): number {
-  if (raw === null || raw === '') return 0;
-  if (!/^-?\d+$/.test(raw)) throw errors.badRequest(`invalid limit "${raw}": must be an integer`);
+  if (raw === null) return 0;
+  // Upstream converts a present limit with strconv.ParseInt: a sign is allowed, an empty value is not.
+  if (!/^[+-]?\d+$/.test(raw)) throw errors.badRequest(`invalid limit "${raw}": must be an integer`);
   // Upstream parses limit as an int64 and refuses what does not fit.
   const big = BigInt(raw);
   if (big > 0x7fffffffffffffffn || big < -0x8000000000000000n) throw errors.badRequest(`invalid limit "${raw}": out of the 64-bit integer range`);

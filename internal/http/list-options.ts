@@ -47,8 +47,12 @@ export function decodeContinue(token: string): ContinueToken {
 /** Parses a resourceVersion parameter: undefined (unset), 0, or a positive revision. */
 export function parseResourceVersion(raw: string | null, param = 'resourceVersion'): number | undefined {
   if (raw === null || raw === '') return undefined;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw errors.badRequest(`invalid ${param} "${raw}": must be an unsigned integer resource version`);
+  // Worded as upstream's etcd3 store words it (strconv.ParseUint under the versioner). Versions
+  // past 2^53 cannot be represented here and are refused as out of range too.
+  const syntax = /^\d+$/.test(raw);
+  if (!syntax || !Number.isSafeInteger(Number(raw))) {
+    const why = syntax ? 'value out of range' : 'invalid syntax';
+    throw errors.badRequest(`invalid resource version: ${param}: Invalid value: ${JSON.stringify(raw)}: strconv.ParseUint: parsing ${JSON.stringify(raw)}: ${why}`);
   }
   return Number(raw);
 }

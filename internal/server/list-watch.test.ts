@@ -395,6 +395,27 @@ describe('watch (§2.6, §4.3, §6)', () => {
     expect((await t.admin.get(`${path}?watch=1&fieldSelector=spec.nope%3D1`)).status).toBe(400);
   });
 
+  it('keeps a namespaced watch to its namespace, whatever its start point', async () => {
+    for (const ns of ['nsa', 'nsab', 'nsb']) await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const rv = t.server.store.currentRevision();
+    const fromNow = collect(`/api/v1/namespaces/nsa/configmaps?watch=1&resourceVersion=${rv}`);
+    const withState = collect('/api/v1/namespaces/nsa/configmaps?watch=1');
+    const all = collect(`/api/v1/configmaps?watch=1&resourceVersion=${rv}`);
+    for (const ns of ['nsb', 'nsab', 'nsa']) await t.admin.post(`/api/v1/namespaces/${ns}/configmaps`, cm(`in-${ns}`));
+    await t.admin.delete('/api/v1/namespaces/nsb/configmaps/in-nsb');
+    await all.until((e) => names(e).length === 4);
+    await fromNow.until((e) => names(e).length >= 1);
+    await withState.until((e) => names(e).length >= 1);
+    const replayed = collect(`/api/v1/namespaces/nsa/configmaps?watch=1&resourceVersion=${rv}`);
+    await replayed.until((e) => names(e).length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    for (const w of [fromNow, withState, all, replayed]) w.stop();
+    expect(names(fromNow.events)).toEqual(['ADDED in-nsa']);
+    expect(names(withState.events)).toEqual(['ADDED in-nsa']);
+    expect(names(replayed.events)).toEqual(['ADDED in-nsa']);
+    expect(names(all.events)).toEqual(['ADDED in-nsb', 'ADDED in-nsab', 'ADDED in-nsa', 'DELETED in-nsb']);
+  });
+
   it('watches a single object by name', async () => {
     const path = '/api/v1/namespaces/lw/configmaps';
     await t.admin.post(path, cm('solo'));

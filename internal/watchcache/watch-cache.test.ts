@@ -89,7 +89,30 @@ describe('WatchCache', () => {
     await put('a', 'p', { app: 'web', tier: 'x' });
     await put('a', 'p', { app: 'db' });
     await del('a', 'p');
-    expect(take(w)).toEqual(['ADDED p@2', 'MODIFIED p@3', 'DELETED p@4']);
+    const outs = w.drain();
+    expect(summarize(outs)).toEqual(['ADDED p@2', 'MODIFIED p@3', 'DELETED p@4']);
+    // Leaving the selection: the last state that matched, at the revision of the change (upstream's cacheWatcher).
+    expect(parse((outs[2] as { entry: CacheEntry }).entry).metadata.labels).toEqual({ app: 'web', tier: 'x' });
+  });
+
+  it('scopes every event of a namespaced watch to its key prefix: live, from the ring and from the store', async () => {
+    await cache.start();
+    const scope = { prefix: PREFIX, filter: () => true, keyPrefix: `${PREFIX}a/` };
+    const live = cache.watch({ ...scope, fromRevision: 0 });
+    await put('a', 'in1'); // 1
+    await put('b', 'out1'); // 2
+    await put('ab', 'out2'); // 3: a namespace whose name starts with the watched one
+    await put('a', 'in2'); // 4
+    await del('b', 'out1'); // 5
+    await put('b', 'out3'); // 6
+    expect(take(live)).toEqual(['ADDED in1@1', 'ADDED in2@4']);
+    const fromRing = cache.watch({ ...scope, fromRevision: 3 }); // ring holds 3..6
+    expect(take(fromRing)).toEqual(['ADDED in2@4']);
+    const fromStore = cache.watch({ ...scope, fromRevision: 1 }); // older than the ring
+    await fromStore.ready();
+    expect(take(fromStore)).toEqual(['ADDED in2@4']);
+    const initial = cache.watch({ ...scope, fromRevision: 0 });
+    expect(take(initial)).toEqual(['ADDED in1@1', 'ADDED in2@4']);
   });
 
   it('closes a watcher that falls too far behind without stalling writers or other watchers', async () => {

@@ -274,7 +274,12 @@ export class WatchCache {
   watch(options: WatchOptions): CacheWatcher {
     const rc = this.resource(options.prefix);
     const start = options.fromRevision > 0 ? options.fromRevision : this.rev;
-    const watcher = new CacheWatcher(options.filter, this.watcherCapacity, start, (w) => rc.watchers.delete(w));
+    // The key prefix (a namespace) scopes every event, not only the initial state: upstream's
+    // cacher filters each event by key prefix before the selectors. Without it a namespaced
+    // watch received the changes of every namespace.
+    const { keyPrefix, filter: selected } = options;
+    const filter: EntryFilter = keyPrefix && keyPrefix !== options.prefix ? (e) => e.key.startsWith(keyPrefix) && selected(e) : selected;
+    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.watchers.delete(w));
     if (options.fromRevision <= 0) {
       for (const entry of rc.list({ keyPrefix: options.keyPrefix ?? options.prefix }).entries) watcher.initial(entry);
       rc.watchers.add(watcher);

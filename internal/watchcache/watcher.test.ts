@@ -7,7 +7,7 @@ const entry = (name: string, revision: number): CacheEntry => ({
   namespace: 'ns',
   name,
   revision,
-  bytes: Buffer.from(`{"metadata":{"name":"${name}"}}`),
+  bytes: Buffer.from(`{"metadata":{"resourceVersion":"${revision}","name":"${name}"}}`),
   labels: {},
   fields: {},
 });

@@ -154,9 +154,8 @@ export function watchParams(query: URLSearchParams): WatchParams {
     if (match !== 'NotOlderThan') {
       throw errors.badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     }
-    if (sendInitialEvents && !allowBookmarks) {
-      throw errors.badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires allowWatchBookmarks=true');
-    }
+    // Without allowWatchBookmarks the initial events come without the closing bookmark (spec
+    // §4.3; upstream's validation does not require bookmarks either).
   } else if (match !== '') {
     throw errors.badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
   }
@@ -165,8 +164,9 @@ export function watchParams(query: URLSearchParams): WatchParams {
     return { fromRevision: 0, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds, ...(rv ? { notOlderThan: rv } : {}) };
   }
   if (sendInitialEventsSet) {
-    // sendInitialEvents=false: only changes after the version (unset = from now).
-    return { fromRevision: rv ?? -1, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds };
+    // sendInitialEvents=false: only changes after the version; unset starts at the most recent
+    // version and 0 at any (the cache's), both without initial events, as upstream's cacher.
+    return { fromRevision: rv || -1, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds };
   }
   return { fromRevision: rv ?? 0, consistent: rv === undefined, allowBookmarks, sendInitialEvents, timeoutSeconds };
 }

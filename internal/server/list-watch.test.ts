@@ -371,6 +371,29 @@ describe('watch (§2.6, §4.3, §6)', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('sends initial events without the closing bookmark when bookmarks are not allowed', async () => {
+    await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'w3' } });
+    const path = '/api/v1/namespaces/w3/configmaps';
+    await t.admin.post(path, cm('i1'));
+    await t.admin.post(path, cm('i2'));
+    const w = collect(`${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1`);
+    const { status } = await w.done;
+    expect(status).toBe(200);
+    expect(w.events.map((e) => e.type)).not.toContain('BOOKMARK');
+    expect(names(w.events)).toEqual(['ADDED i1', 'ADDED i2']);
+  });
+
+  it.each(['', '&resourceVersion=0'])('sendInitialEvents=false starts at the current version without initial events: %j', async (rv) => {
+    const path = '/api/v1/namespaces/lw/configmaps';
+    await t.admin.post(path, cm(`before${rv.length}`));
+    const w = collect(`${path}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true${rv}`);
+    await new Promise((r) => setTimeout(r, 150));
+    await t.admin.post(path, cm(`later${rv.length}`));
+    await w.until((e) => names(e).length >= 1);
+    w.stop();
+    expect(names(w.events)).toEqual([`ADDED later${rv.length}`]);
+  });
+
   it('turns selection changes into ADDED and DELETED for label and field selectors', async () => {
     const path = '/api/v1/namespaces/lw/configmaps';
     const rv = t.server.store.currentRevision();

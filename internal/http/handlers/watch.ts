@@ -26,9 +26,14 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const selection = selectionFor(rr.resource, rr.query, rr.info.name || undefined);
   let fromRevision = params.fromRevision;
   if (params.notOlderThan !== undefined) await rr.registry.catchUp({ kind: 'notOlderThan', revision: params.notOlderThan });
-  if (fromRevision < 0) fromRevision = deps.cache.revision; // sendInitialEvents=false without a version: from now
+  if (fromRevision < 0) {
+    // sendInitialEvents=false with resourceVersion unset (most recent: caught up with the store
+    // first) or 0 (any): changes from now on, no initial state.
+    if (params.consistent) await rr.registry.catchUp({ kind: 'consistent' });
+    fromRevision = deps.cache.revision;
+  }
   const watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
-  if (params.sendInitialEvents) watcher.bookmark(true);
+  if (params.sendInitialEvents && params.allowBookmarks) watcher.bookmark(true);
 
   // Node's timers fire at once for delays beyond 2^31 - 1 ms (about 24.8 days), so a longer
   // timeoutSeconds is held to that: a watch asked to last 30 days ended immediately.

@@ -252,11 +252,13 @@ export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Represent
   if (!rep.serializer.watchMediaType) throw errors.notAcceptable(['application/json']);
   let headersSent = false;
   const includeObject = rep.view === 'table' ? includeObjectOf(c.get('query')) : 'Metadata';
-  const contentType = rep.view === 'full' ? rep.serializer.watchMediaType : `${rep.serializer.watchMediaType};as=${rep.view === 'table' ? 'Table' : 'PartialObjectMetadata'};g=${deps.naming.metaGroup};v=v1`;
+  // Upstream names only the stream's media type (application/json, or the protobuf type with
+  // stream=watch), whatever the view: the event objects say they are Tables or metadata.
+  const contentType = rep.serializer.watchMediaType;
   const fullParts = rep.view === 'full' ? rep.serializer.watchEventParts?.bind(rep.serializer) : undefined;
   return {
     contentType,
-    shareKey: rep.view === 'table' ? undefined : `${contentType} ${resource.apiVersion} ${resource.kind}`,
+    shareKey: rep.view === 'table' ? undefined : `${contentType} ${rep.view} ${resource.apiVersion} ${resource.kind}`,
     parts(type, item) {
       return fullParts && type !== 'ERROR' ? fullParts(type, item, schemasOf(resource, 'full')) : [this.write(type, item)];
     },
@@ -265,8 +267,15 @@ export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Represent
       if (rep.view === 'full') return rep.serializer.watchEvent(type, item, schemasOf(resource, 'full'));
       const obj = itemObject(item);
       if (type === 'BOOKMARK') {
-        // Bookmarks keep their shape (kind, apiVersion, resourceVersion) in every view.
-        return rep.serializer.watchEvent(type, { object: obj }, schemasOf(resource, rep.view === 'partial' ? 'partial' : 'full'));
+        if (rep.view === 'partial') {
+          // Upstream transforms bookmarks like every other event: a PartialObjectMetadata that
+          // carries only the resourceVersion (and the initial-events-end annotation). Metadata
+          // clients decode nothing else; a ConfigMap-kinded bookmark broke their streams.
+          const bookmark = { kind: 'PartialObjectMetadata', apiVersion: `${deps.naming.metaGroup}/v1`, metadata: obj.metadata };
+          return rep.serializer.watchEvent(type, { object: bookmark as JsonObject }, schemasOf(resource, 'partial'));
+        }
+        // Table streams keep the bookmark's own shape (kind, apiVersion, resourceVersion).
+        return rep.serializer.watchEvent(type, { object: obj }, schemasOf(resource, 'full'));
       }
       if (rep.view === 'partial') {
         return rep.serializer.watchEvent(type, { object: partialObjectMetadata(obj, deps.naming) as unknown as JsonObject }, schemasOf(resource, 'partial'));

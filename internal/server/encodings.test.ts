@@ -162,6 +162,8 @@ describe('Table (§2.5)', () => {
     const creds = (t.admin as unknown as { creds: { caPem: string; certPem: string; keyPem: string } }).creds;
     const lines = await new Promise<string[]>((resolve, reject) => {
       const req = request(`${t.server.url}${CMS}?watch=1`, { ca: creds.caPem, cert: creds.certPem, key: creds.keyPem, headers: { accept: TABLE } }, (res) => {
+        // Upstream's watch Content-Type is the stream's media type alone, without as=Table.
+        expect(res.headers['content-type']).toBe('application/json');
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => {
@@ -193,6 +195,33 @@ describe('metadata-only', () => {
     expect(list.kind).toBe('PartialObjectMetadataList');
     expect(list.items[0]).toMatchObject({ kind: 'PartialObjectMetadata' });
     expect(list.items[0].data).toBeUndefined();
+  });
+
+  it('watches as PartialObjectMetadata, bookmarks included, in JSON and protobuf', async () => {
+    const creds = (t.admin as unknown as { creds: { caPem: string; certPem: string; keyPem: string } }).creds;
+    const rv = t.server.store.currentRevision();
+    const watch = (accept: string) =>
+      new Promise<{ contentType: string | undefined; body: Buffer }>((resolve, reject) => {
+        const q = `watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=1`;
+        const req = request(`${t.server.url}${CMS}?${q}`, { ca: creds.caPem, cert: creds.certPem, key: creds.keyPem, headers: { accept } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => resolve({ contentType: res.headers['content-type'], body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const json = await watch('application/json;as=PartialObjectMetadata;g=meta.cluster.io;v=v1');
+    expect(json.contentType).toBe('application/json');
+    const events = json.body.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Obj);
+    expect(events.at(-1)).toEqual({ type: 'BOOKMARK', object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.cluster.io/v1', metadata: { resourceVersion: expect.any(String) } } });
+    const proto = await watch(`${PROTO};as=PartialObjectMetadata;g=meta.cluster.io;v=v1`);
+    expect(proto.contentType).toBe(`${PROTO};stream=watch`);
+    const frames: Buffer[] = [];
+    for (let at = 0; at + 4 <= proto.body.length; at += 4 + proto.body.readUInt32BE(at)) frames.push(proto.body.subarray(at + 4, at + 4 + proto.body.readUInt32BE(at)));
+    const last = codec.decodeWatchEvent(frames.at(-1)!) as Obj;
+    expect(last.type).toBe('BOOKMARK');
+    expect(last.object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.cluster.io/v1', metadata: { resourceVersion: expect.any(String) } });
   });
 });
 

@@ -448,6 +448,12 @@ describe('watch (§2.6, §4.3, §6)', () => {
     await w.until((e) => names(e).length === 2);
     w.stop();
     expect(names(w.events)).toEqual(['ADDED solo', 'MODIFIED solo']);
+    const same = collect(`${path}/solo?watch=1&fieldSelector=metadata.name%3Dsolo&timeoutSeconds=1`);
+    expect(names((await same.done, same.events))).toEqual(['ADDED solo']);
+    for (const fs of ['metadata.name%3Dother-solo', 'metadata.namespace%3Dlw', 'metadata.name!%3Dsolo']) {
+      const r = await t.admin.get(`${path}/solo?watch=1&fieldSelector=${fs}`);
+      expect([r.status, r.json<Obj>().message]).toEqual([400, "fieldSelector metadata.name doesn't match requested name"]);
+    }
   });
 });
 

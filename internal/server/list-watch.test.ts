@@ -85,6 +85,30 @@ describe('resourceVersion semantics (§4.5), every cell', () => {
     expect(res.status).toBe(504);
     expect(res.json<Obj>().message).toContain('Too large resource version');
     expect(res.headers['retry-after']).toBeDefined();
+    // The cause client-go's reflector tests (IsTooLargeResourceVersion) to relist from scratch.
+    expect(res.json<Obj>().details).toEqual({ causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+  });
+
+  it('a sendInitialEvents watch from a version newer than the store is a 200 stream with one ERROR event (504 Status)', async () => {
+    const lines: string[] = [];
+    const w = t.admin.watch(`${NS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${current + 1000}`, (l) => lines.push(l));
+    const { status } = await w.done;
+    expect(status).toBe(200);
+    expect(lines.map((l) => JSON.parse(l) as Obj)).toEqual([
+      {
+        type: 'ERROR',
+        object: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: `Timeout: Too large resource version: ${current + 1000}, current: ${current}`,
+          reason: 'Timeout',
+          details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+          code: 504,
+        },
+      },
+    ]);
   });
 
   it.each([

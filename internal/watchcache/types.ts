@@ -34,7 +34,7 @@ export interface CacheEvent {
 export type WatchOutput =
   | { type: EventType; entry: CacheEntry }
   | { type: 'BOOKMARK'; revision: number; initialEventsEnd?: boolean }
-  | { type: 'ERROR'; code: number; reason: string; message: string };
+  | { type: 'ERROR'; code: number; reason: string; message: string; details?: Readonly<Record<string, unknown>> };
 
 /** Attributes of an object a resource's selectors can use; computed once per change. */
 export interface ObjectAttributes {

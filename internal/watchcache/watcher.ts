@@ -102,9 +102,9 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
   }
 
   /** Ends the stream with an ERROR output (for example 410 when history is gone). */
-  fail(code: number, reason: string, message: string): void {
+  fail(code: number, reason: string, message: string, details?: Readonly<Record<string, unknown>>): void {
     if (this.closedReason) return;
-    this.queue.push({ type: 'ERROR', code, reason, message });
+    this.queue.push(details ? { type: 'ERROR', code, reason, message, details } : { type: 'ERROR', code, reason, message });
     this.close('error');
   }
 

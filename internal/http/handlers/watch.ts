@@ -12,7 +12,8 @@ import { watchParams } from '../list-options.js';
 import { chooseRepresentation, watchEventWriter } from '../representations.js';
 import type { Item } from '../serializers.js';
 import type { WatchOutput } from '../../watchcache/types.js';
-import type { CacheWatcher } from '../../watchcache/watcher.js';
+import { CacheWatcher } from '../../watchcache/watcher.js';
+import { StatusError } from '../../apierrors/status.js';
 import type { ResourceRequest } from './resource-request.js';
 import { selectionFor } from './selection.js';
 import { sharedBatch } from '../watch-batches.js';
@@ -25,15 +26,32 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const params = watchParams(rr.query);
   const selection = selectionFor(rr.resource, rr.query, rr.info.name || undefined);
   let fromRevision = params.fromRevision;
-  if (params.notOlderThan !== undefined) await rr.registry.catchUp({ kind: 'notOlderThan', revision: params.notOlderThan });
+  // sendInitialEvents with a version the cache has not reached: after the wait, upstream's
+  // cacher answers a stream holding one ERROR event (the 504 Status), not an HTTP error.
+  let tooLarge: StatusError | undefined;
+  if (params.notOlderThan !== undefined) {
+    try {
+      await rr.registry.catchUp({ kind: 'notOlderThan', revision: params.notOlderThan });
+    } catch (e) {
+      if (!(e instanceof StatusError) || e.code !== 504) throw e;
+      tooLarge = e;
+    }
+  }
   if (fromRevision < 0) {
     // sendInitialEvents=false with resourceVersion unset (most recent: caught up with the store
     // first) or 0 (any): changes from now on, no initial state.
     if (params.consistent) await rr.registry.catchUp({ kind: 'consistent' });
     fromRevision = deps.cache.revision;
   }
-  const watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
-  if (params.sendInitialEvents && params.allowBookmarks) watcher.bookmark(true);
+  let watcher: CacheWatcher;
+  if (tooLarge) {
+    watcher = new CacheWatcher(() => false, 1, 0, () => {});
+    const { code, reason, message, details } = tooLarge.status;
+    watcher.fail(code, reason, message, details as Record<string, unknown> | undefined);
+  } else {
+    watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
+    if (params.sendInitialEvents && params.allowBookmarks) watcher.bookmark(true);
+  }
 
   // Node's timers fire at once for delays beyond 2^31 - 1 ms (about 24.8 days), so a longer
   // timeoutSeconds is held to that: a watch asked to last 30 days ended immediately.
@@ -57,7 +75,7 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
       return [writer.write('BOOKMARK', bookmarkObject(out.revision, out.initialEventsEnd))];
     }
     if (out.type === 'ERROR') {
-      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.message, reason: out.reason, code: out.code };
+      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: out.message, reason: out.reason, ...(out.details ? { details: out.details } : {}), code: out.code };
       return [writer.write('ERROR', { object: status })];
     }
     if (out.entry.corrupt) return undefined;

@@ -137,6 +137,20 @@ describe('WatchCache', () => {
     expect(seen).toHaveLength(10);
   });
 
+  it('sends no bookmark for a watch from a version not reached yet until the cache passes it', async () => {
+    await cache.start();
+    await put('a', 'x'); // 1
+    const w = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 3 });
+    expect(w.bookmark()).toBe(false);
+    await put('a', 'y'); // 2
+    expect(w.bookmark()).toBe(false);
+    await put('a', 'z'); // 3
+    w.bookmark();
+    await put('a', 'w'); // 4
+    w.bookmark();
+    expect(take(w)).toEqual(['BOOKMARK@3', 'ADDED w@4', 'BOOKMARK@4']);
+  });
+
   it('waits for a revision and times out on one that never comes', async () => {
     await cache.start();
     const waiting = cache.waitForRevision(1, 5_000);

@@ -279,7 +279,7 @@ export class WatchCache {
     // watch received the changes of every namespace.
     const { keyPrefix, filter: selected } = options;
     const filter: EntryFilter = keyPrefix && keyPrefix !== options.prefix ? (e) => e.key.startsWith(keyPrefix) && selected(e) : selected;
-    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.watchers.delete(w));
+    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.watchers.delete(w), this.rev);
     if (options.fromRevision <= 0) {
       for (const entry of rc.list({ keyPrefix: options.keyPrefix ?? options.prefix }).entries) watcher.initial(entry);
       rc.watchers.add(watcher);

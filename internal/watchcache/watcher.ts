@@ -44,8 +44,10 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     readonly capacity: number,
     startRevision: number,
     private readonly onClose: (w: CacheWatcher) => void,
+    /** The cache's revision when the watch starts, if older than the start (a version not reached yet). */
+    reachedRevision = startRevision,
   ) {
-    this.progressRevision = startRevision;
+    this.progressRevision = Math.min(startRevision, reachedRevision);
     this.startRevision = startRevision;
   }
 
@@ -91,7 +93,10 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
 
   /** Queues a bookmark at the latest fully delivered revision, unless events are still pending. */
   bookmark(initialEventsEnd = false): boolean {
-    if (this.closedReason || this.held) return false;
+    // Never a version the store has not reached, nor one older than the start: a watch from a
+    // future version gets bookmarks once the cache passes it (upstream's cacheWatcher likewise
+    // sends no bookmark older than the requested version).
+    if (this.closedReason || this.held || this.progressRevision < this.startRevision) return false;
     this.push(initialEventsEnd ? { type: 'BOOKMARK', revision: this.progressRevision, initialEventsEnd } : { type: 'BOOKMARK', revision: this.progressRevision });
     return true;
   }

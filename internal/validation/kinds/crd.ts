@@ -4,11 +4,14 @@
 // and scope. The structural-schema check is deliberately minimal: an object root and a `type` on
 // every property and array item that does not opt out (int-or-string, preserve-unknown-fields);
 // value validations, defaults and CEL rules inside schemas are not checked here.
+// Selectable fields are checked as upstream's ValidateCustomResourceSelectableFields does: each
+// jsonPath a simple dotted path (no array notation) that the schema declares, ending at a string,
+// boolean or integer, outside metadata, unique, at most 8.
 // Imports: apierrors (FieldError), validation helpers, kinds/common.
 
 import { fieldErrors, fieldPath, type FieldError } from '../../apierrors/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../name-rules.js';
-import { isObject, type JsonObject } from '../plain-json.js';
+import { isObject, jsonEqual, type JsonObject } from '../plain-json.js';
 import { immutable, list, obj, str, type KindValidator } from './common.js';
 
 function structuralErrors(schema: JsonObject, path: string, ext: string, root: boolean, what: string): FieldError[] {
@@ -32,6 +35,163 @@ function structuralErrors(schema: JsonObject, path: string, ext: string, root: b
   if (props && isObject(additional)) {
     errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
+  return errs;
+}
+
+/** Upstream's MaxSelectableFields. */
+const MAX_SELECTABLE_FIELDS = 8;
+
+/** One step of a resolved selectable-field path: a declared property, or a key of a map. */
+interface PathStep {
+  readonly name: string;
+  readonly property: boolean;
+}
+
+/**
+ * The tokens of a JSON path as upstream's field-path scanner cuts them: each of `.`, `[`, `]` on
+ * its own, a single-quoted string (up to the next quote not preceded by a backslash) whole, and
+ * any other run of characters up to the next delimiter.
+ */
+function pathTokens(path: string): string[] {
+  const tokens: string[] = [];
+  const isDelimiter = (c: string | undefined): boolean => c === '.' || c === '[' || c === ']';
+  let i = 0;
+  while (i < path.length) {
+    if (path[i] === "'") {
+      let j = i + 1;
+      while (j < path.length && !(path[j] === "'" && path[j - 1] !== '\\')) j++;
+      const end = Math.min(j + 1, path.length);
+      tokens.push(path.slice(i, end));
+      i = end;
+    } else if (isDelimiter(path[i])) {
+      tokens.push(path[i]!);
+      i++;
+    } else {
+      let j = i;
+      while (j < path.length && !isDelimiter(path[j])) j++;
+      tokens.push(path.slice(i, j));
+      i = j;
+    }
+  }
+  return tokens;
+}
+
+/**
+ * Resolves a selectable field's jsonPath against a version's schema the way upstream's
+ * cel.ValidFieldPath does with array notation disallowed: `.name` steps into a declared property,
+ * or into the value schema of a map (additionalProperties). Returns the steps and the schema the
+ * path ends at (undefined when a map's additionalProperties is a boolean), or upstream's reason.
+ */
+function resolveSelectablePath(
+  jsonPath: string,
+  root: JsonObject,
+): { steps: PathStep[]; schema: JsonObject | undefined } | { reason: string } {
+  const tokens = pathTokens(jsonPath);
+  const steps: PathStep[] = [];
+  let schema: JsonObject | undefined = root;
+  for (let k = 0; k < tokens.length; k++) {
+    const tok = tokens[k]!;
+    if (tok === '[') return { reason: 'array notation is not allowed' };
+    if (tok !== '.') return { reason: `expected [ or . but got: ${tok}` };
+    const name = tokens[++k];
+    if (name === undefined) return { reason: 'unexpected end of JSON path' };
+    // Upstream dereferences a missing value schema here (it would crash on `.labels.a.b` under
+    // `additionalProperties: true`); there is no field to find, so it is reported as such.
+    if (!schema) return { reason: 'does not refer to a valid field' };
+    const props: unknown = schema.properties;
+    const additional: unknown = schema.additionalProperties;
+    if (isObject(props)) {
+      const sub: unknown = Object.prototype.hasOwnProperty.call(props, name) ? props[name] : undefined;
+      if (!isObject(sub)) return { reason: 'does not refer to a valid field' };
+      steps.push({ name, property: true });
+      schema = sub;
+    } else if (additional !== undefined && additional !== null) {
+      steps.push({ name, property: false });
+      schema = isObject(additional) ? additional : undefined;
+    } else {
+      return { reason: 'does not refer to a valid field' };
+    }
+  }
+  return { steps, schema };
+}
+
+/** A resolved path as upstream's field.Path prints it (`spec.labels[team]`): its uniqueness key. */
+const stepsString = (steps: readonly PathStep[]): string =>
+  steps.map((s, i) => (s.property ? (i === 0 ? s.name : `.${s.name}`) : `[${s.name}]`)).join('');
+
+/** Upstream's ValidateCustomResourceSelectableFields for one list of selectable fields. */
+function selectableFieldsErrors(fields: readonly unknown[], schema: JsonObject, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const unique = new Set<string>();
+  fields.forEach((f, i) => {
+    // Items and jsonPaths of the wrong type are the schema validation's to report.
+    if (!isObject(f)) return;
+    const p = `${fieldPath.index(path, i)}.jsonPath`;
+    const jsonPath = f.jsonPath;
+    if (jsonPath === undefined || jsonPath === null || jsonPath === '') {
+      errs.push(fieldErrors.required(p, ''));
+      return;
+    }
+    if (typeof jsonPath !== 'string') return;
+    const resolved = resolveSelectablePath(jsonPath, schema);
+    if ('reason' in resolved) {
+      errs.push(fieldErrors.invalid(p, jsonPath, `is an invalid path: ${resolved.reason}`));
+      return;
+    }
+    const first = resolved.steps[0];
+    if (first?.property && first.name === 'metadata') errs.push(fieldErrors.invalid(p, jsonPath, 'must not point to fields in metadata'));
+    const type = resolved.schema?.type;
+    if (type !== 'string' && type !== 'boolean' && type !== 'integer') {
+      errs.push(
+        fieldErrors.invalid(p, jsonPath, 'must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'),
+      );
+    }
+    const key = stepsString(resolved.steps);
+    if (unique.has(key)) errs.push(fieldErrors.duplicate(p, jsonPath));
+    unique.add(key);
+  });
+  // Upstream counts the distinct paths that resolved, whatever else was wrong with them.
+  if (unique.size > MAX_SELECTABLE_FIELDS) errs.push(fieldErrors.tooMany(path, unique.size, MAX_SELECTABLE_FIELDS));
+  return errs;
+}
+
+/**
+ * Selectable fields of every version, reported where upstream reports them. Upstream validates
+ * its internal form, into which the v1 request is converted by moving each per-version field that
+ * is identical in all versions to the top level of the spec (Convert_v1_CustomResourceDefinition-
+ * Spec_To_apiextensions_CustomResourceDefinitionSpec). In 1.32 schema and selectableFields move
+ * independently, so:
+ * - identical selectableFields (always so with one version) are checked once, as
+ *   `spec.selectableFields`, against the shared schema, and are refused when the schemas differ
+ *   (kubernetes/kubernetes#140689);
+ * - otherwise each version's are checked against its own schema, and are refused when the schemas
+ *   are all identical, since the conversion moved the schema out of the version.
+ */
+function versionSelectableFieldsErrors(versions: readonly JsonObject[]): FieldError[] {
+  const first = versions[0];
+  if (!first) return [];
+  const sameSchema = versions.every((v) => jsonEqual(v.schema, first.schema));
+  const sameFields = versions.every((v) => jsonEqual(v.selectableFields, first.selectableFields));
+  const openAPISchema = (v: JsonObject): JsonObject | undefined => obj(obj(v, 'schema'), 'openAPIV3Schema');
+  if (sameFields) {
+    const fields = list(first, 'selectableFields');
+    if (fields.length === 0) return [];
+    // Upstream tests only for a top-level validation; one without openAPIV3Schema would crash it,
+    // and is refused here with the same words (the missing schema is reported as well).
+    const schema = sameSchema ? openAPISchema(first) : undefined;
+    if (!schema) return [fieldErrors.invalid('spec.selectableFields', '', 'selectableFields may only be set when validations.schema is included')];
+    return selectableFieldsErrors(fields, schema, 'spec.selectableFields');
+  }
+  const errs: FieldError[] = [];
+  versions.forEach((v, i) => {
+    const fields = list(v, 'selectableFields');
+    if (fields.length === 0) return;
+    const path = `${fieldPath.index('spec.versions', i)}.selectableFields`;
+    const schema = sameSchema ? undefined : openAPISchema(v);
+    // The wording is upstream's, "not included" and all.
+    if (!schema) errs.push(fieldErrors.invalid(path, '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
+    else errs.push(...selectableFieldsErrors(fields, schema, path));
+  });
   return errs;
 }
 
@@ -106,6 +266,7 @@ export const validateCustomResourceDefinition: KindValidator = (crd, old, ctx) =
     errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
   }
   if (versions.length > 0 && served === 0) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have at least one version marked as served'));
+  errs.push(...versionSelectableFieldsErrors(versions.map((v) => (isObject(v) ? v : {}))));
 
   const conversion = obj(spec, 'conversion');
   const strategy = str(conversion, 'strategy');

@@ -366,6 +366,96 @@ describe('CustomResourceDefinition', () => {
   ])('%s', (_n, obj, expected) => expectCase(check('apiextensions.k8s.io/v1/CustomResourceDefinition', obj), expected));
 });
 
+describe('CustomResourceDefinition selectableFields', () => {
+  const KIND = 'apiextensions.k8s.io/v1/CustomResourceDefinition';
+  const specSchema = {
+    type: 'object',
+    properties: {
+      color: { type: 'string', enum: ['red', 'blue'] },
+      size: { type: 'integer' },
+      ready: { type: 'boolean' },
+      ratio: { type: 'number' },
+      when: { type: 'string', format: 'date-time' },
+      port: { 'x-cluster-int-or-string': true },
+      items: { type: 'array', items: { type: 'string' } },
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+      free: { type: 'object', 'x-cluster-preserve-unknown-fields': true },
+    },
+  };
+  const rootSchema = (extra: Obj = {}) => ({ type: 'object', properties: { spec: specSchema, ...extra } });
+  // null: no schema (undefined would take the default).
+  const version = (name: string, storage: boolean, fields: string[] | undefined, schema: Obj | null = rootSchema()): Obj => ({
+    name,
+    served: true,
+    storage,
+    ...(schema ? { schema: { openAPIV3Schema: schema } } : {}),
+    ...(fields ? { selectableFields: fields.map((jsonPath) => ({ jsonPath })) } : {}),
+  });
+  const withFields = (...fields: string[]) => crd({ versions: [version('v1', true, fields)] });
+
+  it('reports each bad field as upstream does, at spec.selectableFields when there is one version', () => {
+    const msgs = check(KIND, withFields('.metadata.name', 'spec.color', '.spec', '.spec.items[0]', '.spec.missing', '.spec.color', '.spec.color'));
+    expect(msgs).toEqual([
+      'spec.selectableFields[0].jsonPath: Invalid value: ".metadata.name": is an invalid path: does not refer to a valid field',
+      'spec.selectableFields[1].jsonPath: Invalid value: "spec.color": is an invalid path: expected [ or . but got: spec',
+      'spec.selectableFields[2].jsonPath: Invalid value: ".spec": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+      'spec.selectableFields[3].jsonPath: Invalid value: ".spec.items[0]": is an invalid path: array notation is not allowed',
+      'spec.selectableFields[4].jsonPath: Invalid value: ".spec.missing": is an invalid path: does not refer to a valid field',
+      'spec.selectableFields[6].jsonPath: Duplicate value: ".spec.color"',
+    ]);
+  });
+
+  it.each<[string, Obj, string | undefined]>([
+    ['string, enum, integer, boolean, formatted string and map value', withFields('.spec.color', '.spec.size', '.spec.ready', '.spec.when', '.spec.labels.team'), undefined],
+    ['no selectable fields', crd({ versions: [version('v1', true, [])] }), undefined],
+    ['empty jsonPath', withFields(''), 'spec.selectableFields[0].jsonPath: Required value'],
+    ['number', withFields('.spec.ratio'), 'spec.selectableFields[0].jsonPath: Invalid value: ".spec.ratio": must point to a field of type string, boolean or integer.'],
+    ['int-or-string has no type', withFields('.spec.port'), 'spec.selectableFields[0].jsonPath: Invalid value: ".spec.port": must point to a field of type string'],
+    ['array', withFields('.spec.items'), 'spec.selectableFields[0].jsonPath: Invalid value: ".spec.items": must point to a field of type string'],
+    ['undeclared field under preserve-unknown-fields', withFields('.spec.free.x'), 'spec.selectableFields[0].jsonPath: Invalid value: ".spec.free.x": is an invalid path: does not refer to a valid field'],
+    ['trailing dot', withFields('.spec.'), 'spec.selectableFields[0].jsonPath: Invalid value: ".spec.": is an invalid path: unexpected end of JSON path'],
+    ['quoted key notation', withFields(".spec['color']"), `spec.selectableFields[0].jsonPath: Invalid value: ".spec['color']": is an invalid path: array notation is not allowed`],
+    ['field in a declared metadata', crd({ versions: [version('v1', true, ['.metadata.name'], rootSchema({ metadata: { type: 'object', properties: { name: { type: 'string' } } } }))] }), 'spec.selectableFields[0].jsonPath: Invalid value: ".metadata.name": must not point to fields in metadata'],
+    ['nine distinct fields', withFields('.spec.color', '.spec.size', '.spec.ready', '.spec.when', '.spec.labels.a', '.spec.labels.b', '.spec.labels.c', '.spec.labels.d', '.spec.labels.e'), 'spec.selectableFields: Too many: 9: must have at most 8 items'],
+    ['eight distinct fields and a duplicate', withFields('.spec.color', '.spec.size', '.spec.ready', '.spec.when', '.spec.labels.a', '.spec.labels.b', '.spec.labels.c', '.spec.labels.d', '.spec.color'), 'spec.selectableFields[8].jsonPath: Duplicate value: ".spec.color"'],
+    ['no schema', crd({ versions: [version('v1', true, ['.spec.color'], null)] }), 'spec.selectableFields: Invalid value: "": selectableFields may only be set when validations.schema is included'],
+    [
+      'versions with their own schemas and fields',
+      crd({ versions: [version('v1', true, ['.spec.color']), version('v2', false, ['.spec.size', '.spec.nope'], rootSchema({ status: { type: 'object' } }))] }),
+      'spec.versions[1].selectableFields[1].jsonPath: Invalid value: ".spec.nope": is an invalid path: does not refer to a valid field',
+    ],
+    [
+      'versions with their own schemas and the same fields (upstream moves the fields, not the schemas)',
+      crd({ versions: [version('v1', true, ['.spec.color']), version('v2', false, ['.spec.color'], rootSchema({ status: { type: 'object' } }))] }),
+      'spec.selectableFields: Invalid value: "": selectableFields may only be set when validations.schema is included',
+    ],
+    [
+      'versions with one schema and their own fields (upstream moves the schema, not the fields)',
+      crd({ versions: [version('v1', true, ['.spec.color']), version('v2', false, ['.spec.size'])] }),
+      'spec.versions[1].selectableFields: Invalid value: "": selectableFields may only be set when version.schema.openAPIV3Schema is not included',
+    ],
+    ['versions with one schema and the same fields', crd({ versions: [version('v1', true, ['.spec.color']), version('v2', false, ['.spec.color'])] }), undefined],
+  ])('%s', (_n, obj, expected) => expectCase(check(KIND, obj), expected));
+
+  it('checks on update too', () => {
+    const old = withFields('.spec.color');
+    expect(check(KIND, withFields('.spec.color'), old)).toEqual([]);
+    expect(check(KIND, withFields('.spec'), old)).toEqual([
+      'spec.selectableFields[0].jsonPath: Invalid value: ".spec": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+    ]);
+  });
+
+  it('reports the types upstream uses', () => {
+    const crdObj = withFields('', '.spec.color', '.spec.color');
+    const resource = catalogs.cluster.resourceForKind(cluster.group('apiextensions.k8s.io'), 'v1', 'CustomResourceDefinition')!;
+    const errs = validateObject(resource, applyDefaults(resource, cloneJson(crdObj), cluster), { naming: cluster });
+    expect(errs.map((e) => [e.type, e.field])).toEqual([
+      ['FieldValueRequired', 'spec.selectableFields[0].jsonPath'],
+      ['FieldValueDuplicate', 'spec.selectableFields[2].jsonPath'],
+    ]);
+  });
+});
+
 describe('validateKind table', () => {
   it('covers the kinds users rely on and ignores the rest', () => {
     const all = [...catalogs.cluster.all()];

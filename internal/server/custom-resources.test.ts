@@ -154,6 +154,69 @@ describe('custom resources', () => {
     expect((await t.admin.get(`${WIDGETS}/w1`)).json<Obj>().spec.replicas).toBe(4);
   });
 
+  it('refuses a definition with bad selectable fields and serves field selectors from a good one', async () => {
+    // Its own group, so the group list checks of the other cases are unaffected.
+    const gadgets = (selectableFields: string[]): Obj => ({
+      apiVersion: 'apiextensions.cluster.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.sel.example.org' },
+      spec: {
+        group: 'sel.example.org',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { color: { type: 'string' }, parts: { type: 'array', items: { type: 'string' } } } } },
+              },
+            },
+            selectableFields: selectableFields.map((jsonPath) => ({ jsonPath })),
+          },
+        ],
+      },
+    });
+    const bad = await t.admin.post(CRDS, gadgets(['.spec.color', 'spec.color', '.spec', '.spec.parts[0]', '.spec.color']));
+    expect(bad.status).toBe(422);
+    const body = bad.json<Obj>();
+    expect(body).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422 });
+    expect(body.details.causes).toEqual([
+      { reason: 'FieldValueInvalid', field: 'spec.selectableFields[1].jsonPath', message: 'Invalid value: "spec.color": is an invalid path: expected [ or . but got: spec' },
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.selectableFields[2].jsonPath',
+        message: 'Invalid value: ".spec": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+      },
+      { reason: 'FieldValueInvalid', field: 'spec.selectableFields[3].jsonPath', message: 'Invalid value: ".spec.parts[0]": is an invalid path: array notation is not allowed' },
+      { reason: 'FieldValueDuplicate', field: 'spec.selectableFields[4].jsonPath', message: 'Duplicate value: ".spec.color"' },
+    ]);
+    expect((await t.admin.get(`${CRDS}/gadgets.sel.example.org`)).status).toBe(404);
+
+    expect((await t.admin.post(CRDS, gadgets(['.spec.color']))).status).toBe(200);
+    const GADGETS = '/apis/sel.example.org/v1/namespaces/default/gadgets';
+    await waitFor(async () => (await t.admin.get(GADGETS)).status === 200);
+    for (const [name, color] of [['g1', 'red'], ['g2', 'blue']]) {
+      const created = await t.admin.post(GADGETS, { apiVersion: 'sel.example.org/v1', kind: 'Gadget', metadata: { name }, spec: { color } });
+      expect(created.status).toBe(200);
+    }
+    const selected = (await t.admin.get(`${GADGETS}?fieldSelector=spec.color%3Dblue`)).json<Obj>();
+    expect(selected.items.map((i: Obj) => i.metadata.name)).toEqual(['g2']);
+
+    // Updates are held to the same rules.
+    const current = (await t.admin.get(`${CRDS}/gadgets.sel.example.org`)).json<Obj>();
+    current.spec.versions[0].selectableFields = [{ jsonPath: '.spec.parts' }];
+    const update = await t.admin.put(`${CRDS}/gadgets.sel.example.org`, current);
+    expect(update.status).toBe(422);
+    expect(update.json<Obj>().details.causes.map((c: Obj) => c.field)).toEqual(['spec.selectableFields[0].jsonPath']);
+
+    expect((await t.admin.delete(`${CRDS}/gadgets.sel.example.org`)).status).toBe(200);
+    await waitFor(async () => (await t.admin.get(`${CRDS}/gadgets.sel.example.org`)).status === 404);
+  });
+
   it('keeps serving after a restart', async () => {
     await t.stop();
     t = await startTestServer({ storage: 'leveldb', dataDir: dir });

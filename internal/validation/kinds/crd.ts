@@ -157,28 +157,23 @@ function selectableFieldsErrors(fields: readonly unknown[], schema: JsonObject, 
 
 /**
  * Selectable fields of every version, reported where upstream reports them. Upstream validates
- * its internal form, into which the v1 request is converted by moving each per-version field that
- * is identical in all versions to the top level of the spec (Convert_v1_CustomResourceDefinition-
- * Spec_To_apiextensions_CustomResourceDefinitionSpec). In 1.32 schema and selectableFields move
- * independently, so:
- * - identical selectableFields (always so with one version) are checked once, as
- *   `spec.selectableFields`, against the shared schema, and are refused when the schemas differ
- *   (kubernetes/kubernetes#140689);
- * - otherwise each version's are checked against its own schema, and are refused when the schemas
- *   are all identical, since the conversion moved the schema out of the version.
+ * its internal form, into which a v1 request is converted by moving what is identical in every
+ * version (so always, with one version) to the top of the spec: when the fields and the schemas
+ * are the same everywhere, errors are at `spec.selectableFields`. Otherwise each version's fields
+ * are checked against its own schema. Upstream 1.32 moves the fields and the schema independently
+ * and so refuses valid definitions whose versions share one but not the other
+ * (kubernetes/kubernetes#140689, fixed upstream since); those are accepted here.
  */
 function versionSelectableFieldsErrors(versions: readonly JsonObject[]): FieldError[] {
   const first = versions[0];
   if (!first) return [];
-  const sameSchema = versions.every((v) => jsonEqual(v.schema, first.schema));
-  const sameFields = versions.every((v) => jsonEqual(v.selectableFields, first.selectableFields));
   const openAPISchema = (v: JsonObject): JsonObject | undefined => obj(obj(v, 'schema'), 'openAPIV3Schema');
-  if (sameFields) {
+  const shared =
+    versions.every((v) => jsonEqual(v.schema, first.schema)) && versions.every((v) => jsonEqual(v.selectableFields, first.selectableFields));
+  if (shared) {
     const fields = list(first, 'selectableFields');
     if (fields.length === 0) return [];
-    // Upstream tests only for a top-level validation; one without openAPIV3Schema would crash it,
-    // and is refused here with the same words (the missing schema is reported as well).
-    const schema = sameSchema ? openAPISchema(first) : undefined;
+    const schema = openAPISchema(first);
     if (!schema) return [fieldErrors.invalid('spec.selectableFields', '', 'selectableFields may only be set when validations.schema is included')];
     return selectableFieldsErrors(fields, schema, 'spec.selectableFields');
   }
@@ -187,7 +182,7 @@ function versionSelectableFieldsErrors(versions: readonly JsonObject[]): FieldEr
     const fields = list(v, 'selectableFields');
     if (fields.length === 0) return;
     const path = `${fieldPath.index('spec.versions', i)}.selectableFields`;
-    const schema = sameSchema ? undefined : openAPISchema(v);
+    const schema = openAPISchema(v);
     // The wording is upstream's, "not included" and all.
     if (!schema) errs.push(fieldErrors.invalid(path, '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
     else errs.push(...selectableFieldsErrors(fields, schema, path));

@@ -145,10 +145,12 @@ export function watchParams(query: URLSearchParams): WatchParams {
   let timeoutSeconds: number | undefined;
   const t = query.get('timeoutSeconds');
   if (t !== null && t !== '') {
-    if (!/^\d+$/.test(t)) throw errors.badRequest(`invalid timeoutSeconds "${t}": must be a non-negative integer`);
-    if (BigInt(t) > 0x7fffffffffffffffn) throw errors.badRequest(`invalid timeoutSeconds "${t}": out of the 64-bit integer range`);
-    // 0 is the same as unset, as upstream treats it: the server chooses (some clients send 0 for "no timeout").
-    timeoutSeconds = Number(t) || undefined;
+    if (!/^[-+]?\d+$/.test(t)) throw errors.badRequest(`invalid timeoutSeconds "${t}": must be an integer`);
+    const big = BigInt(t);
+    if (big > 0x7fffffffffffffffn || big < -0x8000000000000000n) throw errors.badRequest(`invalid timeoutSeconds "${t}": out of the 64-bit integer range`);
+    // 0 is the same as unset, as upstream treats it: the server chooses (some clients send 0 for
+    // "no timeout"). A negative timeout ends the stream at once, as upstream's timer does.
+    timeoutSeconds = big === 0n ? undefined : big < 0n ? 0 : Number(t);
   }
   if (sendInitialEventsSet) {
     if (match !== 'NotOlderThan') {

@@ -376,6 +376,12 @@ describe('watch (§2.6, §4.3, §6)', () => {
     w.stop();
   });
 
+  it('a negative timeoutSeconds ends the stream at once with 200, as upstream', async () => {
+    const w = collect(`/api/v1/namespaces/lw/configmaps?watch=1&resourceVersion=${t.server.store.currentRevision()}&timeoutSeconds=-1`);
+    expect((await w.done).status).toBe(200);
+    expect(w.events).toEqual([]);
+  });
+
   it('sends initial events then an initial-events-end bookmark (sendInitialEvents, NotOlderThan)', async () => {
     await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'w2' } });
     const path = '/api/v1/namespaces/w2/configmaps';

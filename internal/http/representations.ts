@@ -104,7 +104,7 @@ export function writeBytes(c: Context<Env>, deps: HttpDeps, body: Buffer, conten
  */
 export function writeStored(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, registry: GenericRegistry, namespace: string, obj: JsonObject, status: number, dryRun: boolean): Response {
   // A dry run stored nothing: the cache holds the previous version under the same name.
-  if (!dryRun && rep.view === 'full' && rep.serializer.name === 'json' && resource.version === registry.storage.version) {
+  if (!dryRun && rep.view === 'full' && rep.serializer.name === 'json' && registry.servesStoredShape(resource)) {
     const meta = (obj.metadata ?? {}) as JsonObject;
     const bytes = registry.writtenBytes(namespace, String(meta.name ?? ''), meta.resourceVersion as string | undefined);
     if (bytes) return respond(c, deps, bytes, 'application/json', status);

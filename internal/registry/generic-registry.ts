@@ -227,9 +227,17 @@ export class GenericRegistry {
     return this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
   }
 
+  /**
+   * Whether `r` serves objects in the stored shape (its stored and serving bytes can be used
+   * as they are). Compared by apiVersion, not version: events.k8s.io/v1 is stored as core v1.
+   */
+  servesStoredShape(r: ResourceInfo): boolean {
+    return r.apiVersion === this.storage.apiVersion;
+  }
+
   /** Converts a stored object to the request's version. */
   toVersion(r: ResourceInfo, obj: JsonObject): JsonObject {
-    return r.version === this.storage.version ? obj : convertObject(r, obj, r.version);
+    return this.servesStoredShape(r) ? obj : convertObject(obj, this.storage, r);
   }
 
   async list(req: ListRequest): Promise<ListResult> {
@@ -353,8 +361,9 @@ export class GenericRegistry {
     if (errs.length > 0) throw errors.invalid(this.kindQualified(r), name, errs);
   }
 
-  private async put(key: string, obj: JsonObject, expectedModRevision: number): Promise<number | undefined> {
-    const stored = convertObject(this.storage, obj, this.storage.version);
+  /** Stores `obj`, which is in the shape of `from` (the request's resource). */
+  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo): Promise<number | undefined> {
+    const stored = convertObject(obj, from, this.storage);
     try {
       const result = await this.deps.store.execute(
         { type: 'txn', compares: [{ key, modRevision: expectedModRevision }], ops: [{ type: 'put', key, value: encodeStored(stored) }] },
@@ -415,7 +424,7 @@ export class GenericRegistry {
         if (this.deps.cache.resource(this.prefix).get(key)) throw errors.alreadyExists(this.qualified(r), name);
         return obj;
       }
-      const revision = await this.put(key, obj, 0);
+      const revision = await this.put(key, obj, 0, r);
       if (revision !== undefined) {
         metaOf(obj).resourceVersion = String(revision);
         return obj;
@@ -539,7 +548,7 @@ export class GenericRegistry {
 
       const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
       const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
-      const revision = gone ? await this.remove(entry.key, entry.revision) : await this.put(entry.key, obj, entry.revision);
+      const revision = gone ? await this.remove(entry.key, entry.revision) : await this.put(entry.key, obj, entry.revision, r);
       if (revision !== undefined) {
         metaOf(obj).resourceVersion = String(revision);
         return { object: obj, created: false };
@@ -677,7 +686,7 @@ export class GenericRegistry {
           next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
         }
         if (ctx.dryRun) return { object: next, deleted: false };
-        const revision = await this.put(entry.key, next, entry.revision);
+        const revision = await this.put(entry.key, next, entry.revision, r);
         if (revision !== undefined) {
           nextMeta.resourceVersion = String(revision);
           return { object: next, deleted: false };

@@ -103,7 +103,7 @@ function toV2(src: Obj): Obj {
 
 export function registerHpaConversion(): void {
   registerConverter('autoscaling/horizontalpodautoscalers', (o, from, to) => {
-    if (from === to) return structuredClone(o);
-    return to === 'v1' ? toV1(o) : toV2(o);
+    if (from.version === to.version) return structuredClone(o);
+    return to.version === 'v1' ? toV1(o) : toV2(o);
   });
 }

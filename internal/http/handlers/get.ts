@@ -14,7 +14,7 @@ export async function handleGet(c: Context<Env>, deps: HttpDeps, rr: ResourceReq
   const isScale = rr.subresource?.name === 'scale';
   const rep = chooseRepresentation(c, deps, rr.resource, isScale ? 'write' : 'object');
   // The common case writes the cache's serving bytes as they are.
-  if (!isScale && rep.view === 'full' && rep.serializer.name === 'json' && rr.resource.version === rr.registry.storage.version) {
+  if (!isScale && rep.view === 'full' && rep.serializer.name === 'json' && rr.registry.servesStoredShape(rr.resource)) {
     const entry = await rr.registry.getEntryFor(rr.resource, rr.namespace, rr.info.name, getReadMode(rr.query));
     return writeBytes(c, deps, entry.bytes, 'application/json');
   }

@@ -32,7 +32,7 @@ export async function handleList(c: Context<Env>, deps: HttpDeps, rr: ResourceRe
     if (e instanceof ExpiredContinueError) e.status.metadata = { continue: encodeContinue({ revision: -1, afterKey: e.afterKey }) };
     throw e;
   }
-  const converting = rr.resource.version !== rr.registry.storage.version;
+  const converting = !rr.registry.servesStoredShape(rr.resource);
   const items: Item[] = result.entries.map((entry) =>
     converting
       ? { object: rr.registry.toVersion(rr.resource, JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) }

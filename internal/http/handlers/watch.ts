@@ -59,7 +59,7 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     MAX_TIMER_MS,
     (params.timeoutSeconds !== undefined ? params.timeoutSeconds : deps.minWatchTimeoutSeconds * (1 + Math.random())) * 1000,
   );
-  const converting = rr.resource.version !== rr.registry.storage.version;
+  const converting = !rr.registry.servesStoredShape(rr.resource);
   const toItem = (out: Extract<WatchOutput, { entry: unknown }>): Item =>
     converting
       ? { object: rr.registry.toVersion(rr.resource, JSON.parse(out.entry.bytes.toString('utf8')) as Record<string, unknown>) }

@@ -239,7 +239,8 @@ function eventView(e: unknown) {
     series: isObj(o.series) ? o.series : undefined,
     type: str(o.type),
     reason: str(o.reason),
-    reportingController: str(o.reportingController),
+    // Core JSON names the reporting controller reportingComponent.
+    reportingController: str(v1 ? o.reportingController : o.reportingComponent),
     reportingInstance: str(o.reportingInstance),
   };
 }

@@ -226,7 +226,7 @@ describe('events', () => {
       message: 'm',
       type: 'Normal',
       eventTime: ago(10 * MIN),
-      reportingController: 'ctl',
+      reportingComponent: 'ctl',
       reportingInstance: 'ctl-1',
       series: { count: 4, lastObservedTime: ago(1 * MIN) },
     };
@@ -239,6 +239,8 @@ describe('events', () => {
   it('events.k8s.io events print like core ones', () => {
     const e = { metadata: meta('x'), regarding: { kind: 'Pod', name: 'p' }, note: 'hello', reason: 'R', type: 'Normal', deprecatedFirstTimestamp: ago(5 * MIN), deprecatedLastTimestamp: ago(3 * MIN), deprecatedCount: 2, deprecatedSource: { component: 'kubelet' } };
     expect(cells(r('events.k8s.io', 'events'), e)).toEqual(['3m', 'Normal', 'R', 'pod/p', '', 'kubelet', 'hello', '5m', 2, 'x']);
+    const reported = { metadata: meta('y'), regarding: { kind: 'Pod', name: 'p' }, eventTime: ago(MIN), reportingController: 'ctl', reportingInstance: 'i' };
+    expect(cells(r('events.k8s.io', 'events'), reported)[5]).toBe('ctl, i');
   });
 });
 

@@ -230,7 +230,7 @@ describe('field sets', () => {
       reason: 'Started',
       type: 'Normal',
       source: { component: 'kubelet' },
-      reportingController: 'rc',
+      reportingComponent: 'rc',
     };
     expect(fieldsetFor(events, core)).toEqual({
       'metadata.name': 'e',
@@ -250,6 +250,12 @@ describe('field sets', () => {
     const v1 = { metadata: { name: 'e' }, regarding: { kind: 'Node', name: 'n' }, reportingController: 'ctl', type: 'Warning' };
     const set = fieldsetFor(eventsV1, v1);
     expect(set.source).toBe('ctl');
+    expect(set.reportingComponent).toBe('ctl');
+    // Stored events are core-shaped: the reporting controller is reportingComponent there, and
+    // upstream's source falls back to it.
+    const stored = fieldsetFor(events, { metadata: { name: 'e' }, involvedObject: { kind: 'Node' }, source: {}, reportingComponent: 'ctl' });
+    expect([stored.reportingComponent, stored.source]).toEqual(['ctl', 'ctl']);
+    expect(matchesFields(parseFieldSelectorFor(eventsV1, 'reportingController=ctl,source=ctl'), stored)).toBe(true);
     expect(matchesFields(parseFieldSelectorFor(eventsV1, 'regarding.kind=Node,reportingController=ctl'), set)).toBe(true);
   });
 

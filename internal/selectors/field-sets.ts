@@ -72,9 +72,13 @@ const notSupported = (label: string): string => `field label not supported: ${la
 function eventFields(obj: unknown): Record<string, string> {
   // Core events name the subject `involvedObject`; events.k8s.io names it `regarding`. Both
   // versions are matched by the core names, as upstream stores one internal kind for both.
+  // (Stored events are in the core shape; the events.k8s.io names are read for callers that
+  // hand over an object as that API serves it.) Upstream's `source` falls back to the
+  // reporting controller, which core JSON calls reportingComponent.
   const o = (obj ?? {}) as Obj;
   const subject = o.involvedObject ?? o.regarding;
-  const source = str(o, 'source', 'component') || str(o, 'deprecatedSource', 'component') || str(o, 'reportingController');
+  const reporting = str(o, 'reportingComponent') || str(o, 'reportingController');
+  const source = str(o, 'source', 'component') || str(o, 'deprecatedSource', 'component') || reporting;
   return {
     'involvedObject.kind': str(subject, 'kind'),
     'involvedObject.namespace': str(subject, 'namespace'),
@@ -84,7 +88,7 @@ function eventFields(obj: unknown): Record<string, string> {
     'involvedObject.resourceVersion': str(subject, 'resourceVersion'),
     'involvedObject.fieldPath': str(subject, 'fieldPath'),
     reason: str(o, 'reason'),
-    reportingComponent: str(o, 'reportingController'),
+    reportingComponent: reporting,
     source,
     type: str(o, 'type'),
   };

@@ -1,7 +1,8 @@
 // internal/registry/registry-set owns the registries of every served resource: one
-// GenericRegistry per stored resource (shared by all versions that serve it), the per-prefix
+// GenericRegistry per stored resource (shared by every version, and group, that serves it), the per-prefix
 // attributes the watch cache needs, and lookup from a request's resource.
-// Imports: schema/catalog, selectors, watchcache (types), generic-registry, strategy, keys.
+// Imports: schema/catalog, selectors, watchcache (types), generic-registry, strategy, keys,
+// hpa-conversion, event-conversion.
 
 import type { ApiCatalog, ResourceInfo } from '../schema/catalog.js';
 import type { ObjectAttributes, ResourceSpec } from '../watchcache/types.js';
@@ -9,9 +10,11 @@ import { GenericRegistry, type RegistryDeps } from './generic-registry.js';
 import { resourcePrefix } from './keys.js';
 import { strategyFor } from './strategy.js';
 import { registerHpaConversion } from './hpa-conversion.js';
+import { registerEventConversion } from './event-conversion.js';
 import { fieldsetFor } from '../selectors/index.js';
 
 registerHpaConversion();
+registerEventConversion();
 
 export class RegistrySet {
   private readonly byStorage = new Map<string, GenericRegistry>();
@@ -27,11 +30,15 @@ export class RegistrySet {
   }
 
   private ensure(r: ResourceInfo): void {
-    if (r.version !== r.storageVersion || this.byStorage.has(r.storageResource)) return;
-    if (!r.verbs.includes('create') && !r.verbs.includes('get')) return;
-    const reg = new GenericRegistry(r, strategyFor(r, this.catalog.naming), this.lazyDeps());
-    this.byStorage.set(r.storageResource, reg);
-    this.byPrefix.set(resourcePrefix(r), reg);
+    if (this.byStorage.has(r.storageResource)) return;
+    // One registry per stored resource, built on its storage version, which for a resource
+    // served from another's storage (events.k8s.io Events) is that other resource.
+    const storage = r.custom ? (r.version === r.storageVersion ? r : undefined) : this.catalog.storageOf(r);
+    if (!storage) return;
+    if (!storage.verbs.includes('create') && !storage.verbs.includes('get')) return;
+    const reg = new GenericRegistry(storage, strategyFor(storage, this.catalog.naming), this.lazyDeps());
+    this.byStorage.set(storage.storageResource, reg);
+    this.byPrefix.set(resourcePrefix(storage), reg);
   }
 
   /** Registers new custom resources and drops those no longer served (their data stays in the store). */

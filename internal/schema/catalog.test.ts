@@ -63,6 +63,30 @@ describe('ApiCatalog', () => {
     expect(new Set(stored).size).toBe(stored.length);
     expect(stored).toContain('/configmaps');
     expect(stored).not.toContain('authorization.k8s.io/subjectaccessreviews');
+    expect(stored.filter((s) => s === '/events')).toHaveLength(1);
+    expect(stored).not.toContain('events.k8s.io/events');
+  });
+
+  it('serves events.k8s.io Events from the core event storage, as upstream', () => {
+    for (const catalog of [cluster, kube]) {
+      const core = catalog.resource('', 'v1', 'events')!;
+      const events = catalog.resource(catalog.naming.group('events.k8s.io'), 'v1', 'events')!;
+      expect(events).toMatchObject({ storageResource: '/events', storageVersion: 'v1', schemaName: 'io.k8s.api.events.v1.Event' });
+      expect(catalog.storageOf(events)).toBe(core);
+      expect(catalog.storageOf(core)).toBe(core);
+    }
+    const hpa = cluster.resource('autoscaling', 'v1', 'horizontalpodautoscalers')!;
+    expect(cluster.storageOf(hpa)).toBe(cluster.resource('autoscaling', 'v2', 'horizontalpodautoscalers'));
+  });
+
+  it('keeps the core event storage when core Events are disabled and events.k8s.io is served', () => {
+    const noCoreEvents = new ApiCatalog(createNaming('kubernetes'), (group, version, resource) => !(group === '' && resource === 'events') && version === 'v1');
+    expect(noCoreEvents.resource('', 'v1', 'events')).toBeUndefined();
+    const events = noCoreEvents.resource('events.k8s.io', 'v1', 'events')!;
+    const storage = noCoreEvents.storageOf(events)!;
+    expect(storage).toMatchObject({ group: '', version: 'v1', resource: 'events', apiVersion: 'v1', schemaName: 'io.k8s.api.core.v1.Event' });
+    expect(noCoreEvents.storedResources()).toContain(storage);
+    expect([...noCoreEvents.all()]).not.toContain(storage);
   });
 });
 

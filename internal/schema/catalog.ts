@@ -1,6 +1,7 @@
 // internal/schema/catalog owns the table of served resources: which group-versions and
 // resources exist, their scope, kinds, verbs, sub-resources, short names and categories, and
-// which version stores each resource's objects. It is built from proto/api-resources.json,
+// which version stores each resource's objects (for events.k8s.io Events, the core event
+// store, as upstream). It is built from proto/api-resources.json,
 // filtered by what the runtime configuration enables, with group names of the configured naming.
 // Imports: naming, versions, data-files.
 
@@ -39,9 +40,12 @@ export interface ResourceInfo {
   readonly schemaName: string | undefined;
   readonly subresources: ReadonlyMap<string, SubresourceInfo>;
   readonly stability: Stability;
-  /** Identity shared by all versions that serve the same stored objects: `<upstream group>/<resource>`. */
+  /**
+   * Identity shared by all versions that serve the same stored objects: `<upstream group>/<resource>`
+   * of the storage, which for events.k8s.io Events is the core group's (`/events`).
+   */
   readonly storageResource: string;
-  /** The enabled version objects of this resource are stored in. */
+  /** The version (of the storage resource's group) objects of this resource are stored in. */
   readonly storageVersion: string;
   /** Set for resources served from a CustomResourceDefinition. */
   readonly custom?: CustomResourceInfo;
@@ -80,8 +84,49 @@ export const defaultEnablement: EnablementPolicy = (_group, version) => stabilit
 
 export const apiVersionOf = (group: string, version: string): string => (group ? `${group}/${version}` : version);
 
+/** Where a resource served from another resource's storage is stored. */
+interface SharedStorage {
+  readonly upstreamGroup: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+/**
+ * Resources (`<upstream group>/<resource>`) whose objects live in another resource's storage, in
+ * that resource's shape: upstream's events.k8s.io REST storage is the core event store, so an
+ * event written through either API is the same object in both.
+ */
+const SHARED_STORAGE: Readonly<Record<string, SharedStorage>> = {
+  'events.k8s.io/events': { upstreamGroup: '', version: 'v1', resource: 'events' },
+};
+
+function buildInfo(naming: Naming, upstreamGroup: string, version: string, r: GeneratedResource, storageResource: string, storageVersion: string): ResourceInfo {
+  const group = naming.group(upstreamGroup);
+  return {
+    group,
+    upstreamGroup,
+    version,
+    apiVersion: apiVersionOf(group, version),
+    resource: r.name,
+    singularName: r.singularName,
+    kind: r.kind,
+    listKind: r.listKind,
+    namespaced: r.namespaced,
+    verbs: r.verbs,
+    shortNames: r.shortNames ?? [],
+    categories: r.categories ?? [],
+    schemaName: r.schema,
+    subresources: new Map(r.subresources.map((s) => [s.name, { ...s, group: naming.group(s.group) }] as const)),
+    stability: stabilityOf(version),
+    storageResource,
+    storageVersion,
+  };
+}
+
 export class ApiCatalog {
   private readonly byPath = new Map<string, ResourceInfo>();
+  /** The storage version's description per built-in storage identity (possibly not served). */
+  private readonly storageInfos = new Map<string, ResourceInfo>();
   private readonly byKind = new Map<string, ResourceInfo>();
   private groupList: GroupInfo[] = [];
   private readonly resourcesByGroupVersion = new Map<string, ResourceInfo[]>();
@@ -97,44 +142,49 @@ export class ApiCatalog {
     enabled: EnablementPolicy = defaultEnablement,
     data: GeneratedCatalog = JSON.parse(readDataFile('api-resources.json')) as GeneratedCatalog,
   ) {
+    // Where resources served from another resource's storage are stored: only when the data
+    // has that resource (in the storage version), enabled or not.
+    const targetData = new Map<string, GeneratedResource>();
+    for (const gv of data.groupVersions) {
+      for (const r of gv.resources) {
+        const key = `${gv.group}/${r.name}`;
+        if (Object.values(SHARED_STORAGE).some((t) => `${t.upstreamGroup}/${t.resource}` === key && t.version === gv.version)) targetData.set(key, r);
+      }
+    }
+    const sharedTarget = (key: string): SharedStorage | undefined => {
+      const t = SHARED_STORAGE[key];
+      return t && targetData.has(`${t.upstreamGroup}/${t.resource}`) ? t : undefined;
+    };
+
     // Pass 1: what is enabled, per storage identity, to pick each resource's storage version.
     const versionsByStorage = new Map<string, string[]>();
-    const kept: Array<{ group: string; upstreamGroup: string; version: string; r: GeneratedResource }> = [];
+    const kept: Array<{ upstreamGroup: string; version: string; r: GeneratedResource }> = [];
     for (const gv of data.groupVersions) {
       const group = naming.group(gv.group);
       if (!enabled(group, gv.version)) continue;
       for (const r of gv.resources) {
         if (!enabled(group, gv.version, r.name)) continue;
-        kept.push({ group, upstreamGroup: gv.group, version: gv.version, r });
+        kept.push({ upstreamGroup: gv.group, version: gv.version, r });
         const key = `${gv.group}/${r.name}`;
-        versionsByStorage.set(key, [...(versionsByStorage.get(key) ?? []), gv.version]);
+        if (!sharedTarget(key)) versionsByStorage.set(key, [...(versionsByStorage.get(key) ?? []), gv.version]);
       }
     }
-    for (const { group, upstreamGroup, version, r } of kept) {
-      const storageResource = `${upstreamGroup}/${r.name}`;
-      const storageVersion = [...versionsByStorage.get(storageResource)!].sort(compareVersionPriority)[0]!;
-      const info: ResourceInfo = {
-        group,
-        upstreamGroup,
-        version,
-        apiVersion: apiVersionOf(group, version),
-        resource: r.name,
-        singularName: r.singularName,
-        kind: r.kind,
-        listKind: r.listKind,
-        namespaced: r.namespaced,
-        verbs: r.verbs,
-        shortNames: r.shortNames ?? [],
-        categories: r.categories ?? [],
-        schemaName: r.schema,
-        subresources: new Map(
-          r.subresources.map((s) => [s.name, { ...s, group: naming.group(s.group) }] as const),
-        ),
-        stability: stabilityOf(version),
-        storageResource,
-        storageVersion,
-      };
+    const sharing: SharedStorage[] = [];
+    for (const { upstreamGroup, version, r } of kept) {
+      const target = sharedTarget(`${upstreamGroup}/${r.name}`);
+      if (target) sharing.push(target);
+      const storageResource = target ? `${target.upstreamGroup}/${target.resource}` : `${upstreamGroup}/${r.name}`;
+      const storageVersion = target ? target.version : [...versionsByStorage.get(storageResource)!].sort(compareVersionPriority)[0]!;
+      const info = buildInfo(naming, upstreamGroup, version, r, storageResource, storageVersion);
       this.index(info);
+      if (!target && version === storageVersion) this.storageInfos.set(storageResource, info);
+    }
+    // A storage whose own resource is disabled still holds the objects of those it serves
+    // (upstream builds the core event store for events.k8s.io either way): its registry works
+    // from an unserved description.
+    for (const t of sharing) {
+      const key = `${t.upstreamGroup}/${t.resource}`;
+      if (!this.storageInfos.has(key)) this.storageInfos.set(key, buildInfo(naming, t.upstreamGroup, t.version, targetData.get(key)!, key, t.version));
     }
     this.rebuildGroups();
   }
@@ -227,8 +277,22 @@ export class ApiCatalog {
 
   /** One entry per stored resource (its storage version): what a namespace cleanup must visit. */
   storedResources(): ResourceInfo[] {
-    return [...this.byPath.values()].filter(
-      (r) => r.version === r.storageVersion && r.verbs.includes('create') && r.verbs.includes('delete'),
-    );
+    const out = new Map<string, ResourceInfo>();
+    for (const r of this.byPath.values()) {
+      const storage = this.storageOf(r);
+      if (storage && !out.has(r.storageResource) && storage.verbs.includes('create') && storage.verbs.includes('delete')) out.set(r.storageResource, storage);
+    }
+    return [...out.values()];
+  }
+
+  /**
+   * The description of the resource `r`'s objects are stored as: its storage version, or for a
+   * resource served from another's storage (events.k8s.io Events) that resource's, which may
+   * itself be disabled and then is not served. Undefined when a custom resource's storage
+   * version is not served.
+   */
+  storageOf(r: ResourceInfo): ResourceInfo | undefined {
+    if (r.custom) return this.customResources(r.custom.crdName).find((v) => v.version === v.storageVersion);
+    return this.storageInfos.get(r.storageResource);
   }
 }

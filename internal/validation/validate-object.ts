@@ -8,7 +8,7 @@
 import type { FieldError } from '../apierrors/field-errors.js';
 import type { Naming } from '../naming/naming.js';
 import type { ResourceInfo } from '../schema/catalog.js';
-import { validateKind } from './kinds/index.js';
+import { requiredOnCreateOnly, validateKind } from './kinds/index.js';
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from './object-meta.js';
 import { isObject } from './plain-json.js';
 import { validateAgainstSchema } from './schema.js';
@@ -42,7 +42,10 @@ function dedupe(errs: FieldError[]): FieldError[] {
  */
 export function validateObject(resource: ResourceInfo, obj: unknown, opts: ValidateObjectOptions = {}): FieldError[] {
   const errs: FieldError[] = [];
-  if (resource.schemaName) errs.push(...validateAgainstSchema(resource.schemaName, obj, { naming: opts.naming }));
+  if (resource.schemaName) {
+    const schemaErrs = validateAgainstSchema(resource.schemaName, obj, { naming: opts.naming });
+    errs.push(...(opts.old === undefined ? schemaErrs : schemaErrs.filter((e) => e.type !== 'FieldValueRequired' || !requiredOnCreateOnly(resource, e.field))));
+  }
   const meta = isObject(obj) ? obj.metadata : undefined;
   const ctx = { resource, naming: opts.naming };
   if (opts.old === undefined) errs.push(...validateObjectMetaCreate(meta, ctx));

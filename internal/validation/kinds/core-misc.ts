@@ -157,6 +157,19 @@ export const validateEventsV1Event: KindValidator = (event, old) => {
     return errs;
   }
   const errs: FieldError[] = [];
+  // Upstream validates the core form of the event (both APIs store one), so these two rules
+  // name the core fields: the legacy namespace agreement every event passes, and eventTime,
+  // which events.k8s.io/v1 requires of a new event.
+  const namespace = str(obj(event, 'metadata'), 'namespace');
+  const regardingNamespace = str(obj(event, 'regarding'), 'namespace');
+  if (!has(event, 'eventTime')) {
+    if (regardingNamespace ? namespace !== regardingNamespace : namespace !== '' && namespace !== 'default') {
+      errs.push(fieldErrors.invalid('involvedObject.namespace', regardingNamespace, 'does not match event.namespace'));
+    }
+    errs.push(fieldErrors.required('eventTime', ''));
+  } else if (!regardingNamespace && namespace !== 'default' && namespace !== 'kube-system') {
+    errs.push(fieldErrors.invalid('involvedObject.namespace', regardingNamespace, 'does not match event.namespace'));
+  }
   const type = str(event, 'type');
   if (type !== 'Normal' && type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
   errs.push(...reportingFields(str(event, 'reportingController'), str(event, 'reportingInstance'), 'reportingController', 'reportingInstance'));

@@ -57,6 +57,20 @@ const KIND_VALIDATORS: Record<string, KindValidator> = {
 
 const defaultNaming = createNaming('cluster');
 
+/**
+ * Fields a kind's schema lists as required that upstream requires of new objects only, by
+ * `<upstream group>/<kind>`: its Go validation, not the schema, decides, and an update may lack
+ * them. events.k8s.io/v1 requires eventTime on create, but serves core Events (one store) that
+ * never had one, and upstream lets those be updated through it.
+ */
+const REQUIRED_ON_CREATE_ONLY: Record<string, readonly string[]> = {
+  'events.k8s.io/Event': ['eventTime'],
+};
+
+/** Whether a schema's Required error at `field` does not apply to an update of this kind. */
+export const requiredOnCreateOnly = (resource: Pick<ResourceInfo, 'upstreamGroup' | 'kind'>, field: string): boolean =>
+  REQUIRED_ON_CREATE_ONLY[`${resource.upstreamGroup}/${resource.kind}`]?.includes(field) ?? false;
+
 /** Whether the kind has rules beyond metadata and schema. */
 export const hasKindValidator = (resource: Pick<ResourceInfo, 'upstreamGroup' | 'kind'>): boolean =>
   `${resource.upstreamGroup}/${resource.kind}` in KIND_VALIDATORS;

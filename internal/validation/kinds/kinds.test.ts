@@ -327,8 +327,17 @@ describe('other kinds', () => {
     ['core event namespace mismatch', '/v1/Event', { metadata: meta('e.1'), involvedObject: { kind: 'Pod', name: 'p', namespace: 'other' } }, 'involvedObject.namespace: Invalid value: "other": does not match event.namespace'],
     ['events.k8s.io event', 'events.k8s.io/v1/Event', { metadata: meta('e'), eventTime: '2025-01-01T00:00:00.000000Z', type: 'Normal', reason: 'R', action: 'A', reportingController: 'example.com/ctl', reportingInstance: 'i' }, undefined],
     ['events.k8s.io event without controller', 'events.k8s.io/v1/Event', { metadata: meta('e'), eventTime: '2025-01-01T00:00:00Z', type: 'Normal', reason: 'R', action: 'A', reportingInstance: 'i' }, 'reportingController: Required value'],
+    ['events.k8s.io event without eventTime', 'events.k8s.io/v1/Event', { metadata: meta('e'), type: 'Normal', reason: 'R', action: 'A', reportingController: 'c', reportingInstance: 'i' }, 'eventTime: Required value'],
+    ['events.k8s.io event regarding nothing outside default', 'events.k8s.io/v1/Event', { metadata: meta('e', 'team'), eventTime: '2025-01-01T00:00:00Z', type: 'Normal', reason: 'R', action: 'A', reportingController: 'c', reportingInstance: 'i' }, 'involvedObject.namespace: Invalid value: "": does not match event.namespace'],
+    ['events.k8s.io event regarding another namespace', 'events.k8s.io/v1/Event', { metadata: meta('e', 'team'), eventTime: '2025-01-01T00:00:00Z', type: 'Normal', reason: 'R', action: 'A', reportingController: 'c', reportingInstance: 'i', regarding: { kind: 'Pod', name: 'p', namespace: 'other' } }, undefined],
     ['service account', '/v1/ServiceAccount', { metadata: meta('sa') }, undefined],
   ])('%s', (_n, kind, obj, expected) => expectCase(check(kind, obj), expected));
+
+  it('an events.k8s.io update may lack eventTime: core events, stored in the same place, never had one', () => {
+    const legacy = { metadata: meta('e.1'), regarding: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Started', note: 'n', deprecatedCount: 2 };
+    expect(check('events.k8s.io/v1/Event', { ...legacy, metadata: { ...meta('e.1'), labels: { a: 'b' } } }, legacy)).toEqual([]);
+    expect(check('events.k8s.io/v1/Event', { ...legacy, note: 'changed' }, legacy).join('\n')).toContain('note: Invalid value');
+  });
 });
 
 const crd = (spec: Obj = {}, name = 'widgets.example.com'): Obj => ({

@@ -40,6 +40,7 @@ import { stabilityOf } from '../schema/versions.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
 import { bootstrapNamespaces, SYSTEM_NAMESPACES } from './bootstrap.js';
+import { migrateSeparateEvents } from './migrate-events.js';
 
 export const SERVER_VERSION: VersionInfo = {
   major: '1',
@@ -158,6 +159,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const bootstrapDone = health.addStartupHook('bootstrap-namespaces');
   const controllerStarted = health.addStartupHook('start-namespace-controller');
 
+  // Events written through events.k8s.io by earlier versions sat under a prefix of their own;
+  // both APIs now share the core event store.
+  await migrateSeparateEvents(store, log);
   await cache.start();
 
   const protobuf = new ProtobufSerializer(naming);

@@ -33,6 +33,11 @@ export interface AdmissionPlugin {
   admit?(req: AdmissionRequest): Promise<void> | void;
   /** Validating phase: must not change the object. */
   validate?(req: AdmissionRequest): Promise<void> | void;
+  /**
+   * The write `req.object` was admitted for is not stored (dry run, a later validation or
+   * admission failure, a lost race): give back what `admit` reserved for that object.
+   */
+  release?(req: AdmissionRequest): void;
 }
 
 export class AdmissionChain {
@@ -49,5 +54,9 @@ export class AdmissionChain {
 
   async validate(req: AdmissionRequest): Promise<void> {
     for (const p of this.plugins) if (p.validate && p.handles(req.operation)) await p.validate(req);
+  }
+
+  release(req: AdmissionRequest): void {
+    for (const p of this.plugins) if (p.release && p.handles(req.operation)) p.release(req);
   }
 }

@@ -2,7 +2,9 @@
 // cluster IP from the service range (unless it is headless or an ExternalName) and node ports
 // for NodePort and LoadBalancer services; a requested IP or port must be free. Used addresses
 // come from the stored services, plus reservations made since (so concurrent creates in this
-// process never get the same address). Imports: admission, apierrors.
+// process never get the same address). A dry run reserves nothing, and a write that is not
+// stored after all (failed validation, AlreadyExists, a lost race) gives its reservations back
+// through `release`, as upstream's allocator transaction reverts. Imports: admission, apierrors.
 
 import { errors } from '../apierrors/status.js';
 import { fieldErrors } from '../apierrors/field-errors.js';
@@ -31,13 +33,36 @@ function ipNumber(s: string): number | undefined {
 export function serviceAllocator(used: UsedAddresses): AdmissionPlugin {
   const reservedIPs = new Set<string>();
   const reservedPorts = new Set<number>();
+  // What each admitted object reserved, so a write that is not stored can give it back.
+  const heldBy = new WeakMap<object, { ips: string[]; ports: number[] }>();
   let nextIp = 10;
   let nextPort = NODE_PORT_MIN;
   return {
     name: 'ServiceIPAllocation',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    release(req: AdmissionRequest): void {
+      if (!req.object) return;
+      const held = heldBy.get(req.object);
+      if (!held) return;
+      heldBy.delete(req.object);
+      for (const ip of held.ips) reservedIPs.delete(ip);
+      for (const port of held.ports) reservedPorts.delete(port);
+    },
     admit(req: AdmissionRequest): void {
       if (req.resource.group !== '' || req.resource.resource !== 'services' || req.subresource || !req.object) return;
+      const held = heldBy.get(req.object) ?? { ips: [], ports: [] };
+      heldBy.set(req.object, held);
+      // A dry run checks and picks addresses like a real write but holds none of them.
+      const reserveIP = (ip: string): void => {
+        if (req.dryRun) return;
+        reservedIPs.add(ip);
+        held.ips.push(ip);
+      };
+      const reservePort = (port: number): void => {
+        if (req.dryRun) return;
+        reservedPorts.add(port);
+        held.ports.push(port);
+      };
       const spec = (req.object.spec ?? {}) as JsonObject;
       const type = (spec.type as string | undefined) ?? 'ClusterIP';
       const current = used();
@@ -55,7 +80,7 @@ export function serviceAllocator(used: UsedAddresses): AdmissionPlugin {
           if (current.clusterIPs.has(requested) || reservedIPs.has(requested)) {
             throw errors.invalid({ group: '', name: 'Service' }, req.name, [fieldErrors.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: provided IP is already allocated`)]);
           }
-          reservedIPs.add(requested);
+          reserveIP(requested);
         } else if (!requested) {
           let ip = '';
           for (let tries = 0; tries < RANGE_SIZE; tries++) {
@@ -67,7 +92,7 @@ export function serviceAllocator(used: UsedAddresses): AdmissionPlugin {
             }
           }
           if (!ip) throw errors.internal('failed to allocate a service IP: the range is full');
-          reservedIPs.add(ip);
+          reserveIP(ip);
           spec.clusterIP = ip;
           spec.clusterIPs = [ip];
         }
@@ -85,14 +110,14 @@ export function serviceAllocator(used: UsedAddresses): AdmissionPlugin {
             if (current.nodePorts.has(p.nodePort) || reservedPorts.has(p.nodePort)) {
               throw errors.invalid({ group: '', name: 'Service' }, req.name, [fieldErrors.invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated')]);
             }
-            reservedPorts.add(p.nodePort);
+            reservePort(p.nodePort);
             return;
           }
           for (let tries = 0; tries <= NODE_PORT_MAX - NODE_PORT_MIN; tries++) {
             const candidate = nextPort;
             nextPort = nextPort >= NODE_PORT_MAX ? NODE_PORT_MIN : nextPort + 1;
             if (!current.nodePorts.has(candidate) && !reservedPorts.has(candidate)) {
-              reservedPorts.add(candidate);
+              reservePort(candidate);
               p.nodePort = candidate;
               return;
             }

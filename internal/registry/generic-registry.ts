@@ -357,6 +357,11 @@ export class GenericRegistry {
     else await this.deps.admission.validate(req);
   }
 
+  /** Mutating admission admitted `object` for a write that is not stored: let plugins give back what they reserved. */
+  private release(operation: Operation, r: ResourceInfo, ctx: RequestContext, name: string, object: JsonObject, oldObject: JsonObject | undefined): void {
+    this.deps.admission.release({ operation, resource: r, subresource: '', namespace: ctx.namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun });
+  }
+
   private invalid(r: ResourceInfo, name: string, errs: ReturnType<ObjectRules['validateCreate']>): void {
     if (errs.length > 0) throw errors.invalid(this.kindQualified(r), name, errs);
   }
@@ -411,23 +416,32 @@ export class GenericRegistry {
       const name = generate ? generateName(meta.generateName as string) : requestedName;
       this.initializeMeta(r, obj, ctx, name);
       this.deps.rules.applyDefaults(r, obj);
-      await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
-      this.deps.rules.prepareForCreate(r, obj);
-      // Again when mutating admission may have added fields that have defaults of their own.
-      if (this.deps.admission.mutates) this.deps.rules.applyDefaults(r, obj);
-      // The creator owns what it wrote, defaults included (an apply has recorded it already).
-      if (!options.ownershipRecorded) obj = this.deps.fields.update(r, undefined, obj, ctx.manager, '', this.deps.now());
-      this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
-      await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
-      const key = this.key(ctx.namespace, name);
-      if (ctx.dryRun) {
-        if (this.deps.cache.resource(this.prefix).get(key)) throw errors.alreadyExists(this.qualified(r), name);
-        return obj;
-      }
-      const revision = await this.put(key, obj, 0, r);
-      if (revision !== undefined) {
-        metaOf(obj).resourceVersion = String(revision);
-        return obj;
+      // What mutating admission reserved for this object (a service's cluster IP) is given
+      // back unless the object is stored.
+      const admitted = obj;
+      let stored = false;
+      try {
+        await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
+        this.deps.rules.prepareForCreate(r, obj);
+        // Again when mutating admission may have added fields that have defaults of their own.
+        if (this.deps.admission.mutates) this.deps.rules.applyDefaults(r, obj);
+        // The creator owns what it wrote, defaults included (an apply has recorded it already).
+        if (!options.ownershipRecorded) obj = this.deps.fields.update(r, undefined, obj, ctx.manager, '', this.deps.now());
+        this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
+        await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
+        const key = this.key(ctx.namespace, name);
+        if (ctx.dryRun) {
+          if (this.deps.cache.resource(this.prefix).get(key)) throw errors.alreadyExists(this.qualified(r), name);
+          return obj;
+        }
+        const revision = await this.put(key, obj, 0, r);
+        if (revision !== undefined) {
+          stored = true;
+          metaOf(obj).resourceVersion = String(revision);
+          return obj;
+        }
+      } finally {
+        if (!stored) this.release('CREATE', r, ctx, name, admitted, undefined);
       }
       // The name is taken. With generateName try another; otherwise it is an AlreadyExists.
       if (!generate || attempt + 1 >= MAX_RETRIES) throw errors.alreadyExists(this.qualified(r), name);
@@ -537,21 +551,29 @@ export class GenericRegistry {
         this.strategy.bumpGeneration(obj, old);
       }
       if (!op.ownershipRecorded && subresource !== 'finalize') obj = this.deps.fields.update(r, old, obj, ctx.manager, subresource, this.deps.now());
-      await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
-      // A binding sets spec.nodeName, which pod updates may not change: it is its own rule.
-      if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
-      await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
+      // What mutating admission reserves for the new version is given back unless it is stored.
+      const admitted = obj;
+      let stored = false;
+      try {
+        await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
+        // A binding sets spec.nodeName, which pod updates may not change: it is its own rule.
+        if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
+        await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
 
-      const unchanged = deepEqual(withoutVersion(obj), withoutVersion(old));
-      if (unchanged) return { object: old, created: false };
-      if (ctx.dryRun) return { object: obj, created: false };
+        const unchanged = deepEqual(withoutVersion(obj), withoutVersion(old));
+        if (unchanged) return { object: old, created: false };
+        if (ctx.dryRun) return { object: obj, created: false };
 
-      const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
-      const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
-      const revision = gone ? await this.remove(entry.key, entry.revision) : await this.put(entry.key, obj, entry.revision, r);
-      if (revision !== undefined) {
-        metaOf(obj).resourceVersion = String(revision);
-        return { object: obj, created: false };
+        const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
+        const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
+        const revision = gone ? await this.remove(entry.key, entry.revision) : await this.put(entry.key, obj, entry.revision, r);
+        if (revision !== undefined) {
+          stored = !gone;
+          metaOf(obj).resourceVersion = String(revision);
+          return { object: obj, created: false };
+        }
+      } finally {
+        if (!stored && subresource === '') this.release('UPDATE', r, ctx, name, admitted, old);
       }
       // Someone wrote in between: a conditional request fails, an unconditional one retries.
       if (requestedRv !== undefined || attempt + 1 >= MAX_RETRIES) throw this.conflict(r, name);

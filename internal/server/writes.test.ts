@@ -228,3 +228,38 @@ describe('field validation of duplicate fields (§4.8)', () => {
     expect(ignore.headers.warning).toBeUndefined();
   });
 });
+
+describe('service addresses are held only by stored services', () => {
+  const SVCS = '/api/v1/namespaces/default/services';
+  const service = (name: string, ip: string, nodePort: number, extra: Obj = {}): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name },
+    spec: { type: 'NodePort', clusterIP: ip, ports: [{ port: 80, nodePort }], ...extra },
+  });
+  // Each case first makes a write that reserves 10.96.7.<n> and node port 3070<n> but is not
+  // stored; the same addresses must then be free for a real create.
+  it.each([
+    ['a dry-run create (kubectl diff before apply)', 1, (s: Obj) => t.admin.post(`${SVCS}?dryRun=All`, s)],
+    ['a create that fails validation', 2, (s: Obj) => t.admin.post(SVCS, { ...s, spec: { ...s.spec, sessionAffinity: 'Bogus' } })],
+    ['a create of a name that exists', 3, async (s: Obj) => {
+      await t.admin.post(SVCS, service(s.metadata.name, '', 0, { type: 'ClusterIP', ports: [{ port: 80 }] }));
+      return t.admin.post(SVCS, s);
+    }],
+    ['a dry-run update', 4, async (s: Obj) => {
+      const created = (await t.admin.post(SVCS, service(`${s.metadata.name}-u`, '', 0, { type: 'ClusterIP', clusterIP: undefined, ports: [{ port: 80 }] }))).json<Obj>();
+      return patch(`${SVCS}/${created.metadata.name}`, 'application/merge-patch+json', { spec: { type: 'NodePort', ports: [{ port: 80, nodePort: s.spec.ports[0].nodePort }] } }, '?dryRun=All');
+    }],
+  ])('%s leaves its addresses free', async (_label, n, first) => {
+    const ip = `10.96.7.${n}`;
+    const port = 30700 + n;
+    await first(service(`held-${n}`, ip, port));
+    const real = await t.admin.post(SVCS, service(`real-${n}`, ip, port));
+    expect(real.status).toBe(200);
+    expect(real.json<Obj>().spec.clusterIPs).toEqual([ip]);
+    expect(real.json<Obj>().spec.ports[0].nodePort).toBe(port);
+    // Stored, they are taken.
+    const again = await t.admin.post(SVCS, service(`again-${n}`, ip, 0));
+    expect(again.status).toBe(422);
+  });
+});

@@ -449,8 +449,9 @@ export class GenericRegistry {
   }
 
   /**
-   * PUT. `subresource` is '' (main resource), 'status' (only status changes) or 'finalize'
-   * (namespaces: only spec.finalizers change).
+   * PUT. `subresource` is '' (main resource), 'status' (only status changes), 'finalize'
+   * (namespaces: only spec.finalizers change) or 'scale' (the caller built the main resource
+   * from a Scale; ownership is recorded for the scale sub-resource).
    */
   async update(r: ResourceInfo, ctx: RequestContext, name: string, input: JsonObject, subresource = ''): Promise<WriteResult> {
     const inputMeta = metaOf(input);
@@ -509,7 +510,7 @@ export class GenericRegistry {
     r: ResourceInfo,
     ctx: RequestContext,
     name: string,
-    subresource: string,
+    writeSubresource: string,
     op: {
       /** A resourceVersion the object must still have (conditional request). */
       requestedRv: string | undefined;
@@ -521,6 +522,9 @@ export class GenericRegistry {
       ownershipRecorded?: boolean;
     },
   ): Promise<WriteResult> {
+    // A scale write is a write of the main resource (spec.replicas) whose field ownership is
+    // recorded as the scale sub-resource's, as upstream's scale handler records it.
+    const subresource = writeSubresource === 'scale' ? '' : writeSubresource;
     for (let attempt = 0; ; attempt++) {
       const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
       if (entry?.corrupt) throw errors.internal(entry.corrupt);
@@ -550,7 +554,7 @@ export class GenericRegistry {
         this.deps.rules.prepareForUpdate(r, obj, old);
         this.strategy.bumpGeneration(obj, old);
       }
-      if (!op.ownershipRecorded && subresource !== 'finalize') obj = this.deps.fields.update(r, old, obj, ctx.manager, subresource, this.deps.now());
+      if (!op.ownershipRecorded && subresource !== 'finalize') obj = this.deps.fields.update(r, old, obj, ctx.manager, writeSubresource, this.deps.now());
       // What mutating admission reserves for the new version is given back unless it is stored.
       const admitted = obj;
       let stored = false;

@@ -263,3 +263,22 @@ describe('service addresses are held only by stored services', () => {
     expect(again.status).toBe(422);
   });
 });
+
+describe('field ownership through the scale sub-resource', () => {
+  it('is recorded with subresource "scale", and an applier that set replicas then conflicts with it', async () => {
+    const path = `${DEPLOYS}/scaled`;
+    expect((await apply(path, deployment('scaled', 1), 'applier')).status).toBe(201);
+    const scaled = await patch(`${path}/scale`, 'application/merge-patch+json', { spec: { replicas: 5 } }, '?fieldManager=scaler');
+    expect(scaled.status).toBe(200);
+    const put = await t.admin.put(`${path}/scale?fieldManager=replacer`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled', namespace: 'default' }, spec: { replicas: 6 } });
+    expect(put.status).toBe(200);
+    const obj = (await t.admin.get(path)).json<Obj>();
+    expect(obj.spec.replicas).toBe(6);
+    expect(obj.metadata.generation).toBe(3);
+    const owners = (obj.metadata.managedFields as Obj[]).filter((m) => m.fieldsV1?.['f:spec']?.['f:replicas']);
+    expect(owners.map((m) => [m.manager, m.operation, m.subresource])).toEqual([['replacer', 'Update', 'scale']]);
+    const conflict = await apply(path, deployment('scaled', 1), 'applier');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "replacer" with subresource "scale" using apps/v1: .spec.replicas');
+  });
+});

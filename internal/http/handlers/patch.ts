@@ -106,7 +106,7 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     };
   }
   fieldProblems(c, rr, decoded.duplicateFields, []);
-  const { object } = await rr.registry.patch(rr.resource, rr.ctx, name, isScale ? '' : sub, { build }, ifMatch);
+  const { object } = await rr.registry.patch(rr.resource, rr.ctx, name, sub, { build }, ifMatch);
   if (isScale) return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
   return writeStored(c, deps, rep, rr.resource, rr.registry, rr.namespace, object, 200, rr.ctx.dryRun);
 }

@@ -17,7 +17,7 @@ export async function handleUpdate(c: Context<Env>, deps: HttpDeps, rr: Resource
     const scale = await readWriteBody(c, deps, rr, { apiVersion: `${sub.group}/${sub.version}`, kind: sub.kind });
     const current = await rr.registry.get(rr.resource, rr.namespace, rr.info.name, { kind: 'consistent' });
     const next = applyScale(rr.resource, current, scale);
-    const { object } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, next, '');
+    const { object } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, next, 'scale');
     return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
   }
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });

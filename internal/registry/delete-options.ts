@@ -15,7 +15,7 @@ export interface DeleteOptions {
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
-const POLICIES = ['Orphan', 'Background', 'Foreground'] as const;
+const POLICIES = ['Foreground', 'Background', 'Orphan'] as const;
 
 /** A boolean option from the query (read as `queryBool` reads it) or else from the body (must be a JSON boolean). */
 function boolOption(query: URLSearchParams, body: Record<string, unknown>, name: string): boolean | undefined {
@@ -63,15 +63,14 @@ export function readDeleteOptions(body: Record<string, unknown> | undefined, que
 
 /** Field errors of a DeleteOptions (422 Invalid on `DeleteOptions`). */
 export function validateDeleteOptions(o: DeleteOptions, unsafeDeletionEnabled: boolean): FieldError[] {
+  // Upstream's ValidateDeleteOptions, in its order. A negative gracePeriodSeconds is no error:
+  // rest.BeforeDelete reads it as 1 (see normalizeGracePeriod).
   const errs: FieldError[] = [];
-  if (o.propagationPolicy !== undefined && !(POLICIES as readonly string[]).includes(o.propagationPolicy)) {
-    errs.push(fieldErrors.notSupported('propagationPolicy', o.propagationPolicy, POLICIES));
-  }
   if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
     errs.push(fieldErrors.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
-  if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0) {
-    errs.push(fieldErrors.invalid('gracePeriodSeconds', o.gracePeriodSeconds, 'must be greater than or equal to 0'));
+  if (o.propagationPolicy !== undefined && !(POLICIES as readonly string[]).includes(o.propagationPolicy)) {
+    errs.push(fieldErrors.notSupported('propagationPolicy', o.propagationPolicy, [...POLICIES, 'nil']));
   }
   if (o.ignoreStoreReadErrorWithClusterBreakingPotential) {
     if (!unsafeDeletionEnabled) {
@@ -89,4 +88,9 @@ export function validateDeleteOptions(o: DeleteOptions, unsafeDeletionEnabled: b
     }
   }
   return errs;
+}
+
+/** A negative grace period means 1 second on the delete path, as upstream's rest.BeforeDelete has it. */
+export function normalizeGracePeriod(o: DeleteOptions): DeleteOptions {
+  return o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0 ? { ...o, gracePeriodSeconds: 1 } : o;
 }

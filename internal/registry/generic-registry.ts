@@ -19,7 +19,7 @@ import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
 import { convertObject } from './conversion.js';
-import { validateDeleteOptions, type DeleteOptions } from './delete-options.js';
+import { normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from './delete-options.js';
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker } from './managed-fields.js';
@@ -670,6 +670,7 @@ export class GenericRegistry {
   async delete(r: ResourceInfo, ctx: RequestContext, name: string, options: DeleteOptions): Promise<DeleteResult> {
     const optionErrors = validateDeleteOptions(options, this.deps.unsafeDeletionEnabled);
     if (optionErrors.length) throw errors.invalid({ group: '', name: 'DeleteOptions' }, '', optionErrors);
+    options = normalizeGracePeriod(options);
     for (let attempt = 0; ; attempt++) {
       const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
       if (!entry) throw errors.notFound(this.qualified(r), name);
@@ -685,11 +686,20 @@ export class GenericRegistry {
       const obj = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
       const meta = metaOf(obj);
       const pre = options.preconditions;
+      // Upstream checks the preconditions early, in rest.BeforeDelete, naming the kind.
       if (pre?.uid !== undefined && pre.uid !== meta.uid) {
-        throw errors.conflict(this.qualified(r), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`);
+        throw errors.conflict(
+          this.kindQualified(r),
+          name,
+          `the UID in the precondition (${pre.uid}) does not match the UID in record (${String(meta.uid ?? '')}). The object might have been deleted and then recreated`,
+        );
       }
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
-        throw errors.conflict(this.qualified(r), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`);
+        throw errors.conflict(
+          this.kindQualified(r),
+          name,
+          `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta.resourceVersion ?? '')}). The object might have been modified`,
+        );
       }
       await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'validate');
 

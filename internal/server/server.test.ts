@@ -252,9 +252,19 @@ describe('create, read, update, delete', () => {
     const created = (await t.admin.post('/api/v1/namespaces/default/configmaps', cm('pre'))).json<Obj>();
     const wrongUid = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } });
     expect(wrongUid.status).toBe(409);
+    // Upstream's rest.BeforeDelete words these and names the kind.
+    expect(wrongUid.json<Obj>().message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (nope) does not match the UID in record (${created.metadata.uid}). The object might have been deleted and then recreated`,
+    );
+    expect(wrongUid.json<Obj>().details).toEqual({ name: 'pre', kind: 'ConfigMap' });
     const wrongRv = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { preconditions: { resourceVersion: '1' } });
     expect(wrongRv.status).toBe(409);
-    expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?propagationPolicy=Sideways')).status).toBe(422);
+    expect(wrongRv.json<Obj>().message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`,
+    );
+    const sideways = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?propagationPolicy=Sideways');
+    expect(sideways.status).toBe(422);
+    expect(sideways.json<Obj>().message).toContain('supported values: "Foreground", "Background", "Orphan", "nil"');
     expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { orphanDependents: true, propagationPolicy: 'Background' })).status).toBe(422);
     // In the query a boolean reads as upstream's parameter codec reads it; in the body it must be a JSON boolean.
     expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/pre?orphanDependents=True&propagationPolicy=Background')).status).toBe(422);
@@ -266,6 +276,10 @@ describe('create, read, update, delete', () => {
     expect((await t.admin.get('/api/v1/namespaces/default/configmaps/pre')).status).toBe(200);
     const ok = await t.admin.delete('/api/v1/namespaces/default/configmaps/pre', { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion }, gracePeriodSeconds: 0, propagationPolicy: 'Background' });
     expect(ok.status).toBe(200);
+    // A negative grace period is read as 1 second, not refused (upstream rest.BeforeDelete).
+    await t.admin.post('/api/v1/namespaces/default/configmaps', cm('negative-grace'));
+    expect((await t.admin.delete('/api/v1/namespaces/default/configmaps/negative-grace', { gracePeriodSeconds: -1 })).status).toBe(200);
+    expect((await t.admin.get('/api/v1/namespaces/default/configmaps/negative-grace')).status).toBe(404);
   });
 
   it('deletes collections by label and field selector', async () => {

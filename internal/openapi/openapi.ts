@@ -40,6 +40,79 @@ export const customSchemaName = (r: ResourceInfo): string => `${r.group.split('.
 
 const schemaOf = (r: ResourceInfo): string | undefined => r.schemaName ?? (r.custom ? customSchemaName(r) : undefined);
 
+const META = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.';
+// TypeMeta's and the metadata fields' documentation, as upstream's CRD OpenAPI builder adds them.
+const API_VERSION_PROP = {
+  description:
+    'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources',
+  type: 'string',
+};
+const KIND_PROP = {
+  description:
+    'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+  type: 'string',
+};
+const OBJECT_META_PROP = {
+  description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+  allOf: [{ $ref: `${META}ObjectMeta` }],
+};
+
+/**
+ * Nested `x-kubernetes-embedded-resource` objects get apiVersion, kind and metadata (and the
+ * first two become required), as upstream publishes them.
+ */
+function withEmbeddedProperties(node: unknown): unknown {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+  const s = { ...(node as Json) };
+  if (s.properties && typeof s.properties === 'object') {
+    s.properties = Object.fromEntries(Object.entries(s.properties as Json).map(([k, v]) => [k, withEmbeddedProperties(v)]));
+  }
+  if (s.items) s.items = withEmbeddedProperties(s.items);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') s.additionalProperties = withEmbeddedProperties(s.additionalProperties);
+  if (s['x-kubernetes-embedded-resource'] === true) {
+    s.properties = { ...((s.properties as Json | undefined) ?? {}), apiVersion: API_VERSION_PROP, kind: KIND_PROP, metadata: OBJECT_META_PROP };
+    const required = new Set((s.required as string[] | undefined) ?? []);
+    s.required = [...required, ...['kind', 'apiVersion'].filter((f) => !required.has(f))];
+  }
+  return s;
+}
+
+/**
+ * The published OpenAPI v3 schemas of one custom resource version: the object (its definition's
+ * schema plus apiVersion, kind and metadata, which every object has) and its list kind, as
+ * upstream's CRD OpenAPI builder publishes them. Without these, `kubectl explain` shows no
+ * apiVersion/kind/metadata and cannot explain `<resource>.metadata`.
+ */
+export function customResourceSchemas(r: ResourceInfo): Record<string, Json> {
+  const name = customSchemaName(r);
+  const gvk = (kind: string) => [{ group: r.group, version: r.version, kind }];
+  // A version without a schema is published as a bare object, as upstream does.
+  const own = r.custom?.schema ? (withEmbeddedProperties(r.custom.schema) as Json) : undefined;
+  const item: Json = !own ? { type: 'object', 'x-kubernetes-group-version-kind': gvk(r.kind) } : { ...own, properties: { ...((own.properties as Json | undefined) ?? {}), metadata: OBJECT_META_PROP, apiVersion: API_VERSION_PROP, kind: KIND_PROP }, 'x-kubernetes-group-version-kind': gvk(r.kind) };
+  const listKind = r.listKind ?? `${r.kind}List`;
+  const list: Json = {
+    description: `${listKind} is a list of ${r.kind}`,
+    required: ['items'],
+    properties: {
+      items: {
+        description: `List of ${r.resource}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`,
+        items: { $ref: `#/components/schemas/${name}` },
+        type: 'array',
+      },
+      metadata: {
+        description: 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds',
+        allOf: [{ $ref: `${META}ListMeta` }],
+      },
+      apiVersion: API_VERSION_PROP,
+      kind: KIND_PROP,
+    },
+    'x-kubernetes-group-version-kind': gvk(listKind),
+  };
+  return { [name]: item, [`${customListSchemaName(r)}`]: list };
+}
+
+const customListSchemaName = (r: ResourceInfo): string => `${customSchemaName(r).slice(0, -r.kind.length)}${r.listKind ?? `${r.kind}List`}`;
+
 export class OpenApiDocuments {
   private v3Docs: Map<string, { bytes: Buffer; hash: string }> | undefined;
   private v2Doc: Buffer | undefined;
@@ -104,7 +177,7 @@ export class OpenApiDocuments {
         if (!spec) continue;
         const [method, action, item] = spec;
         const path = item ? `${base}/{name}` : base;
-        const schemaRef = action === 'list' && r.listKind && !r.custom ? `${schemaName}List` : schemaName;
+        const schemaRef = action !== 'list' ? schemaName : r.custom ? customListSchemaName(r) : r.listKind ? `${schemaName}List` : schemaName;
         const entry = (paths[path] ??= {}) as Json;
         entry[method] = {
           operationId: `${action}${r.kind}`,
@@ -129,9 +202,8 @@ export class OpenApiDocuments {
         for (const r of resources) {
           // A custom resource's schema as its definition gives it, marked with its kind.
           if (!r.custom) continue;
-          const own = (r.custom.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Json;
-          schemas[customSchemaName(r)] = { ...own, 'x-kubernetes-group-version-kind': [{ group: r.group, version: r.version, kind: r.kind }] };
-          roots.push('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+          Object.assign(schemas, customResourceSchemas(r));
+          roots.push('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta');
         }
         for (const name of this.closure([...roots, ...common])) schemas[name] = this.schemas.get(name);
         const head = { openapi: '3.0.0', info: { title: 'clusterd', version: this.serverVersion }, paths: this.paths(resources, '#/components/schemas/') };

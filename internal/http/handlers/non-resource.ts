@@ -3,6 +3,7 @@
 // discovery) and /openapi. Imports: http, apierrors, health (types).
 
 import type { Context } from 'hono';
+import { createHash } from 'node:crypto';
 import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
@@ -34,10 +35,37 @@ function discoveryFormat(c: Context<Env>, deps: HttpDeps): DiscoveryFormat {
   ]).offer.value;
 }
 
-function aggregatedResponse(deps: HttpDeps, prefix: 'api' | 'apis', version: 'v2' | 'v2beta1'): Response {
-  return json(deps.discovery.aggregated(prefix, version), 200, {
+const etags = new WeakMap<Buffer, string>();
+
+/** The quoted upper-case hex SHA-512 of `body`, as upstream's discovery and OpenAPI handlers tag them. */
+export function etagOf(body: Buffer): string {
+  let tag = etags.get(body);
+  if (!tag) {
+    tag = `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+    etags.set(body, tag);
+  }
+  return tag;
+}
+
+/**
+ * A cacheable document: tagged with its ETag, and a 304 without a body when the client already
+ * holds it (`If-None-Match`), as upstream serves aggregated discovery and OpenAPI documents.
+ */
+export function cacheable(c: Context<Env>, body: Buffer, headers: Record<string, string>): Response {
+  const etag = etagOf(body);
+  const all: Record<string, string> = { ...headers, etag };
+  if (c.req.header('if-none-match') === etag) {
+    delete all['content-type'];
+    return new Response(null, { status: 304, headers: all });
+  }
+  return new Response(body, { status: 200, headers: all });
+}
+
+function aggregatedResponse(c: Context<Env>, deps: HttpDeps, prefix: 'api' | 'apis', version: 'v2' | 'v2beta1'): Response {
+  return cacheable(c, Buffer.from(JSON.stringify(deps.discovery.aggregated(prefix, version))), {
     'content-type': `application/json;g=${deps.discovery.aggregatedGroup};v=${version};as=APIGroupDiscoveryList`,
     vary: 'Accept',
+    'cache-control': 'public',
   });
 }
 
@@ -65,11 +93,11 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
   }
   if (path === '/api') {
     const f = discoveryFormat(c, deps);
-    return f.kind === 'aggregated' ? aggregatedResponse(deps, 'api', f.version) : json(deps.discovery.apiVersions(serverAddress(c)));
+    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'api', f.version) : json(deps.discovery.apiVersions(serverAddress(c)));
   }
   if (path === '/apis') {
     const f = discoveryFormat(c, deps);
-    return f.kind === 'aggregated' ? aggregatedResponse(deps, 'apis', f.version) : json(deps.discovery.apiGroupList());
+    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'apis', f.version) : json(deps.discovery.apiGroupList());
   }
   if (info.apiPrefix === 'apis' && !info.isResourceRequest && info.parts.length === 0 && !info.apiVersion) {
     const group = deps.discovery.apiGroup(info.apiGroup);
@@ -81,15 +109,30 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     if (!list) throw errors.pathNotFound();
     return json(list);
   }
-  if (path === '/openapi/v2') return new Response(deps.openapi.v2(), { headers: { 'content-type': 'application/json' } });
-  if (path === '/openapi/v3') return new Response(deps.openapi.v3Index(), { headers: { 'content-type': 'application/json' } });
+  if (path === '/openapi/v2') return cacheable(c, deps.openapi.v2(), { 'content-type': 'application/json' });
+  if (path === '/openapi/v3') return cacheable(c, deps.openapi.v3Index(), { 'content-type': 'application/json' });
   if (path.startsWith('/openapi/v3/')) {
-    const doc = deps.openapi.v3(path.slice('/openapi/v3/'.length));
+    const gv = path.slice('/openapi/v3/'.length).replace(/^\/+|\/+$/g, '');
+    const doc = deps.openapi.v3(gv);
     if (!doc) throw errors.pathNotFound();
-    const immutable = c.get('query').has('hash');
-    return new Response(doc, {
-      headers: { 'content-type': 'application/json', 'cache-control': immutable ? 'public, immutable' : 'no-cache, private' },
-    });
+    // Only JSON is served (upstream also offers the gnostic protobuf form): anything else is a 406.
+    negotiate(c.req.header('accept'), [{ mediaType: 'application/json', value: 'json' }]);
+    const etag = etagOf(doc);
+    const hash = c.get('query').get('hash');
+    if (hash) {
+      // A hash that is not the document's (it changed since the client read the index) is
+      // redirected to the current one, as upstream does, rather than served as immutable.
+      if (`"${hash}"` !== etag) {
+        return new Response(null, { status: 301, headers: { location: `/openapi/v3/${gv}?hash=${etag.slice(1, -1)}` } });
+      }
+      return cacheable(c, doc, {
+        'content-type': 'application/json',
+        vary: 'Accept',
+        'cache-control': 'public, immutable',
+        expires: new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString(),
+      });
+    }
+    return cacheable(c, doc, { 'content-type': 'application/json', vary: 'Accept', 'cache-control': 'no-cache, private' });
   }
   if (path === '/') {
     const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/openapi/v2', '/openapi/v3', '/version'];

@@ -1,0 +1,56 @@
+// Cache validation of discovery and OpenAPI documents (ETag, If-None-Match, stale hashes) against a real server.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { startTestServer, type TestServer } from '../../testserver/test-server.js';
+
+const AGGREGATED = 'application/json;g=apidiscovery.cluster.io;v=v2;as=APIGroupDiscoveryList';
+
+let t: TestServer;
+let appsDoc: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  const index = (await t.admin.get('/openapi/v3')).json<{ paths: Record<string, { serverRelativeURL: string }> }>();
+  appsDoc = index.paths['apis/apps/v1']!.serverRelativeURL;
+});
+afterAll(() => t.stop());
+
+describe('cacheable documents', () => {
+  it.each([
+    ['aggregated discovery /apis', '/apis', AGGREGATED, 'public'],
+    ['aggregated discovery /api', '/api', AGGREGATED, 'public'],
+    ['the OpenAPI v3 index', '/openapi/v3', undefined, undefined],
+    ['an OpenAPI v3 document by hash', 'APPS', undefined, 'public, immutable'],
+    ['an OpenAPI v3 document without hash', '/openapi/v3/apis/apps/v1', undefined, 'no-cache, private'],
+    ['the OpenAPI v2 document', '/openapi/v2', undefined, undefined],
+  ])('%s carries an ETag and answers a matching If-None-Match with 304', async (_name, rawPath, accept, cacheControl) => {
+    const path = rawPath === 'APPS' ? appsDoc : rawPath;
+    const headers: Record<string, string> = accept ? { accept } : {};
+    const first = await t.admin.get(path, headers);
+    expect(first.status).toBe(200);
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
+    if (cacheControl) expect(first.headers['cache-control']).toBe(cacheControl);
+    const again = await t.admin.get(path, { ...headers, 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.text()).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    const other = await t.admin.get(path, { ...headers, 'if-none-match': '"0"' });
+    expect(other.status).toBe(200);
+  });
+
+  it('tags an OpenAPI v3 document with the hash its index names', async () => {
+    const res = await t.admin.get(appsDoc);
+    expect(res.headers.etag).toBe(`"${appsDoc.split('hash=')[1]}"`);
+    expect(res.headers.vary).toBe('Accept');
+  });
+
+  it('redirects an OpenAPI v3 request with a stale hash to the current one, as upstream', async () => {
+    const res = await t.admin.get('/openapi/v3/apis/apps/v1?hash=0123');
+    expect(res.status).toBe(301);
+    expect(res.headers.location).toBe(appsDoc);
+  });
+
+  it('answers 406 when the OpenAPI v3 document is asked for only in a form it is not served in', async () => {
+    expect((await t.admin.get(appsDoc, { accept: 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf' })).status).toBe(406);
+    expect((await t.admin.get(appsDoc, { accept: 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf, application/json' })).status).toBe(200);
+  });
+});

@@ -24,11 +24,29 @@ describe('negotiate', () => {
     ['application/json;as=Table;v=v1;g=meta.other.io, application/json', 'json'],
     ['application/json;charset=utf-8', 'json'],
     ['application/yaml;q=0, */*', 'json'],
+    // Unknown parameters are ignored, as upstream; as/g/v always ask for a conversion.
+    ['application/json;foo=bar', 'json'],
+    ['application/yaml;pretty=1;x=y', 'yaml'],
+    ['application/json;stream=watch', 'json'],
+    ['application/json;as=Table;g=meta.cluster.io;v=v1;extra=1', 'table'],
+    // A specific type beats a wildcard of the same q wherever it stands.
+    ['*/*, application/yaml', 'yaml'],
+    ['application/*, application/yaml', 'yaml'],
+    ['*/*;q=0.9, application/yaml;q=0.5', 'json'],
   ])('Accept %j → %s', (accept, expected) => {
     expect(negotiate(accept, offers).offer.value).toBe(expected);
   });
 
-  it.each([['text/html'], ['application/xml'], ['application/json;as=Table;g=meta.other.io;v=v1'], ['application/json;q=0']])(
+  it.each([
+    ['text/html'],
+    ['application/xml'],
+    ['application/json;as=Table;g=meta.other.io;v=v1'],
+    ['application/json;q=0'],
+    ['application/json;v=v1'],
+    ['application/json;as=Table;v=v1'],
+    ['application/json;stream=other'],
+    ['application/json;sv=v1'],
+  ])(
     'Accept %j → 406',
     (accept) => {
       try {

@@ -44,7 +44,10 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     }
     ranges.push({ ...parsed, q, order });
   });
-  return ranges.filter((r) => r.q > 0).sort((a, b) => b.q - a.q || a.order - b.order);
+  // Among equal q-values a specific type beats `type/*`, which beats `*/*` (RFC 9110 §12.5.1;
+  // upstream's goautoneg orders them so), then header order.
+  const specificity = (r: MediaRange): number => (r.type === '*' ? 0 : r.subtype === '*' ? 1 : 2);
+  return ranges.filter((r) => r.q > 0).sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
 }
 
 /** One thing the server can answer with. `matches` may look at the range's parameters. */
@@ -55,9 +58,18 @@ export interface Offer<T> {
   accepts?(range: MediaRange): boolean;
 }
 
-const IGNORED_PARAMS = new Set(['charset', 'pretty', 'stream', 'version']);
-
-const plainParams = (range: MediaRange): boolean => Object.keys(range.params).every((k) => IGNORED_PARAMS.has(k));
+/**
+ * Whether a range asks for the plain representation. As upstream's acceptMediaTypeOptions:
+ * `as`, `g` or `v` ask for a conversion (Table, metadata), `sv` for a server version no endpoint
+ * allows, and `stream` for a stream other than a watch; any other parameter (charset, pretty,
+ * unknown ones) is ignored rather than making the type unacceptable.
+ */
+const plainParams = (range: MediaRange): boolean => {
+  const p = range.params;
+  if (p.as !== undefined || p.g !== undefined || p.v !== undefined) return false;
+  if (p.sv) return false;
+  return !p.stream || p.stream === 'watch';
+};
 
 /**
  * Picks the offer for the most preferred acceptable range. Wildcards match the first offer of

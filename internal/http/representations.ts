@@ -74,10 +74,13 @@ function schemasOf(resource: ResourceInfo, view: View): SchemaNames {
   return { item: resource.schemaName, list: resource.schemaName ? `${resource.schemaName}List` : undefined };
 }
 
-function contentTypeOf(rep: Representation, deps: HttpDeps): string {
-  if (rep.view === 'full') return rep.serializer.mediaType;
-  const as = rep.view === 'table' ? 'Table' : 'PartialObjectMetadata';
-  return `${rep.serializer.mediaType};as=${as};g=${deps.naming.metaGroup};v=v1`;
+/**
+ * The response's media type: the serializer's alone, whatever the view. Upstream writes Table and
+ * PartialObjectMetadata[List] responses with the negotiated serializer's media type (only
+ * discovery names its kind in Content-Type); the body's kind and apiVersion say what it is.
+ */
+function contentTypeOf(rep: Representation, _deps: HttpDeps): string {
+  return rep.serializer.mediaType;
 }
 
 /** Response headers every representation shares; gzip when allowed, asked for and worth it. */

@@ -32,7 +32,7 @@ describe('negotiation (§4.4)', () => {
     ['application/json;q=0.5, application/yaml', 200, 'application/yaml'],
     ['text/html, application/yaml;q=0.8, application/json;q=0.9', 200, 'application/json'],
     [`${PROTO}, application/json`, 200, PROTO],
-    [`${TABLE}, application/json`, 200, 'application/json;as=Table'],
+    [`${TABLE}, application/json`, 200, 'application/json'],
     ['application/json;as=Table;g=meta.other.io;v=v1, application/json', 200, 'application/json'],
     ['application/cbor', 406, undefined],
     ['text/html', 406, undefined],
@@ -188,6 +188,19 @@ describe('Table (§2.5)', () => {
 });
 
 describe('metadata-only', () => {
+  it.each([
+    ['a Table of one object', `${CMS}/c1`, TABLE, 'application/json'],
+    ['a Table of a list', CMS, TABLE, 'application/json'],
+    ['a Table in YAML', CMS, 'application/yaml;as=Table;g=meta.cluster.io;v=v1', 'application/yaml'],
+    ['PartialObjectMetadata', `${CMS}/c1`, 'application/json;as=PartialObjectMetadata;g=meta.cluster.io;v=v1', 'application/json'],
+    ['PartialObjectMetadataList', CMS, 'application/json;as=PartialObjectMetadataList;g=meta.cluster.io;v=v1', 'application/json'],
+    ['PartialObjectMetadataList in protobuf', CMS, `${PROTO};as=PartialObjectMetadataList;g=meta.cluster.io;v=v1`, PROTO],
+  ])('labels %s with the serializer media type alone, as upstream', async (_name, path, accept, type) => {
+    const res = await t.admin.get(path, { accept });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(type);
+  });
+
   it('serves PartialObjectMetadata and PartialObjectMetadataList', async () => {
     const one = (await t.admin.get(`${CMS}/c1`, { accept: 'application/json;as=PartialObjectMetadata;g=meta.cluster.io;v=v1' })).json<Obj>();
     expect(one).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.cluster.io/v1', metadata: expect.objectContaining({ name: 'c1', labels: { a: 'b' } }) });

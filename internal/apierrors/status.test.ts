@@ -8,6 +8,12 @@ describe('Status errors', () => {
     [errors.notFound({ group: '', name: 'pods' }, 'p'), 404, 'NotFound', 'pods "p" not found'],
     [errors.alreadyExists({ group: '', name: 'configmaps' }, 'c'), 409, 'AlreadyExists', 'configmaps "c" already exists'],
     [
+      errors.notAcceptable(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']),
+      406,
+      'NotAcceptable',
+      'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    ],
+    [
       errors.conflict({ group: '', name: 'pods' }, 'p', 'the object has been modified'),
       409,
       'Conflict',

@@ -122,7 +122,9 @@ export const errors = {
     statusError(
       406,
       'NotAcceptable',
-      `the server was unable to respond with a content type that the client supports (supported: ${supported.join(', ')})`,
+      // Upstream's negotiation error text; "the server was unable to respond with a content type
+      // that the client supports" is what client-go prints for a 406 without a Status body.
+      `only the following media types are accepted: ${supported.join(', ')}`,
     ),
   alreadyExists: (q: Qualified, name: string): StatusError =>
     statusError(409, 'AlreadyExists', `${qualifiedString(q)} "${name}" already exists`, detailsFor(q, name)),

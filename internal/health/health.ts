@@ -62,6 +62,11 @@ export class HealthChecks {
     return () => this.hooks.set(full, true);
   }
 
+  /** The paths this serves, each endpoint followed by its per-check paths (for the root path list). */
+  paths(): string[] {
+    return (['healthz', 'livez', 'readyz'] as const).flatMap((e) => [`/${e}`, ...this.checks[e].map((c) => `/${e}/${c.name}`)]);
+  }
+
   beginShutdown(): void {
     this.shuttingDown = true;
   }

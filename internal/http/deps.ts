@@ -19,6 +19,10 @@ import type { ProtobufSerializer, Serializer } from './serializers.js';
 export interface VersionInfo {
   major: string;
   minor: string;
+  emulationMajor?: string;
+  emulationMinor?: string;
+  minCompatibilityMajor?: string;
+  minCompatibilityMinor?: string;
   gitVersion: string;
   gitCommit: string;
   gitTreeState: string;

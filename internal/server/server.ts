@@ -45,6 +45,12 @@ import { migrateSeparateEvents } from './migrate-events.js';
 export const SERVER_VERSION: VersionInfo = {
   major: '1',
   minor: '35',
+  // Since 1.33 kube-apiserver also reports the emulated version (the binary's unless
+  // --emulated-version says otherwise) and the minimum compatibility version (one minor back).
+  emulationMajor: '1',
+  emulationMinor: '35',
+  minCompatibilityMajor: '1',
+  minCompatibilityMinor: '34',
   gitVersion: 'v1.35.0',
   gitCommit: 'clusterd',
   gitTreeState: 'clean',

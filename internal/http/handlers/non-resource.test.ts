@@ -54,3 +54,19 @@ describe('cacheable documents', () => {
     expect((await t.admin.get(appsDoc, { accept: 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf, application/json' })).status).toBe(200);
   });
 });
+
+describe('raw JSON documents', () => {
+  it('answers /version indented, with the emulated and minimum compatibility versions, as upstream 1.33+', async () => {
+    const res = await t.admin.get('/version');
+    expect(res.text()).toMatch(/^\{\n {2}"major": "1",\n {2}"minor": "35",\n/);
+    expect(res.json()).toMatchObject({ emulationMajor: '1', emulationMinor: '35', minCompatibilityMajor: '1', minCompatibilityMinor: '34', gitVersion: 'v1.35.0' });
+  });
+
+  it('lists the root paths indented, each health check among them', async () => {
+    const res = await t.admin.get('/');
+    expect(res.text()).toMatch(/^\{\n {2}"paths": \[\n {4}"\/api",\n/);
+    const paths = res.json<{ paths: string[] }>().paths;
+    expect(paths).toEqual([...paths].sort());
+    expect(paths).toEqual(expect.arrayContaining(['/apis/', '/healthz/ping', '/livez/log', '/readyz/shutdown', '/openapi/v3/', '/version']));
+  });
+});

@@ -12,6 +12,10 @@ import { negotiate, type Offer } from '../negotiation.js';
 const json = (value: unknown, status = 200, extra: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json', ...extra } });
 
+/** Upstream's WriteRawJSON (/version, the root path list): always indented with two spaces. */
+const rawJson = (value: unknown): Response =>
+  new Response(JSON.stringify(value, null, 2), { status: 200, headers: { 'content-type': 'application/json' } });
+
 const text = (body: string, status: number): Response =>
   new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
 
@@ -87,7 +91,7 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     }
     return undefined;
   }
-  if (path === '/version') return json(deps.version);
+  if (path === '/version') return rawJson(deps.version);
   if (path === '/metrics' && deps.metrics) {
     return new Response(await deps.metrics.text(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
   }
@@ -135,9 +139,11 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     return cacheable(c, doc, { 'content-type': 'application/json', vary: 'Accept', 'cache-control': 'no-cache, private' });
   }
   if (path === '/') {
-    const paths = ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/openapi/v2', '/openapi/v3', '/version'];
+    // Upstream lists every registered path: the health checks one by one, /metrics, /openapi/v3/.
+    const paths = ['/api', '/api/v1', '/apis', '/apis/', ...deps.health.paths(), '/openapi/v2', '/openapi/v3', '/openapi/v3/', '/version'];
+    if (deps.metrics) paths.push('/metrics');
     for (const g of deps.catalog.groups()) if (g.name) paths.push(`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${g.name}/${v}`));
-    return json({ paths: paths.sort() });
+    return rawJson({ paths: paths.sort() });
   }
   return undefined;
 }

@@ -15,7 +15,7 @@ export {
   type ParsedMediaType,
   type PatchMediaTypeInfo,
 } from './media-types.js';
-export { decodeJson, encodeJson, JSON_MAX_DEPTH, type DecodeResult, type JsonDecodeOptions, type JsonEncodeOptions } from './json/json-codec.js';
+export { decodeJson, encodeJson, indentJson, JSON_MAX_DEPTH, type DecodeResult, type JsonDecodeOptions, type JsonEncodeOptions } from './json/json-codec.js';
 export {
   decodeYaml,
   encodeYaml,

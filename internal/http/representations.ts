@@ -14,6 +14,8 @@ import type { GenericRegistry } from '../registry/generic-registry.js';
 import type { Env } from './context.js';
 import type { HttpDeps } from './deps.js';
 import { negotiate, type MediaRange, type Offer } from './negotiation.js';
+import { wantsPretty } from './respond.js';
+import { indentJson } from '../codec/json/json-codec.js';
 import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
 
 export type View = 'full' | 'table' | 'partial';
@@ -87,9 +89,11 @@ function contentTypeOf(rep: Representation, _deps: HttpDeps): string {
 function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status: number): Response {
   const headers = new Headers({ 'content-type': contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings') ?? []) headers.append('warning', w);
-  let out = body;
-  if (wantsGzip(c, deps, body.length)) {
-    out = gzipSync(body, { level: 1 });
+  // JSON for people (?pretty=true, curl): indented as upstream's pretty serializer. YAML and the
+  // binary encodings have no pretty form. (Lists large enough to stream stay compact.)
+  let out = contentType === 'application/json' && wantsPretty(c) ? indentJson(body) : body;
+  if (wantsGzip(c, deps, out.length)) {
+    out = gzipSync(out, { level: 1 });
     headers.set('content-encoding', 'gzip');
     headers.set('vary', 'Accept-Encoding');
   }

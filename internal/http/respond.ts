@@ -15,13 +15,28 @@ export function successStatus(details: Record<string, unknown>): Record<string, 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
+const GO_BOOL: Record<string, boolean> = { 1: true, t: true, T: true, TRUE: true, true: true, True: true, 0: false, f: false, F: false, FALSE: false, false: false, False: false };
+
+/**
+ * Whether JSON output is indented, as upstream's isPrettyPrint decides: a non-empty `pretty`
+ * query parameter (parsed as Go's strconv.ParseBool; anything else is false) wins, otherwise
+ * clients that are people (User-Agent curl, Wget or Mozilla/5.0) get indented JSON.
+ */
+export function wantsPretty(c: Context<Env> | undefined): boolean {
+  if (!c) return false;
+  const p = new URL(c.req.url).searchParams.get('pretty');
+  if (p) return GO_BOOL[p] ?? false;
+  const ua = c.req.header('user-agent') ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
 /** Writes a Status error. Every client reads JSON errors, whatever it asked for. */
 export function errorResponse(c: Context<Env> | undefined, err: StatusError): Response {
   const status: Status = err.status;
   const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
   for (const w of c?.get('warnings') ?? []) headers.append('warning', w);
   if (status.details?.retryAfterSeconds !== undefined) headers.set('retry-after', String(status.details.retryAfterSeconds));
-  return new Response(JSON.stringify(status), { status: status.code, headers });
+  return new Response(wantsPretty(c) ? JSON.stringify(status, null, 2) : JSON.stringify(status), { status: status.code, headers });
 }
 
 /** Maps anything thrown to a Status response; unexpected errors are logged and answered 500. */

@@ -54,6 +54,28 @@ describe('negotiation (§4.4)', () => {
   });
 });
 
+describe('pretty JSON, as upstream isPrettyPrint', () => {
+  const indented = /^\{\n {2}"kind": "/;
+  it.each([
+    ['an object with ?pretty=true', `${CMS}/c1?pretty=true`, {}, true],
+    ['an object with ?pretty=1', `${CMS}/c1?pretty=1`, {}, true],
+    ['an object for curl', `${CMS}/c1`, { 'user-agent': 'curl/8.5.0' }, true],
+    ['an object for a browser', `${CMS}/c1`, { 'user-agent': 'Mozilla/5.0 (X11)' }, true],
+    ['an object for curl with ?pretty=false', `${CMS}/c1?pretty=false`, { 'user-agent': 'curl/8.5.0' }, false],
+    ['an object with an unparsable ?pretty', `${CMS}/c1?pretty=yes`, { 'user-agent': 'curl/8.5.0' }, false],
+    ['an object for a program', `${CMS}/c1`, { 'user-agent': 'kubectl/v1.32.4' }, false],
+    ['a list', `${CMS}?pretty=true`, {}, true],
+    ['a Table', `${CMS}?pretty=true`, { accept: TABLE }, true],
+    ['an error', `${CMS}/nope?pretty=true`, {}, true],
+    ['legacy discovery', '/apis/apps/v1?pretty=true', {}, true],
+    ['YAML (no pretty form)', `${CMS}/c1?pretty=true`, { accept: 'application/yaml' }, false],
+  ])('indents %s: %s', async (_name, path, headers, pretty) => {
+    const res = await t.admin.get(path, headers as Record<string, string>);
+    expect(indented.test(res.text())).toBe(pretty);
+    if (pretty) expect(res.text().endsWith('}')).toBe(true);
+  });
+});
+
 describe('YAML', () => {
   it('creates from YAML and answers YAML for objects and lists', async () => {
     const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  on: "yes"\n  count: "3"\n';

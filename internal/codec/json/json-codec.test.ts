@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../../apierrors/status.js';
-import { decodeJson, encodeJson } from './json-codec.js';
+import { decodeJson, encodeJson, indentJson } from './json-codec.js';
 
 const enc = (s: string) => Buffer.from(s, 'utf8');
 
@@ -131,5 +131,22 @@ describe('decodeJson fuzz', () => {
         expect((e as StatusError).code).toBe(400);
       }
     }
+  });
+});
+
+describe('indentJson', () => {
+  it.each([
+    ['{}'],
+    ['[]'],
+    ['{"a":{},"b":[],"c":[{}]}'],
+    ['{"kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},"items":[1,2.5,-30,true,false,null]}'],
+    ['{"s":"with {braces}, [brackets], colons: and \\"quotes\\" \\\\","t":"é"}'],
+    ['[[[]],[{"x":[1]}]]'],
+  ])('indents %s as Go MarshalIndent', (text) => {
+    expect(indentJson(text).toString()).toBe(JSON.stringify(JSON.parse(text), null, 2));
+  });
+
+  it('drops the encoder newline and keeps every digit of large numbers', () => {
+    expect(indentJson(Buffer.from('{"n":12345678901234567890}\n')).toString()).toBe('{\n  "n": 12345678901234567890\n}');
   });
 });

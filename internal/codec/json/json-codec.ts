@@ -71,6 +71,58 @@ export function encodeJson(value: unknown, options: JsonEncodeOptions = {}): Buf
   return Buffer.from(options.newline === false ? text : `${text}\n`, 'utf8');
 }
 
+/**
+ * Re-indents compact JSON text as Go's json.MarshalIndent(v, "", "  ") writes it (upstream's
+ * pretty serializer): two-space indentation, `": "` after keys, `{}`/`[]` for empty containers,
+ * no trailing newline. Works on the text, so numbers keep every digit (no float round trip).
+ */
+export function indentJson(compact: Buffer | string): Buffer {
+  const text = typeof compact === 'string' ? compact : compact.toString('utf8');
+  let out = '';
+  let depth = 0;
+  let start = 0; // start of the pending run of characters copied verbatim
+  const newline = (d: number) => '\n' + '  '.repeat(d);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x22 /* " */) {
+      // Skip the string, honouring escapes.
+      for (i++; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x5c /* \ */) i++;
+        else if (c === 0x22) break;
+      }
+      continue;
+    }
+    if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
+      const close = ch === 0x7b ? 0x7d : 0x5d;
+      out += text.slice(start, i + 1);
+      if (text.charCodeAt(i + 1) === close) {
+        out += String.fromCharCode(close);
+        i++;
+      } else {
+        depth++;
+        out += newline(depth);
+      }
+      start = i + 1;
+    } else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) {
+      depth--;
+      out += text.slice(start, i) + newline(depth) + String.fromCharCode(ch);
+      start = i + 1;
+    } else if (ch === 0x2c /* , */) {
+      out += text.slice(start, i) + ',' + newline(depth);
+      start = i + 1;
+    } else if (ch === 0x3a /* : */) {
+      out += text.slice(start, i) + ': ';
+      start = i + 1;
+    } else if (ch === 0x20 || ch === 0x0a || ch === 0x0d || ch === 0x09) {
+      out += text.slice(start, i);
+      start = i + 1;
+    }
+  }
+  out += text.slice(start);
+  return Buffer.from(out, 'utf8');
+}
+
 interface ScanError {
   reason: string;
   index: number;

@@ -8,9 +8,11 @@ import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { negotiate, type Offer } from '../negotiation.js';
+import { wantsPretty } from '../respond.js';
 
-const json = (value: unknown, status = 200, extra: Record<string, string> = {}): Response =>
-  new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json', ...extra } });
+/** A discovery document; indented for people (?pretty, curl), as upstream's negotiated writer. */
+const json = (c: Context<Env>, value: unknown): Response =>
+  new Response(wantsPretty(c) ? JSON.stringify(value, null, 2) : JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
 
 /** Upstream's WriteRawJSON (/version, the root path list): always indented with two spaces. */
 const rawJson = (value: unknown): Response =>
@@ -97,21 +99,21 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
   }
   if (path === '/api') {
     const f = discoveryFormat(c, deps);
-    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'api', f.version) : json(deps.discovery.apiVersions(serverAddress(c)));
+    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'api', f.version) : json(c, deps.discovery.apiVersions(serverAddress(c)));
   }
   if (path === '/apis') {
     const f = discoveryFormat(c, deps);
-    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'apis', f.version) : json(deps.discovery.apiGroupList());
+    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'apis', f.version) : json(c, deps.discovery.apiGroupList());
   }
   if (info.apiPrefix === 'apis' && !info.isResourceRequest && info.parts.length === 0 && !info.apiVersion) {
     const group = deps.discovery.apiGroup(info.apiGroup);
     if (!group) throw errors.pathNotFound();
-    return json(group);
+    return json(c, group);
   }
   if (info.apiPrefix !== '' && !info.isResourceRequest && info.apiVersion) {
     const list = deps.discovery.apiResourceList(info.apiGroup, info.apiVersion);
     if (!list) throw errors.pathNotFound();
-    return json(list);
+    return json(c, list);
   }
   if (path === '/openapi/v2') return cacheable(c, deps.openapi.v2(), { 'content-type': 'application/json' });
   if (path === '/openapi/v3') return cacheable(c, deps.openapi.v3Index(), { 'content-type': 'application/json' });

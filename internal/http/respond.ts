@@ -24,7 +24,9 @@ const GO_BOOL: Record<string, boolean> = { 1: true, t: true, T: true, TRUE: true
  */
 export function wantsPretty(c: Context<Env> | undefined): boolean {
   if (!c) return false;
-  const p = new URL(c.req.url).searchParams.get('pretty');
+  // The parsed query when the chain got that far; errors from earlier filters parse the URL.
+  const query = (c.get('query') as URLSearchParams | undefined) ?? new URL(c.req.url).searchParams;
+  const p = query.get('pretty');
   if (p) return GO_BOOL[p] ?? false;
   const ua = c.req.header('user-agent') ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { createGzip, gzipSync } from 'node:zlib';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { errors } from '../apierrors/status.js';
-import { columnDefinitionsFor, partialObjectMetadata, rowsFor, tableFor, type IncludeObject } from '../printers/index.js';
+import { columnDefinitionsFor, partialObjectMetadata, rowsFor, tableFor, type IncludeObject, type TableResource } from '../printers/index.js';
 import type { ResourceInfo } from '../schema/catalog.js';
 import type { GenericRegistry } from '../registry/generic-registry.js';
 import type { Env } from './context.js';
@@ -123,9 +123,18 @@ export function writeStored(c: Context<Env>, deps: HttpDeps, rep: Representation
  * Writes one object. `schemaName` overrides the resource's schema for bodies of another kind
  * (a Scale, a Status).
  */
-export function writeObject(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, obj: JsonObject, status = 200, schemaName?: string): Response {
+export function writeObject(
+  c: Context<Env>,
+  deps: HttpDeps,
+  rep: Representation,
+  resource: ResourceInfo,
+  obj: JsonObject,
+  status = 200,
+  schemaName?: string,
+  tableAs: TableResource = resource,
+): Response {
   let body: JsonObject = obj;
-  if (rep.view === 'table') body = tableFor(resource, [obj], { naming: deps.naming, includeObject: includeObjectOf(c.get('query')), listMeta: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') } }) as unknown as JsonObject;
+  if (rep.view === 'table') body = tableFor(tableAs, [obj], { naming: deps.naming, includeObject: includeObjectOf(c.get('query')), listMeta: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') } }) as unknown as JsonObject;
   else if (rep.view === 'partial') body = partialObjectMetadata(obj, deps.naming) as unknown as JsonObject;
   const schema = rep.view === 'table' ? {} : schemaName && rep.view === 'full' ? { item: schemaName } : schemasOf(resource, rep.view);
   return respond(c, deps, rep.serializer.object(body, schema), contentTypeOf(rep, deps), status);

@@ -21,3 +21,4 @@ export type {
   ColumnType,
 } from './table-types.js';
 export { humanDuration, timeSince, rfc3339 } from './human-duration.js';
+export { SCALE_TABLE } from './workload-printers.js';

@@ -24,6 +24,7 @@ import {
   type KindPrinter,
   list,
   metadataOf,
+  NAME_DOC,
   nameCol,
   nameOf,
   num,
@@ -404,8 +405,26 @@ const hpaPrinter: KindPrinter = {
   },
 };
 
+/**
+ * The autoscaling/v1 Scale a built-in scale sub-resource answers (upstream's printScale, which
+ * its ScaleREST.ConvertToTable reaches): the name column carries no `name` format upstream.
+ */
+const scalePrinter: KindPrinter = {
+  columns: [
+    col('Name', 'string', NAME_DOC),
+    col('Desired', 'integer', doc('autoscaling.v1.ScaleSpec', 'replicas')),
+    col('Available', 'integer', doc('autoscaling.v1.ScaleStatus', 'replicas')),
+    ageCol(),
+  ],
+  row: (s, ctx) => ({ cells: [nameOf(s), num(at(s, 'spec', 'replicas')), num(at(s, 'status', 'replicas')), age(s, ctx)] }),
+};
+
+/** The table of a built-in scale sub-resource's Scale objects. */
+export const SCALE_TABLE = { upstreamGroup: 'autoscaling', resource: 'scale', version: 'v1' } as const;
+
 /** Keyed by `<upstream group>/<resource>`. */
 export const workloadPrinters: Readonly<Record<string, KindPrinter>> = {
+  'autoscaling/scale': scalePrinter,
   'apps/deployments': deploymentPrinter,
   'apps/replicasets': replicaSetPrinter,
   '/replicationcontrollers': replicationControllerPrinter,

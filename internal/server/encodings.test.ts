@@ -180,6 +180,29 @@ describe('Table (§2.5)', () => {
     expect(one.rows.map((r: Obj) => r.cells[0])).toEqual(['c1']);
   });
 
+  it('renders a built-in scale sub-resource as a Scale table (Name, Desired, Available, Age), as upstream printScale', async () => {
+    const deploy = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'scaled' },
+      spec: { replicas: 3, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    expect((await t.admin.post('/apis/apps/v1/namespaces/default/deployments', deploy)).status).toBe(200);
+    const path = '/apis/apps/v1/namespaces/default/deployments/scaled/scale';
+    const table = (await t.admin.get(path, { accept: `${TABLE}, application/json` })).json<Obj>();
+    expect(table.kind).toBe('Table');
+    expect(table.columnDefinitions.map((c: Obj) => [c.name, c.type, c.format])).toEqual([
+      ['Name', 'string', ''],
+      ['Desired', 'integer', ''],
+      ['Available', 'integer', ''],
+      ['Age', 'string', ''],
+    ]);
+    expect(table.rows[0].cells.slice(0, 3)).toEqual(['scaled', 3, 0]);
+    const partial = (await t.admin.get(path, { accept: 'application/json;as=PartialObjectMetadata;g=meta.cluster.io;v=v1' })).json<Obj>();
+    expect(partial).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'scaled' } });
+    expect((await t.admin.get(path)).json<Obj>()).toMatchObject({ kind: 'Scale', spec: { replicas: 3 } });
+  });
+
   it('watches as rows, with column definitions in the first event only', async () => {
     const creds = (t.admin as unknown as { creds: { caPem: string; certPem: string; keyPem: string } }).creds;
     const lines = await new Promise<string[]>((resolve, reject) => {

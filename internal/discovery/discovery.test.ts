@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { ApiCatalog } from '../schema/catalog.js';
-import { Discovery } from './discovery.js';
+import { Discovery, storageVersionHash } from './discovery.js';
 
 describe('Discovery', () => {
   const naming = createNaming('kubernetes');
@@ -19,11 +19,27 @@ describe('Discovery', () => {
     expect(list.resources).toContainEqual({
       name: 'deployments', singularName: 'deployment', namespaced: true, kind: 'Deployment',
       verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['deploy'], categories: ['all'],
+      storageVersionHash: '8aSe+NMegvE=',
     });
     expect(list.resources).toContainEqual({
       name: 'deployments/scale', singularName: '', namespaced: true, kind: 'Scale', verbs: ['get', 'patch', 'update'], group: 'autoscaling', version: 'v1',
     });
     expect(d.apiResourceList('apps', 'v9')).toBeUndefined();
+  });
+
+  it.each([
+    // Values a real 1.35 kube-apiserver publishes.
+    ['', 'v1', 'pods', 'xPOwRZ+Yhw8='],
+    ['', 'v1', 'events', 'r2yiGXH7wu8='],
+    ['', 'v1', 'configmaps', 'qFsyl6wFWjQ='],
+    // autoscaling/v1 HPAs are stored as autoscaling/v2.
+    ['autoscaling', 'v1', 'horizontalpodautoscalers', storageVersionHash('autoscaling', 'v2', 'HorizontalPodAutoscaler')],
+    ['', 'v1', 'bindings', undefined],
+    ['', 'v1', 'componentstatuses', undefined],
+    ['authorization.k8s.io', 'v1', 'subjectaccessreviews', undefined],
+  ])('gives %s/%s %s the storage version hash %s', (group, version, resource, hash) => {
+    const list = d.apiResourceList(group, version) as { resources: Array<Record<string, unknown>> };
+    expect(list.resources.find((r) => r.name === resource)!.storageVersionHash).toBe(hash);
   });
 
   it('builds the aggregated document with scopes and response kinds', () => {

@@ -4,10 +4,23 @@
 // catalog, with the group names of the configured naming.
 // Imports: schema/catalog, naming.
 
+import { createHash } from 'node:crypto';
 import type { Naming } from '../naming/naming.js';
 import { apiVersionOf, type ApiCatalog, type ResourceInfo } from '../schema/catalog.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * Upstream's discovery.StorageVersionHash: base64 of the first 8 bytes of the SHA-256 of
+ * `<group>/<version>/<kind>` of the version objects are stored in. Legacy discovery carries it
+ * for every stored resource (storage-version migrators compare it to spot a changed encoding).
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/** Resources kept in storage (not reviews, bindings or other create-only or read-only ones). */
+const isStored = (r: ResourceInfo): boolean => r.verbs.includes('create') && r.verbs.includes('delete');
 
 export class Discovery {
   constructor(
@@ -59,6 +72,7 @@ export class Discovery {
       const main: Json = { name: r.resource, singularName: r.singularName, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
       if (r.shortNames.length) main.shortNames = r.shortNames;
       if (r.categories.length) main.categories = r.categories;
+      if (isStored(r)) main.storageVersionHash = storageVersionHash(r.group, r.storageVersion, r.kind);
       out.push(main);
       for (const s of r.subresources.values()) {
         const sub: Json = { name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: s.verbs };

@@ -1,5 +1,6 @@
 // Cache validation of discovery and OpenAPI documents (ETag, If-None-Match, stale hashes) against a real server.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { gunzipSync } from 'node:zlib';
 import { startTestServer, type TestServer } from '../../testserver/test-server.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.cluster.io;v=v2;as=APIGroupDiscoveryList';
@@ -47,6 +48,22 @@ describe('cacheable documents', () => {
     const res = await t.admin.get('/openapi/v3/apis/apps/v1?hash=0123');
     expect(res.status).toBe(301);
     expect(res.headers.location).toBe(appsDoc);
+  });
+
+  it.each([
+    ['gzip', 'gzip'],
+    ['gzip, deflate, br', 'gzip'],
+    [undefined, undefined],
+  ])('serves the OpenAPI v2 document with Accept-Encoding %j compressed as %j', async (acceptEncoding, encoding) => {
+    const res = await t.admin.get('/openapi/v2', acceptEncoding ? { 'accept-encoding': acceptEncoding } : {});
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe(encoding);
+    if (encoding) expect(JSON.parse(gunzipSync(res.body).toString()).swagger).toBe('2.0');
+  });
+
+  it('answers 406 to an OpenAPI v2 request for protobuf only (client-go then falls back), JSON when listed', async () => {
+    expect((await t.admin.get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
+    expect((await t.admin.get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json' })).status).toBe(200);
   });
 
   it('answers 406 when the OpenAPI v3 document is asked for only in a form it is not served in', async () => {

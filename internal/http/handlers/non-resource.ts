@@ -4,6 +4,7 @@
 
 import type { Context } from 'hono';
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
@@ -42,6 +43,14 @@ function discoveryFormat(c: Context<Env>, deps: HttpDeps): DiscoveryFormat {
 }
 
 const etags = new WeakMap<Buffer, string>();
+const gzipped = new WeakMap<Buffer, Buffer>();
+
+/** The v2 document compressed once per build of it. */
+function gzippedOpenApiV2(doc: Buffer): Buffer {
+  let z = gzipped.get(doc);
+  if (!z) gzipped.set(doc, (z = gzipSync(doc)));
+  return z;
+}
 
 /** The quoted upper-case hex SHA-512 of `body`, as upstream's discovery and OpenAPI handlers tag them. */
 export function etagOf(body: Buffer): string {
@@ -115,7 +124,20 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     if (!list) throw errors.pathNotFound();
     return json(c, list);
   }
-  if (path === '/openapi/v2') return cacheable(c, deps.openapi.v2(), { 'content-type': 'application/json' });
+  if (path === '/openapi/v2') {
+    // JSON only: upstream also serves the gnostic protobuf form, which client-go's OpenAPISchema()
+    // asks for alone; a 406 says so instead of JSON bytes it would fail to parse as protobuf.
+    negotiate(c.req.header('accept'), [{ mediaType: 'application/json', value: 'json' }]);
+    const doc = deps.openapi.v2();
+    const res = cacheable(c, doc, { 'content-type': 'application/json' });
+    // kube-openapi wraps the v2 handler in a gzip handler (1400-byte minimum): the 1.5 MB
+    // document goes out compressed to clients that accept it.
+    if (res.status !== 200 || !/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return res;
+    const headers = new Headers(res.headers);
+    headers.set('content-encoding', 'gzip');
+    headers.append('vary', 'Accept-Encoding');
+    return new Response(gzippedOpenApiV2(doc), { status: 200, headers });
+  }
   if (path === '/openapi/v3') return cacheable(c, deps.openapi.v3Index(), { 'content-type': 'application/json' });
   if (path.startsWith('/openapi/v3/')) {
     const gv = path.slice('/openapi/v3/'.length).replace(/^\/+|\/+$/g, '');

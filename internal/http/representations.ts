@@ -68,7 +68,8 @@ function includeObjectOf(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject');
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw errors.badRequest(`includeObject: Unsupported value: "${v}": supported values: "None", "Metadata", "Object"`);
+  // Upstream's optionsForTransform wording; ValidateTableOptions lists the values sorted.
+  throw errors.badRequest(`Unable to convert to Table as requested: includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`);
 }
 
 function schemasOf(resource: ResourceInfo, view: View): SchemaNames {

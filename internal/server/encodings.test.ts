@@ -180,6 +180,12 @@ describe('Table (§2.5)', () => {
     expect(one.rows.map((r: Obj) => r.cells[0])).toEqual(['c1']);
   });
 
+  it('refuses an unknown includeObject with upstream\'s message', async () => {
+    const res = await t.admin.get(`${CMS}/c1?includeObject=bogus`, { accept: TABLE });
+    expect(res.status).toBe(400);
+    expect(res.json<Obj>().message).toBe('Unable to convert to Table as requested: includeObject: Unsupported value: "bogus": supported values: "Metadata", "None", "Object"');
+  });
+
   it('renders a built-in scale sub-resource as a Scale table (Name, Desired, Available, Age), as upstream printScale', async () => {
     const deploy = {
       apiVersion: 'apps/v1',

@@ -102,6 +102,10 @@ describe('custom resources', () => {
     const bad = await t.admin.post(WIDGETS, widget('w2', { size: 'big', color: 'green' }));
     expect(bad.status).toBe(422);
     expect(bad.json<Obj>().details.causes.map((c: Obj) => c.field).sort()).toEqual(['spec.color', 'spec.size']);
+    // Custom resources decode as unstructured: a wrong type is the schema's 422, on PUT too.
+    const badPut = await t.admin.put(`${WIDGETS}/w1`, { ...created.json<Obj>(), spec: { size: 'big' } });
+    expect(badPut.status).toBe(422);
+    expect(badPut.json<Obj>().details.causes.map((c: Obj) => c.field)).toEqual(['spec.size']);
     const strict = await t.admin.post(`${WIDGETS}?fieldValidation=Strict`, { ...widget('w3'), spec: { size: 1, extra: 1 } });
     expect(strict.status).toBe(400);
   });

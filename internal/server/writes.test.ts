@@ -282,3 +282,74 @@ describe('field ownership through the scale sub-resource', () => {
     expect(conflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "replacer" with subresource "scale" using apps/v1: .spec.replicas');
   });
 });
+
+describe('bodies of built-in kinds that do not decode into the Go type', () => {
+  const PODS = '/api/v1/namespaces/default/pods';
+  const badRequest = (message: string) => ({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400, message });
+
+  it('POST answers 400 with encoding/json wording and stores nothing (JSON and YAML bodies)', async () => {
+    const body = deployment('typed-post');
+    body.spec.replicas = 'three';
+    const res = await t.admin.post(DEPLOYS, body);
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject(
+      badRequest('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32'),
+    );
+    expect((await t.admin.get(`${DEPLOYS}/typed-post`)).status).toBe(404);
+
+    const yaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: typed-yaml\n  labels: x\nspec:\n  replicas: 1.5\n';
+    const fromYaml = await t.admin.request('POST', DEPLOYS, { body: yaml, raw: true, headers: { 'content-type': 'application/yaml' } });
+    expect(fromYaml.status).toBe(400);
+    expect(fromYaml.json<Obj>().message).toBe(
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string',
+    );
+    expect((await t.admin.get(`${DEPLOYS}/typed-yaml`)).status).toBe(404);
+
+    const pod = await t.admin.post(PODS, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'typed-pod' }, spec: { containers: {} } });
+    expect(pod.status).toBe(400);
+    expect(pod.json<Obj>().message).toBe('Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container');
+  });
+
+  it('PUT answers 400 and leaves the stored object alone; a bad quantity is a decode error too', async () => {
+    const created = await t.admin.post(DEPLOYS, deployment('typed-put'));
+    expect(created.status).toBe(200);
+    const next = created.json<Obj>();
+    next.spec.template.spec.containers[0].image = 5;
+    const res = await t.admin.put(`${DEPLOYS}/typed-put`, next);
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject(
+      badRequest('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.image of type string'),
+    );
+    const quantity = created.json<Obj>();
+    quantity.spec.template.spec.containers[0].resources = { limits: { cpu: 'lots' } };
+    const q = await t.admin.put(`${DEPLOYS}/typed-put`, quantity);
+    expect(q.status).toBe(400);
+    expect(q.json<Obj>().message).toBe(
+      "Deployment in version \"v1\" cannot be handled as a Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    );
+    const stored = (await t.admin.get(`${DEPLOYS}/typed-put`)).json<Obj>();
+    expect(stored.metadata.resourceVersion).toBe(created.json<Obj>().metadata.resourceVersion);
+    expect(stored.spec.template.spec.containers[0].image).toBe('nginx:1');
+  });
+
+  it('PUT of the scale sub-resource names the Scale type', async () => {
+    expect((await t.admin.post(DEPLOYS, deployment('typed-scale'))).status).toBe(200);
+    const res = await t.admin.put(`${DEPLOYS}/typed-scale/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'typed-scale', namespace: 'default' }, spec: { replicas: '2' } });
+    expect(res.status).toBe(400);
+    expect(res.json<Obj>().message).toBe('Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32');
+  });
+
+  it('a type error wins over strict field validation, as upstream reports strict errors only for bodies that decode', async () => {
+    const body: Obj = { ...deployment('typed-strict'), extra: 1 };
+    body.spec.replicas = true;
+    const res = await t.admin.post(`${DEPLOYS}?fieldValidation=Strict`, body);
+    expect(res.status).toBe(400);
+    expect(res.json<Obj>().message).toBe('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal bool into Go struct field DeploymentSpec.spec.replicas of type int32');
+  });
+
+  it('patches keep reporting a wrong type as 422 Invalid', async () => {
+    expect((await t.admin.post(DEPLOYS, deployment('typed-patch'))).status).toBe(200);
+    const res = await patch(`${DEPLOYS}/typed-patch`, 'application/merge-patch+json', { spec: { replicas: 'three' } });
+    expect(res.status).toBe(422);
+  });
+});

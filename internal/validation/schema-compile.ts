@@ -12,7 +12,13 @@ export type StringFormat = 'date-time' | 'byte' | undefined;
 
 export type CompiledNode =
   | { readonly kind: 'any' }
-  | { readonly kind: 'string'; readonly format: StringFormat; readonly enumValues?: ReadonlySet<unknown> }
+  | {
+      readonly kind: 'string';
+      readonly format: StringFormat;
+      readonly enumValues?: ReadonlySet<unknown>;
+      /** The Go type decodes itself from a JSON string (metav1.Duration): its type errors end the decode. */
+      readonly custom?: true;
+    }
   | { readonly kind: 'integer'; readonly bits: 32 | 64; readonly enumValues?: ReadonlySet<unknown> }
   | { readonly kind: 'number'; readonly enumValues?: ReadonlySet<unknown> }
   | { readonly kind: 'boolean' }
@@ -69,7 +75,7 @@ const SPECIAL: Record<string, CompiledNode> = {
   'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { kind: 'int-or-string' },
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time': { kind: 'string', format: 'date-time' },
   'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': { kind: 'string', format: 'date-time' },
-  'io.k8s.apimachinery.pkg.apis.meta.v1.Duration': { kind: 'string', format: undefined },
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Duration': { kind: 'string', format: undefined, custom: true },
   'io.k8s.apimachinery.pkg.runtime.RawExtension': ANY,
   'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1': ANY,
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON': ANY,

@@ -1,12 +1,16 @@
 // internal/http/handlers/write-body owns reading the object of a POST or PUT: decode by
 // Content-Type, check that kind, apiVersion, namespace and name agree with the URL (400
 // otherwise), and apply fieldValidation to duplicate and unknown fields (drop with a
-// warning, drop silently, or 400 listing them all). Imports: apierrors, http, registry.
+// warning, drop silently, or 400 listing them all). A built-in kind's JSON or YAML body must
+// also decode into its Go type upstream: a value of the wrong JSON type is a 400 there, with
+// encoding/json's message (validation/go-decode), before any strict-field or schema check.
+// Imports: apierrors, http, registry, validation.
 
 import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
 import { requestBody, type Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
+import { goDecodeError } from '../../validation/go-decode.js';
 import { decodeObjectBody } from '../body.js';
 import { warningHeader } from '../respond.js';
 import type { ResourceRequest } from './resource-request.js';
@@ -21,7 +25,7 @@ export interface ExpectedType {
 export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest, expected: ExpectedType): Promise<JsonObject> {
   const bytes = await requestBody(c);
   const schemaName = rr.subresource?.name === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : rr.resource.schemaName;
-  const { value, duplicateFields } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, schemaName);
+  const { value, duplicateFields, mediaType } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, schemaName);
   const obj = value;
   // Like upstream's decoder, the endpoint's type fills in what the body leaves out; only a
   // disagreement is an error.
@@ -31,6 +35,16 @@ export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: Resourc
     throw errors.badRequest(
       `the object provided is ${String(obj.kind)} in ${String(obj.apiVersion)}, but this endpoint expects ${expected.kind} in ${expected.apiVersion}`,
     );
+  }
+  // Upstream decodes custom resources as unstructured (their schema reports types as 422), and
+  // protobuf and CBOR bodies carry their types, so only built-in JSON/YAML bodies are checked.
+  if (schemaName && !rr.resource.custom && (mediaType === 'application/json' || mediaType === 'application/yaml')) {
+    const decodeError = goDecodeError(schemaName, obj, deps.naming);
+    if (decodeError !== undefined) {
+      // transformDecodeError: "<kind> in version <version> cannot be handled as a <kind>: <err>".
+      const version = expected.apiVersion.slice(expected.apiVersion.indexOf('/') + 1);
+      throw errors.badRequest(`${expected.kind} in version "${version}" cannot be handled as a ${expected.kind}: ${decodeError}`);
+    }
   }
   if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata))) {
     throw errors.badRequest('metadata must be an object');

@@ -1,6 +1,9 @@
 // internal/authz/authorizer owns the authorization contract: request attributes in, a
 // tri-state decision out (allow, deny, no opinion), and the union that asks authorizers in
-// order until one decides. No opinion from all of them is a deny.
+// order until one decides. No opinion from all of them is a deny for a request; access reviews
+// see the raw tri-state instead (decide). It also owns the rule-listing contract behind
+// SelfSubjectRulesReview: an authorizer that can enumerate what it allows says so (rulesFor),
+// one that cannot makes the answer incomplete, as upstream's RuleResolver union does.
 // Imports: auth/user.
 
 import type { UserInfo } from '../auth/user.js';
@@ -21,9 +24,43 @@ export interface Attributes {
 
 export type Decision = { decision: 'allow' | 'deny' | 'noOpinion'; reason: string };
 
+/** A resource rule as SelfSubjectRulesReview reports it (upstream's ResourceRule). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+/** A non-resource rule as SelfSubjectRulesReview reports it (upstream's NonResourceRule). */
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface Rules {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when some authorizer could not list everything it would allow. */
+  incomplete: boolean;
+  /** Errors met while listing; the rules found are still reported. */
+  evaluationError?: string;
+}
+
 export interface Authorizer {
   readonly name: string;
   authorize(a: Attributes): Promise<Decision> | Decision;
+  /**
+   * What this authorizer allows `user` in `namespace`, or absent when it cannot enumerate its
+   * decisions (a webhook could not): the union then reports the rules as incomplete.
+   */
+  rulesFor?(user: UserInfo, namespace: string): Promise<Omit<Rules, 'evaluationError'>> | Omit<Rules, 'evaluationError'>;
+}
+
+/** The union's raw answer for an access review: no opinion stays no opinion, errors are reported. */
+export interface ReviewDecision extends Decision {
+  /** Errors authorizers threw on the way (upstream's evaluationError); undefined when none did. */
+  evaluationError?: string;
 }
 
 export async function authorize(authorizers: readonly Authorizer[], a: Attributes): Promise<Decision> {
@@ -34,6 +71,64 @@ export async function authorize(authorizers: readonly Authorizer[], a: Attribute
     if (d.reason) reasons.push(d.reason);
   }
   return { decision: 'deny', reason: reasons.join('; ') };
+}
+
+/** utilerrors.NewAggregate's message: one error bare, several as `[a, b]`. */
+const aggregate = (messages: readonly string[]): string => (messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`);
+
+/**
+ * The union as access reviews need it (upstream's unionAuthzHandler): the first allow or deny
+ * wins with its reason; otherwise no opinion with every reason joined by newlines. An
+ * authorizer that throws counts as no opinion and its message becomes the evaluation error, so
+ * a review answers instead of failing; requests still go through authorize(), where a throw is
+ * a 500 as upstream's filter answers an evaluation error. As upstream, a later authorizer's
+ * decision carries only its own error (ours return none with a decision), so earlier failures
+ * are reported only when nobody decided.
+ */
+export async function decide(authorizers: readonly Authorizer[], a: Attributes): Promise<ReviewDecision> {
+  const reasons: string[] = [];
+  const failures: string[] = [];
+  for (const z of authorizers) {
+    let d: Decision;
+    try {
+      d = await z.authorize(a);
+    } catch (e) {
+      failures.push(e instanceof Error ? e.message : String(e));
+      continue;
+    }
+    if (d.reason) reasons.push(d.reason);
+    if (d.decision !== 'noOpinion') return d;
+  }
+  const undecided: ReviewDecision = { decision: 'noOpinion', reason: reasons.join('\n') };
+  if (failures.length) undecided.evaluationError = aggregate(failures);
+  return undecided;
+}
+
+/**
+ * Every authorizer's rules for `user` in `namespace`, concatenated in chain order (upstream's
+ * union RuleResolver). Authorizers without rulesFor, and ones that throw, make the result
+ * incomplete; a throw's message is the evaluation error.
+ */
+export async function rulesFor(authorizers: readonly Authorizer[], user: UserInfo, namespace: string): Promise<Rules> {
+  const out: Rules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+  const failures: string[] = [];
+  for (const z of authorizers) {
+    if (!z.rulesFor) {
+      out.incomplete = true;
+      continue;
+    }
+    try {
+      const r = await z.rulesFor(user, namespace);
+      out.resourceRules.push(...r.resourceRules);
+      out.nonResourceRules.push(...r.nonResourceRules);
+      if (r.incomplete) out.incomplete = true;
+    } catch (e) {
+      out.incomplete = true;
+      failures.push(`${z.name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  if (failures.length) out.evaluationError = aggregate(failures);
+  return out;
 }
 
 /** Upstream's forbidden message: `User "x" cannot get resource "pods" in API group "" in the namespace "ns"`. */

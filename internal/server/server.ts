@@ -13,7 +13,7 @@ import { AdmissionChain } from '../admission/admission.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { x509Authenticator } from '../auth/x509-authenticator.js';
-import { privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
+import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
@@ -188,7 +188,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     features: config.featureGates,
     authenticators: [x509Authenticator],
     anonymousAuth: true,
-    authorizers: [privilegedGroupAuthorizer, publicInfoAuthorizer],
+    authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer],
     health,
     discovery: new Discovery(catalog, naming),
     openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),

@@ -531,3 +531,86 @@ describe('services', () => {
     expect(updated.spec.clusterIP).toBe(a.spec.clusterIP);
   });
 });
+
+describe('review kinds are answered, never stored', () => {
+  // The test server runs the default naming: the review groups are *.cluster.io.
+  const AUTHZ = '/apis/authorization.cluster.io/v1';
+  const AUTHN = '/apis/authentication.cluster.io/v1';
+  const ssar = (resourceAttributes: Obj): Obj => ({ apiVersion: 'authorization.cluster.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } });
+  const getPods = { verb: 'get', resource: 'pods', namespace: 'default' };
+
+  it('answers the admin allowed, with no name and nothing an object would get', async () => {
+    const res = await t.admin.post(`${AUTHZ}/selfsubjectaccessreviews`, ssar(getPods));
+    expect(res.status).toBe(200);
+    const body = res.json<Obj>();
+    expect(body).toEqual({ kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.cluster.io/v1', metadata: {}, spec: { resourceAttributes: getPods }, status: { allowed: true, reason: 'member of system:masters' } });
+  });
+
+  it('answers an unprivileged user not allowed, and lets it ask about itself', async () => {
+    const carol = await t.clientFor('carol', ['dev']);
+    const denied = await carol.post(`${AUTHZ}/selfsubjectaccessreviews`, ssar(getPods));
+    expect(denied.status).toBe(200);
+    expect(denied.json<Obj>().status).toEqual({ allowed: false });
+    const rules = await carol.post(`${AUTHZ}/selfsubjectrulesreviews`, { spec: { namespace: 'default' } });
+    expect(rules.status).toBe(200);
+    expect(rules.json<Obj>().status.resourceRules).toContainEqual({ verbs: ['create'], apiGroups: ['authentication.cluster.io'], resources: ['selfsubjectreviews'] });
+    const whoami = await carol.post(`${AUTHN}/selfsubjectreviews`, {});
+    expect(whoami.json<Obj>().status).toEqual({ userInfo: { username: 'carol', groups: ['dev', 'system:authenticated'] } });
+    // Asking about others stays forbidden, as upstream grants SubjectAccessReview to nobody by default.
+    const sar = await carol.post(`${AUTHZ}/subjectaccessreviews`, { spec: { user: 'x', resourceAttributes: getPods } });
+    expect(sar.status).toBe(403);
+    // Anonymous callers are not system:authenticated: no self reviews.
+    expect((await t.anonymous.post(`${AUTHN}/selfsubjectreviews`, {})).status).toBe(403);
+  });
+
+  it('reports the impersonated user in whoami and decides for it', async () => {
+    const headers = { 'impersonate-user': 'bob', 'impersonate-group': 'qa', 'impersonate-uid': 'b-1', 'impersonate-extra-scope': 'x' };
+    const whoami = await t.admin.post(`${AUTHN}/selfsubjectreviews`, {}, headers);
+    expect(whoami.status).toBe(200);
+    expect(whoami.json<Obj>().status.userInfo).toEqual({ username: 'bob', uid: 'b-1', groups: ['qa', 'system:authenticated'], extra: { scope: ['x'] } });
+    const asBob = await t.admin.post(`${AUTHZ}/selfsubjectaccessreviews`, ssar(getPods), headers);
+    expect(asBob.json<Obj>().status).toEqual({ allowed: false });
+  });
+
+  it('decides SubjectAccessReview and LocalSubjectAccessReview for the named subject', async () => {
+    const sar = await t.admin.post(`${AUTHZ}/subjectaccessreviews`, { spec: { groups: ['system:masters'], nonResourceAttributes: { path: '/metrics', verb: 'get' } } });
+    expect(sar.json<Obj>().status).toMatchObject({ allowed: true });
+    const lsar = await t.admin.post(`${AUTHZ}/namespaces/default/localsubjectaccessreviews`, { spec: { user: 'bob', resourceAttributes: getPods } });
+    expect(lsar.status).toBe(200);
+    expect(lsar.json<Obj>()).toMatchObject({ metadata: { namespace: 'default' }, status: { allowed: false } });
+  });
+
+  it('stores nothing, with or without dryRun, and serves no reads', async () => {
+    const before = t.server.store.currentRevision();
+    expect((await t.admin.post(`${AUTHZ}/selfsubjectaccessreviews?dryRun=All`, ssar(getPods))).json<Obj>().status.allowed).toBe(true);
+    expect((await t.admin.post(`${AUTHN}/tokenreviews`, { spec: { token: 'abc' } })).json<Obj>().status).toEqual({
+      user: {},
+      error: 'the token was not recognised: this server has no bearer-token authenticator',
+    });
+    expect(t.server.store.currentRevision()).toBe(before);
+    expect((await t.server.store.range('/registry/authorization.k8s.io/')).kvs).toEqual([]);
+    expect((await t.server.store.range('/registry/authentication.k8s.io/')).kvs).toEqual([]);
+    const list = await t.admin.get(`${AUTHZ}/selfsubjectaccessreviews`);
+    expect(list.status).toBe(405);
+    expectStatus(list.json(), 405, 'MethodNotAllowed');
+    expect((await t.admin.get(`${AUTHZ}/selfsubjectaccessreviews/x`)).status).toBe(404);
+    expect((await t.admin.request('DELETE', `${AUTHZ}/selfsubjectaccessreviews/x`)).status).toBe(404);
+    expect((await t.admin.post(`${AUTHZ}/localsubjectaccessreviews`, {})).status).toBe(404);
+    expect((await t.admin.post(`${AUTHZ}/selfsubjectaccessreviews?dryRun=Some`, ssar(getPods))).status).toBe(400);
+  });
+
+  it.each([
+    ['SSAR without attributes', `${AUTHZ}/selfsubjectaccessreviews`, { spec: {} }, 422, 'SelfSubjectAccessReview.authorization.cluster.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified'],
+    ['SSAR with a name', `${AUTHZ}/selfsubjectaccessreviews`, { metadata: { name: 'x' }, spec: { resourceAttributes: getPods } }, 422, 'SelfSubjectAccessReview.authorization.cluster.io "" is invalid: metadata: Invalid value: v1.ObjectMeta{Name:"x",'],
+    ['SAR without a subject', `${AUTHZ}/subjectaccessreviews`, { spec: { resourceAttributes: getPods } }, 422, 'SubjectAccessReview.authorization.cluster.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified'],
+    ['LSAR for another namespace', `${AUTHZ}/namespaces/default/localsubjectaccessreviews`, { spec: { user: 'u', resourceAttributes: { ...getPods, namespace: 'kube-system' } } }, 422, 'spec.resourceAttributes.namespace: Invalid value: "kube-system": must match metadata.namespace'],
+    ['LSAR whose metadata names another namespace', `${AUTHZ}/namespaces/default/localsubjectaccessreviews`, { metadata: { namespace: 'kube-system' }, spec: { user: 'u', resourceAttributes: getPods } }, 400, 'the namespace of the provided object does not match the namespace sent on the request'],
+    ['SSRR without a namespace', `${AUTHZ}/selfsubjectrulesreviews`, { spec: {} }, 400, 'no namespace on request'],
+    ['TokenReview without a token', `${AUTHN}/tokenreviews`, { spec: {} }, 400, 'token is required for TokenReview in authentication'],
+    ['a review of the wrong kind', `${AUTHZ}/selfsubjectaccessreviews`, { kind: 'SubjectAccessReview', spec: {} }, 400, 'the object provided is SubjectAccessReview'],
+  ])('refuses %s', async (_name, path, body, code, message) => {
+    const res = await t.admin.post(path, body);
+    expect(res.status).toBe(code);
+    expect(res.json<Obj>().message).toContain(message);
+  });
+});

@@ -1,4 +1,5 @@
-// internal/http/handlers/resources owns dispatching a resource request to its verb handler.
+// internal/http/handlers/resources owns dispatching a resource request to its verb handler
+// (or, for the review kinds, to the review handler).
 // Imports: http handlers.
 
 import type { Context } from 'hono';
@@ -13,6 +14,7 @@ import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { handlePatch } from './patch.js';
 import { resolveResourceRequest } from './resource-request.js';
+import { handleReview, reviewKindOf } from './reviews.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
 
@@ -27,6 +29,12 @@ const NODE_AGENT_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy
 const PARTIAL_WRITE_SUBRESOURCES = new Set(['status', 'scale', 'finalize', 'ephemeralcontainers', 'resize', 'approval']);
 
 export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<Response> {
+  // The review kinds are questions answered on POST, not stored objects: they never reach the
+  // registry (reviews.ts routes them as upstream's create-only storage is routed).
+  const info = c.get('info');
+  const served = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
+  const review = served && reviewKindOf(served);
+  if (served && review) return handleReview(c, deps, served, review);
   const rr = resolveResourceRequest(c, deps);
   const sub = rr.subresource?.name;
   const isBinding = (sub === 'binding' || (!sub && rr.resource.resource === 'bindings' && rr.resource.group === '')) && rr.info.verb === 'create';

@@ -33,7 +33,7 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.use('*', withRequestInfo());
   if (deps.metrics) app.use('*', withMetrics(deps.metrics));
   app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));
-  app.use('*', withImpersonation(deps.authorizers));
+  app.use('*', withImpersonation(deps.authorizers, deps.naming));
   app.use('*', withMaxInFlight(deps.inFlight));
   app.use('*', withAuthorization(deps.authorizers));
   app.all('*', async (c) => {

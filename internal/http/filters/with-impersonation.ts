@@ -2,16 +2,19 @@
 // `Impersonate-Group`, `Impersonate-Uid` and `Impersonate-Extra-*` headers, each allowed only
 // when the requester may `impersonate` that user, group, uid or extra value. Runs after
 // authentication and before authorization, so the impersonated user is what gets authorized.
-// Imports: auth/user, authz, apierrors, http/context, http/respond.
+// Imports: auth/user, authz, apierrors, naming, http/context, http/respond.
 
 import type { MiddlewareHandler } from 'hono';
 import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP, type UserInfo } from '../../auth/user.js';
 import { authorize, type Attributes, type Authorizer } from '../../authz/authorizer.js';
 import { errors } from '../../apierrors/status.js';
+import type { Naming } from '../../naming/naming.js';
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
 
-export function withImpersonation(authorizers: readonly Authorizer[]): MiddlewareHandler<Env> {
+export function withImpersonation(authorizers: readonly Authorizer[], naming: Naming): MiddlewareHandler<Env> {
+  // uids and userextras live in the authentication group, named as this server names it.
+  const authnGroup = naming.group('authentication.k8s.io');
   return async (c, next) => {
     // Header lookups through hono: touching c.req.raw would build a full web Request per call.
     const userName = c.req.header('impersonate-user') ?? null;
@@ -62,13 +65,13 @@ export function withImpersonation(authorizers: readonly Authorizer[]): Middlewar
         return errorResponse(c, errors.forbidden({ group: '', name: 'groups' }, g, `User "${requester.name}" cannot impersonate resource "groups" in API group "" at the cluster scope`));
       }
     }
-    if (uid !== null && !(await check('uids', uid, 'authentication.k8s.io'))) {
-      return errorResponse(c, errors.forbidden({ group: 'authentication.k8s.io', name: 'uids' }, uid, `User "${requester.name}" cannot impersonate resource "uids"`));
+    if (uid !== null && !(await check('uids', uid, authnGroup))) {
+      return errorResponse(c, errors.forbidden({ group: authnGroup, name: 'uids' }, uid, `User "${requester.name}" cannot impersonate resource "uids"`));
     }
     const extra: Record<string, string[]> = {};
     for (const [key, value] of extras) {
-      if (!(await check('userextras', value, 'authentication.k8s.io', key))) {
-        return errorResponse(c, errors.forbidden({ group: 'authentication.k8s.io', name: `userextras/${key}` }, value, `User "${requester.name}" cannot impersonate resource "userextras/${key}"`));
+      if (!(await check('userextras', value, authnGroup, key))) {
+        return errorResponse(c, errors.forbidden({ group: authnGroup, name: `userextras/${key}` }, value, `User "${requester.name}" cannot impersonate resource "userextras/${key}"`));
       }
       (extra[key] ??= []).push(value);
     }

@@ -25,7 +25,8 @@ export {
   type ManagedFieldsEntry,
 } from './managed-fields.js';
 export { FIELD_MANAGER_CONFLICT, applyConflictError, printManager } from './conflicts.js';
-export { pathString, type Path, type PathElement } from './path-element.js';
+export { fieldElement, pathString, type Path, type PathElement } from './path-element.js';
 export { smdTypeOf, type SmdType } from './smd-type.js';
 export { withGoZeroValues } from './zero-values.js';
 export { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent, managerOrUserAgent } from './user-agent.js';
+export { ScaleHandler, SCALE_REPLICAS_PATH, replicasPathFromJsonPath, type ReplicasPaths } from './scale-handler.js';

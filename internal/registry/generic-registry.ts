@@ -22,7 +22,7 @@ import { convertObject } from './conversion.js';
 import { normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from './delete-options.js';
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
-import type { ManagedFieldsTracker } from './managed-fields.js';
+import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
 import { deepEqual, type Strategy } from './strategy.js';
 
 export interface RequestContext {
@@ -479,16 +479,25 @@ export class GenericRegistry {
     ctx: RequestContext,
     name: string,
     subresource: string,
-    how: { build: (current: JsonObject) => JsonObject } | { apply: JsonObject; force: boolean },
+    how: { build: (current: JsonObject) => JsonObject } | { apply: JsonObject; force: boolean; scale?: ScaleView },
     ifMatch?: string,
   ): Promise<WriteResult> {
     const now = () => this.deps.now();
     const isApply = 'apply' in how;
+    const applyTo = (current: JsonObject): JsonObject => {
+      if (!isApply) return how.build(current);
+      // An apply of a Scale: the body is a Scale, the object written is the workload.
+      if (subresource === 'scale') {
+        if (!how.scale) throw errors.internal('apply on the scale sub-resource needs the Scale view');
+        return this.deps.fields.applyScale(r, current, how.apply, ctx.manager, how.force, now(), how.scale);
+      }
+      return this.deps.fields.apply(r, current, how.apply, ctx.manager, how.force, subresource, now());
+    };
     return this.modify(r, ctx, name, subresource, {
       requestedRv: ifMatch,
       patched: true,
       ownershipRecorded: isApply,
-      build: (current) => (isApply ? this.deps.fields.apply(r, current, how.apply, ctx.manager, how.force, subresource, now()) : how.build(current)),
+      build: applyTo,
       onMissing: async () => {
         if (!isApply || subresource) throw errors.notFound(this.qualified(r), name);
         if (ifMatch) throw this.conflict(r, name);

@@ -283,6 +283,181 @@ describe('field ownership through the scale sub-resource', () => {
   });
 });
 
+describe('server-side apply on the scale sub-resource', () => {
+  const scaleBody = (name: string, replicas: number): Obj => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name, namespace: 'default' }, spec: { replicas } });
+  const replicasOwners = (obj: Obj) =>
+    (obj.metadata.managedFields as Obj[]).filter((m) => m.fieldsV1?.['f:spec']?.['f:replicas']).map((m) => [m.manager, m.operation, m.apiVersion, m.subresource]);
+
+  it('records the Scale applier as the owner of spec.replicas with subresource "scale", and answers the Scale', async () => {
+    const path = `${DEPLOYS}/sa-own`;
+    expect((await apply(path, deployment('sa-own', 1), 'deployer')).status).toBe(201);
+    // deployer owns replicas: the Scale applier meets it as upstream names it.
+    const conflict = await apply(`${path}/scale`, scaleBody('sa-own', 3), 'hpa');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "deployer": .spec.replicas');
+    const forced = await apply(`${path}/scale`, scaleBody('sa-own', 3), 'hpa', '&force=true');
+    expect(forced.status).toBe(200);
+    expect(forced.json<Obj>()).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 3 }, status: { selector: 'app=sa-own' } });
+    expect(forced.json<Obj>().metadata.managedFields).toBeUndefined();
+    const obj = (await t.admin.get(path)).json<Obj>();
+    expect(obj.spec.replicas).toBe(3);
+    expect(replicasOwners(obj)).toEqual([['hpa', 'Apply', 'apps/v1', 'scale']]);
+    const deployer = (obj.metadata.managedFields as Obj[]).find((m) => m.manager === 'deployer')!;
+    expect(deployer.fieldsV1['f:spec']['f:selector']).toEqual({});
+    expect(deployer.subresource).toBeUndefined();
+    // Applying the same value again is no change; a new value is owned by hpa alone.
+    expect((await apply(`${path}/scale`, scaleBody('sa-own', 4), 'hpa')).status).toBe(200);
+    expect((await t.admin.get(path)).json<Obj>().spec.replicas).toBe(4);
+  });
+
+  it('an apply of the workload that changes replicas conflicts with the Scale applier, and force takes them back', async () => {
+    const path = `${DEPLOYS}/sa-back`;
+    const withoutReplicas = deployment('sa-back');
+    delete withoutReplicas.spec.replicas;
+    expect((await apply(path, withoutReplicas, 'deployer')).status).toBe(201);
+    // Nobody owns the defaulted replicas, so the Scale has no owners: like upstream, apply first
+    // records what the Scale has under "before-first-apply", which a new value conflicts with.
+    const first = await apply(`${path}/scale`, scaleBody('sa-back', 2), 'hpa');
+    expect(first.status).toBe(409);
+    expect(first.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" with subresource "scale" using autoscaling/v1: .spec.replicas');
+    expect((await apply(`${path}/scale`, scaleBody('sa-back', 2), 'hpa', '&force=true')).status).toBe(200);
+    expect(replicasOwners((await t.admin.get(path)).json<Obj>())).toEqual([['hpa', 'Apply', 'apps/v1', 'scale']]);
+    const conflict = await apply(path, deployment('sa-back', 5), 'deployer');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "hpa" with subresource "scale": .spec.replicas');
+    // Same value: no conflict, both own it (in the workload and through the Scale).
+    expect((await apply(path, deployment('sa-back', 2), 'co-owner')).status).toBe(200);
+    expect(replicasOwners((await t.admin.get(path)).json<Obj>())).toEqual([
+      ['co-owner', 'Apply', 'apps/v1', undefined],
+      ['hpa', 'Apply', 'apps/v1', 'scale'],
+    ]);
+    // The Scale applier moving replicas now conflicts with the workload's co-owner.
+    const scaleConflict = await apply(`${path}/scale`, scaleBody('sa-back', 7), 'hpa');
+    expect(scaleConflict.status).toBe(409);
+    expect(scaleConflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "co-owner": .spec.replicas');
+    const forced = await apply(path, deployment('sa-back', 5), 'deployer', '&force=true');
+    expect(forced.status).toBe(200);
+    const obj = (await t.admin.get(path)).json<Obj>();
+    expect(obj.spec.replicas).toBe(5);
+    expect(replicasOwners(obj)).toEqual([['deployer', 'Apply', 'apps/v1', undefined]]);
+  });
+
+  it('conflicts with an Update through the Scale name the manager with subresource "scale"', async () => {
+    const path = `${DEPLOYS}/sa-upd`;
+    expect((await apply(path, deployment('sa-upd', 1), 'deployer')).status).toBe(201);
+    expect((await patch(`${path}/scale`, 'application/merge-patch+json', { spec: { replicas: 5 } }, '?fieldManager=scaler')).status).toBe(200);
+    const conflict = await apply(`${path}/scale`, scaleBody('sa-upd', 6), 'hpa');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "scaler" with subresource "scale" using autoscaling/v1: .spec.replicas');
+    // Co-owning the current value leaves the Update entry in place.
+    expect((await apply(`${path}/scale`, scaleBody('sa-upd', 5), 'hpa')).status).toBe(200);
+    expect(replicasOwners((await t.admin.get(path)).json<Obj>())).toEqual([
+      ['hpa', 'Apply', 'apps/v1', 'scale'],
+      ['scaler', 'Update', 'apps/v1', 'scale'],
+    ]);
+  });
+
+  it('dryRun stores nothing, fieldValidation applies to the Scale body, fieldManager is required', async () => {
+    const path = `${DEPLOYS}/sa-dry`;
+    expect((await apply(path, deployment('sa-dry', 1), 'deployer')).status).toBe(201);
+    const before = (await t.admin.get(path)).json<Obj>();
+    const dry = await apply(`${path}/scale`, scaleBody('sa-dry', 9), 'hpa', '&force=true&dryRun=All');
+    expect(dry.status).toBe(200);
+    expect(dry.json<Obj>().spec.replicas).toBe(9);
+    const after = (await t.admin.get(path)).json<Obj>();
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.spec.replicas).toBe(1);
+
+    const unknown = { ...scaleBody('sa-dry', 1), spec: { replicas: 1, bogus: true } };
+    const strict = await apply(`${path}/scale`, unknown, 'hpa', '&fieldValidation=Strict');
+    expect(strict.status).toBe(400);
+    expect(strict.json<Obj>().message).toBe('strict decoding error: unknown field "spec.bogus"');
+    const warn = await apply(`${path}/scale`, unknown, 'hpa', '&fieldValidation=Warn');
+    expect(warn.status).toBe(200);
+    expect(String(warn.headers.warning)).toContain('unknown field \\"spec.bogus\\"');
+
+    const noManager = await patch(`${path}/scale`, 'application/apply-patch+yaml', scaleBody('sa-dry', 2));
+    expect(noManager.status).toBe(400);
+    expect(noManager.json<Obj>().message).toBe('PATCH, application/apply-patch+yaml requires fieldManager to be specified');
+    expect((await apply(`${DEPLOYS}/sa-missing/scale`, scaleBody('sa-missing', 2), 'hpa')).status).toBe(404);
+  });
+
+  it.each([
+    ['statefulsets', '/apis/apps/v1/namespaces/default/statefulsets', 'apps/v1', 'StatefulSet'],
+    ['replicasets', '/apis/apps/v1/namespaces/default/replicasets', 'apps/v1', 'ReplicaSet'],
+    ['replicationcontrollers', '/api/v1/namespaces/default/replicationcontrollers', 'v1', 'ReplicationController'],
+  ])('works on %s', async (resource, base, apiVersion, kind) => {
+    const name = `sa-${resource}`;
+    const body = deployment(name, 1);
+    body.apiVersion = apiVersion;
+    body.kind = kind;
+    if (kind === 'ReplicationController') body.spec.selector = { app: name };
+    if (kind === 'StatefulSet') body.spec.serviceName = name;
+    expect((await apply(`${base}/${name}`, body, 'deployer')).status).toBe(201);
+    expect((await apply(`${base}/${name}/scale`, scaleBody(name, 3), 'hpa')).status).toBe(409);
+    expect((await apply(`${base}/${name}/scale`, scaleBody(name, 3), 'hpa', '&force=true')).status).toBe(200);
+    const obj = (await t.admin.get(`${base}/${name}`)).json<Obj>();
+    expect(obj.spec.replicas).toBe(3);
+    expect(replicasOwners(obj)).toEqual([['hpa', 'Apply', apiVersion, 'scale']]);
+    expect((await apply(`${base}/${name}`, body, 'deployer')).status).toBe(409);
+  });
+
+  it('works on a custom resource, at the definition\'s specReplicasPath', async () => {
+    const CRDS = '/apis/apiextensions.cluster.io/v1/customresourcedefinitions';
+    const GADGETS = '/apis/scale.example.com/v1/namespaces/default/gadgets';
+    const crd = {
+      apiVersion: 'apiextensions.cluster.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.scale.example.com' },
+      spec: {
+        group: 'scale.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', properties: { size: { type: 'integer' }, scaling: { type: 'object', properties: { count: { type: 'integer' } } } } },
+                  status: { type: 'object', properties: { count: { type: 'integer' } } },
+                },
+              },
+            },
+            subresources: { status: {}, scale: { specReplicasPath: '.spec.scaling.count', statusReplicasPath: '.status.count' } },
+          },
+        ],
+      },
+    };
+    expect((await t.admin.post(CRDS, crd)).status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    while ((await t.admin.get(`${GADGETS}`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error('gadgets never served');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const gadget = (count: number): Obj => ({ apiVersion: 'scale.example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: { size: 1, scaling: { count } } });
+    expect((await apply(`${GADGETS}/g1`, gadget(1), 'deployer')).status).toBe(201);
+    const conflict = await apply(`${GADGETS}/g1/scale`, scaleBody('g1', 4), 'hpa');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "deployer": .spec.replicas');
+    const forced = await apply(`${GADGETS}/g1/scale`, scaleBody('g1', 4), 'hpa', '&force=true');
+    expect(forced.status).toBe(200);
+    expect(forced.json<Obj>().spec.replicas).toBe(4);
+    const obj = (await t.admin.get(`${GADGETS}/g1`)).json<Obj>();
+    expect(obj.spec.scaling.count).toBe(4);
+    const hpa = (obj.metadata.managedFields as Obj[]).find((m) => m.manager === 'hpa')!;
+    expect(hpa).toMatchObject({ operation: 'Apply', apiVersion: 'scale.example.com/v1', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:scaling': { 'f:count': {} } } } });
+    const deployer = (obj.metadata.managedFields as Obj[]).find((m) => m.manager === 'deployer')!;
+    expect(deployer.fieldsV1['f:spec']['f:scaling']).toBeUndefined();
+    const back = await apply(`${GADGETS}/g1`, gadget(2), 'deployer');
+    expect(back.status).toBe(409);
+    expect(back.json<Obj>().message).toBe('Apply failed with 1 conflict: conflict with "hpa" with subresource "scale": .spec.scaling.count');
+  });
+});
+
 describe('bodies of built-in kinds that do not decode into the Go type', () => {
   const PODS = '/api/v1/namespaces/default/pods';
   const badRequest = (message: string) => ({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400, message });

@@ -1,8 +1,9 @@
 // internal/http/handlers/patch.ts owns PATCH (spec §4.9): choosing the patch by Content-Type
 // (JSON patch, merge patch, strategic merge patch, server-side apply as YAML or, with the CBOR
 // gate, CBOR), decoding the body, field validation of the result, If-Match, and handing the
-// registry a function from the current object to the patched one (or an apply config).
-// Unsupported patch types are 415. Imports: apierrors, codec, patch, http, registry.
+// registry a function from the current object to the patched one (or an apply config; an
+// apply on /scale hands over the Scale view too, so the apply runs on the Scale).
+// Unsupported patch types are 415. Imports: apierrors, codec, patch, http, registry, validation.
 
 import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
@@ -15,6 +16,7 @@ import { requestMediaType } from '../negotiation.js';
 import { warningHeader } from '../respond.js';
 import { chooseRepresentation, writeObject, writeStored } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
+import { pruneUnknownFields } from '../../validation/schema.js';
 import { applyScale, SCALE_SCHEMA, scaleOf } from './scale.js';
 
 type JsonObject = Record<string, unknown>;
@@ -71,9 +73,16 @@ export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     if (cfg.apiVersion !== expected.apiVersion || cfg.kind !== expected.kind) {
       throw errors.badRequest(`the apply body is ${String(cfg.kind)} in ${String(cfg.apiVersion)}, but this endpoint expects ${expected.kind} in ${expected.apiVersion}`);
     }
-    if (isScale) throw errors.methodNotSupported({ group: rr.resource.group, name: `${rr.resource.resource}/scale` }, 'apply');
-    fieldProblems(c, rr, decoded.duplicateFields, rr.registry.unknownFields(rr.resource, cfg, sub));
+    // A Scale body is checked against the Scale's schema, as an applied workload is against its own.
+    const unknown = isScale ? pruneUnknownFields(SCALE_SCHEMA, cfg, { naming: deps.naming }) : rr.registry.unknownFields(rr.resource, cfg, sub);
+    fieldProblems(c, rr, decoded.duplicateFields, unknown);
     const force = queryBool(c.get('query').get('force')) === true;
+    if (isScale) {
+      // The apply runs on the Scale view of the workload; the answer is the Scale written.
+      const scale = { toScale: (w: JsonObject) => scaleOf(rr.resource, w, deps.naming), fromScale: (w: JsonObject, s: JsonObject) => applyScale(rr.resource, w, s) };
+      const { object } = await rr.registry.patch(rr.resource, rr.ctx, name, sub, { apply: cfg, force, scale }, ifMatch);
+      return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
+    }
     const { object, created } = await rr.registry.patch(rr.resource, rr.ctx, name, sub, { apply: cfg, force }, ifMatch);
     return writeObject(c, deps, rep, rr.resource, object, created ? 201 : 200);
   }

@@ -496,6 +496,47 @@ describe('hostile input', () => {
     if (code !== 200) expect(res.json()).toMatchObject({ kind: 'Status', code });
   });
 
+  // `?timeout=` is parsed as a Go duration for every request but watches (upstream's
+  // WithRequestDeadline), before authentication; what does not parse is a 400.
+  it.each([
+    ['garbage', '/api/v1/namespaces/default/configmaps?timeout=garbage', 400, 'invalid timeout specified in the request URL - time: invalid duration "garbage"'],
+    ['a number without unit', '/api/v1/namespaces/default/configmaps?timeout=5', 400, 'invalid timeout specified in the request URL - time: missing unit in duration "5"'],
+    ['an unknown unit', '/api/v1/namespaces/default/configmaps?timeout=5d', 400, 'invalid timeout specified in the request URL - time: unknown unit "d" in duration "5d"'],
+    ['an overflowing duration', '/api/v1/namespaces/default/configmaps?timeout=9999999999999h', 400, 'invalid timeout specified in the request URL - time: invalid duration "9999999999999h"'],
+    ['a non-resource path', '/version?timeout=abc', 400, 'invalid timeout specified in the request URL - time: invalid duration "abc"'],
+    ['a valid duration', '/api/v1/namespaces/default/configmaps?timeout=1m30s', 200, undefined],
+    ['a negative duration (the server default)', '/api/v1/namespaces/default/configmaps?timeout=-5s', 200, undefined],
+    ['a fraction', '/api/v1/namespaces/default/configmaps?timeout=1.5s', 200, undefined],
+  ])('timeout with %s', async (_label, path, code, message) => {
+    const res = await t.admin.get(path);
+    expect(res.status).toBe(code);
+    if (message) expect(res.json()).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'BadRequest', code, message });
+  });
+
+  // The adapter's URL resolves dot segments: `configmaps/..` addressed the namespace itself
+  // (a DELETE there deleted it). The path is read as sent, so the name is refused instead.
+  it.each([
+    ['a name ".."', '/api/v1/namespaces/default/configmaps/..', "name may not be '..'"],
+    ['a percent-encoded name ".."', '/api/v1/namespaces/default/configmaps/%2E%2E', "name may not be '..'"],
+    ['a name "."', '/api/v1/namespaces/default/configmaps/.', "name may not be '.'"],
+    ['a name ".." before a sub-resource', '/api/v1/namespaces/default/configmaps/../secrets', "name may not be '..'"],
+    ['a namespace ".."', '/api/v1/namespaces/../configmaps', "namespace may not be '..'"],
+  ])('a path with %s is a 400, not another object', async (_label, path, message) => {
+    const res = await t.admin.http2Get(path);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400, message });
+  });
+
+  it('does not resolve dot segments of non-resource paths into other paths', async () => {
+    expect((await t.anonymous.http2Get('/healthz/../api/v1/namespaces')).status).toBe(404);
+  });
+
+  it('serves an HTTP/2 request with 200 header fields (node:http2 refused more than 128)', async () => {
+    const headers = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`x-h${i}`, 'v']));
+    expect((await t.admin.get('/version', headers)).status).toBe(200);
+    expect((await t.admin.http2Get('/version', headers)).status).toBe(200);
+  });
+
   it('refuses more than 1 MiB of request headers with 431, as upstream', async () => {
     const res = await t.admin.get('/api/v1/namespaces/default/configmaps?labelSelector=' + 'a'.repeat(1_100_000));
     expect(res.status).toBe(431);

@@ -208,7 +208,18 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const tlsKey = readFileSync(config.tlsPrivateKeyFile ?? pki.serverKey);
   const clientCa = readFileSync(config.clientCaFile ?? pki.caCert);
   const server: Http2SecureServer = createSecureServer(
-    { cert: tlsCert, key: tlsKey, ca: clientCa, requestCert: true, rejectUnauthorized: false, allowHTTP1: true },
+    {
+      cert: tlsCert,
+      key: tlsKey,
+      ca: clientCa,
+      requestCert: true,
+      rejectUnauthorized: false,
+      allowHTTP1: true,
+      // node:http2 refuses a stream with more than 128 header fields (pseudo-headers included);
+      // upstream's Go server bounds only the bytes. 2000 is node:http's HTTP/1.1 count, and the
+      // 64 KiB header list limit bounds an HTTP/2 stream before that anyway.
+      maxHeaderListPairs: 2000,
+    },
     getRequestListener(app.fetch, {
       errorHandler: (err) => {
         log.error('response failed', { error: err instanceof Error ? err : String(err) });

@@ -120,11 +120,11 @@ export class ApiClient {
   }
 
   /** One request over HTTP/2 (ALPN h2), to check protocol negotiation. */
-  http2Get(path: string): Promise<{ status: number; alpn: string | false; body: string }> {
+  http2Get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; alpn: string | false; body: string }> {
     return new Promise((resolve, reject) => {
       const session = http2Connect(this.baseUrl, { ca: this.creds.caPem, cert: this.creds.certPem, key: this.creds.keyPem });
       session.on('error', reject);
-      const req = session.request({ ':path': path });
+      const req = session.request({ ...headers, ':path': path });
       let body = '';
       let status = 0;
       req.on('response', (h) => (status = Number(h[':status'])));

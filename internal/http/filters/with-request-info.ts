@@ -1,17 +1,40 @@
 // internal/http/filters/with-request-info owns the first step of every request: parse what it
 // is about once (verb, group, version, namespace, resource, name) for every later stage.
-// Imports: http/context, http/request-info.
+// The path is read as the client sent it: the adapter's URL resolves dot segments, so
+// `/api/v1/namespaces/ns/configmaps/..` would otherwise address the namespace itself (a
+// DELETE of a config map named ".." deleted the namespace); upstream sees the name ".." and
+// refuses it. The `timeout` query parameter is checked here too, as upstream's
+// WithRequestDeadline does before authentication: one that is not a Go duration is a 400
+// (watches excepted, which upstream does not parse it for).
+// Imports: apierrors, http/context, http/request-info, http/go-duration, http/respond.
 
 import type { MiddlewareHandler } from 'hono';
+import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
+import { parseGoDuration } from '../go-duration.js';
 import { parseRequestInfo } from '../request-info.js';
+import { errorResponse } from '../respond.js';
+
+/** The request target's path exactly as received (undefined when the adapter does not expose it). */
+function rawPath(c: Parameters<MiddlewareHandler<Env>>[0]): string | undefined {
+  const target = (c.env?.incoming as { url?: unknown } | undefined)?.url;
+  if (typeof target !== 'string' || !target.startsWith('/')) return undefined;
+  const q = target.indexOf('?');
+  return q < 0 ? target : target.slice(0, q);
+}
 
 export function withRequestInfo(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const url = new URL(c.req.url);
     c.set('query', url.searchParams);
     c.set('warnings', []);
-    c.set('info', parseRequestInfo(c.req.method, url.pathname, url.searchParams));
+    const info = parseRequestInfo(c.req.method, rawPath(c) ?? url.pathname, url.searchParams);
+    c.set('info', info);
+    const timeout = url.searchParams.get('timeout');
+    if (timeout && info.verb !== 'watch') {
+      const parsed = parseGoDuration(timeout);
+      if (!parsed.ok) return errorResponse(c, errors.badRequest(`invalid timeout specified in the request URL - ${parsed.error}`));
+    }
     await next();
   };
 }

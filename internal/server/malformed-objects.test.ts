@@ -73,15 +73,40 @@ describe('resource versions newer than the store', () => {
 describe('overload', () => {
   it('answers 429 with Retry-After beyond --max-requests-inflight', async () => {
     t = await startTestServer({ maxRequestsInflight: 1 });
+    const bob = await t.clientFor('bob');
     // A get of a future version holds its slot while it waits.
     const slow = t.admin.get('/api/v1/namespaces/default?resourceVersion=999999');
     await new Promise((r) => setTimeout(r, 200));
-    const refused = await t.admin.get('/api/v1/namespaces');
+    const refused = await bob.get('/api/v1/namespaces');
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.json()).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429 });
+    expect(refused.json()).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'TooManyRequests', code: 429, message: 'Too many requests, please try again later.' });
     expect((await slow).status).toBe(504);
     expect((await t.admin.get('/api/v1/namespaces')).status).toBe(200);
+  }, 15_000);
+
+  // While every read slot is held: upstream's maxinflight.go lets system:masters through and
+  // counts a non-resource POST as mutating; its default priority-and-fairness configuration
+  // exempts GET of the probe paths (flow schema "probes"). Watches hold no slot.
+  it.each([
+    ['a probe, anonymous', 'anonymous', 'GET', '/readyz', 200],
+    ['a probe, /livez', 'anonymous', 'GET', '/livez', 200],
+    ['a probe, /healthz', 'anonymous', 'GET', '/healthz', 200],
+    ['a single health check (not exempt)', 'anonymous', 'GET', '/readyz/ping', 429],
+    ['/version, anonymous', 'anonymous', 'GET', '/version', 429],
+    ['a read by a plain user', 'bob', 'GET', '/api/v1/namespaces/default/configmaps', 429],
+    ['a read by system:masters', 'admin', 'GET', '/api/v1/namespaces/default/configmaps', 200],
+    ['a non-resource POST (mutating, its own limit)', 'bob', 'POST', '/version', 403],
+    ['a mutating request (its own limit)', 'bob', 'POST', '/api/v1/namespaces/default/configmaps', 403],
+  ])('with the read limit reached: %s', async (_label, who, method, path, code) => {
+    t = await startTestServer({ maxRequestsInflight: 1 });
+    const client = who === 'admin' ? t.admin : who === 'anonymous' ? t.anonymous : await t.clientFor(who);
+    const slow = t.admin.get('/api/v1/namespaces/default?resourceVersion=999999');
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await client.request(method, path, method === 'POST' ? { body: {} } : {});
+    expect(res.status).toBe(code);
+    if (code === 429) expect(res.headers['retry-after']).toBe('1');
+    expect((await slow).status).toBe(504);
   }, 15_000);
 });
 

@@ -158,6 +158,26 @@ describe('custom resources', () => {
     expect((await t.admin.get(`${WIDGETS}/w1`)).json<Obj>().spec.replicas).toBe(4);
   });
 
+  // The scale sub-resource takes an autoscaling/v1 Scale (a built-in type, validated by
+  // upstream's ValidateScale); a bad one must leave the custom resource untouched.
+  it.each([
+    ['a negative replica count (PUT)', 'PUT', { spec: { replicas: -1 } }, 422, 'Invalid', 'Scale.autoscaling "w1" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'],
+    ['a negative replica count (merge patch)', 'PATCH', { spec: { replicas: -3 } }, 422, 'Invalid', 'Scale.autoscaling "w1" is invalid: spec.replicas: Invalid value: -3: must be greater than or equal to 0'],
+    ['a string replica count (PUT)', 'PUT', { spec: { replicas: 'x' } }, 400, 'BadRequest', 'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal string into Go struct field ScaleSpec.spec.replicas of type int32'],
+  ])('refuses a scale with %s and keeps the custom resource', async (_label, method, change, code, reason, message) => {
+    const before = (await t.admin.get(`${WIDGETS}/w1`)).json<Obj>();
+    const scale = (await t.admin.get(`${WIDGETS}/w1/scale`)).json<Obj>();
+    const res =
+      method === 'PUT'
+        ? await t.admin.put(`${WIDGETS}/w1/scale`, { ...scale, ...change })
+        : await t.admin.request('PATCH', `${WIDGETS}/w1/scale`, { body: change, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(res.status).toBe(code);
+    expect(res.json()).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+    const after = (await t.admin.get(`${WIDGETS}/w1`)).json<Obj>();
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.spec.replicas).toBe(before.spec.replicas);
+  });
+
   it('refuses a definition with bad selectable fields and serves field selectors from a good one', async () => {
     // Its own group, so the group list checks of the other cases are unaffected.
     const gadgets = (selectableFields: string[]): Obj => ({

@@ -1,7 +1,10 @@
 // internal/http/handlers/scale owns the scale sub-resource: the autoscaling/v1 Scale view of
 // a workload (spec.replicas, status.replicas, the label selector as a string) and writing
-// spec.replicas back. Imports: naming, schema (types), selectors.
+// spec.replicas back (a negative spec.replicas is a 422 on the Scale, as upstream's ValidateScale).
+// Imports: apierrors, naming, schema (types), selectors.
 
+import { errors } from '../../apierrors/status.js';
+import { fieldErrors } from '../../apierrors/field-errors.js';
 import type { Naming } from '../../naming/naming.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { formatLabelSelectorMeta } from '../../selectors/index.js';
@@ -58,6 +61,12 @@ export function scaleOf(r: ResourceInfo, obj: JsonObject, naming: Naming): JsonO
 /** Applies a Scale body's spec.replicas to the workload (returns the object to write). */
 export function applyScale(r: ResourceInfo, obj: JsonObject, scale: JsonObject): JsonObject {
   const replicas = (scale.spec as JsonObject | undefined)?.replicas;
+  // Upstream's ScaleREST validates the Scale (autoscaling ValidateScale) before touching the
+  // workload, for built-in kinds and custom resources alike.
+  if (typeof replicas === 'number' && replicas < 0) {
+    const name = String(((obj.metadata ?? {}) as JsonObject).name ?? '');
+    throw errors.invalid({ group: 'autoscaling', name: 'Scale' }, name, [fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
+  }
   const next = structuredClone(obj);
   if (r.custom?.scale) writePath(next, r.custom.scale.specReplicasPath, replicas ?? 0);
   else next.spec = { ...((next.spec as JsonObject | undefined) ?? {}), replicas: replicas ?? 0 };

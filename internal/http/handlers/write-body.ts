@@ -38,7 +38,8 @@ export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: Resourc
   }
   // Upstream decodes custom resources as unstructured (their schema reports types as 422), and
   // protobuf and CBOR bodies carry their types, so only built-in JSON/YAML bodies are checked.
-  if (schemaName && !rr.resource.custom && (mediaType === 'application/json' || mediaType === 'application/yaml')) {
+  // A custom resource's scale sub-resource takes an autoscaling/v1 Scale, a built-in type.
+  if (schemaName && (!rr.resource.custom || rr.subresource?.name === 'scale') && (mediaType === 'application/json' || mediaType === 'application/yaml')) {
     const decodeError = goDecodeError(schemaName, obj, deps.naming);
     if (decodeError !== undefined) {
       // transformDecodeError: "<kind> in version <version> cannot be handled as a <kind>: <err>".

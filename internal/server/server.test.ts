@@ -1,4 +1,5 @@
 // Integration tests: a real server in-process on a free port, real TLS, real HTTP clients.
+import { connect as tlsConnect } from 'node:tls';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createCertificateAuthority, issueCertificate } from '../pki/certificates.js';
 import { ApiClient } from '../testserver/api-client.js';
@@ -535,6 +536,37 @@ describe('hostile input', () => {
     const headers = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`x-h${i}`, 'v']));
     expect((await t.admin.get('/version', headers)).status).toBe(200);
     expect((await t.admin.http2Get('/version', headers)).status).toBe(200);
+  });
+
+  // Requests the node adapter cannot turn into a URL were handed to an error handler that
+  // answered nothing: the connection hung until the client gave up. One raw HTTP/1.x request
+  // per connection (anonymous; /readyz and /version are public).
+  const rawHttp1 = (head: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve) => {
+      const port = Number(new URL(t.server.url).port);
+      const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => socket.write(head));
+      let out = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (out += d));
+      const done = () => {
+        clearTimeout(timer);
+        socket.destroy();
+        const status = Number(/^HTTP\/1\.\d (\d{3})/.exec(out)?.[1] ?? 0);
+        resolve({ status, body: out.slice(out.indexOf('\r\n\r\n') + 4) });
+      };
+      const timer = setTimeout(done, 5000);
+      socket.on('end', done);
+      socket.on('error', done);
+    });
+  it.each([
+    ['a backslash in the path', 'GET /version\\x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', 400, 'malformed request: Backslash in request path'],
+    ['an invalid Host header', 'GET /readyz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n', 400, 'malformed request: Invalid URL'],
+    ['HTTP/1.1 without Host', 'GET /readyz HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'malformed request: Missing host header'],
+    ['HTTP/1.0 without Host (served, as Go serves it)', 'GET /readyz HTTP/1.0\r\n\r\n', 200, undefined],
+  ])('answers a request with %s', async (_label, head, code, message) => {
+    const res = await rawHttp1(head);
+    expect(res.status).toBe(code);
+    if (message) expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'BadRequest', code, message });
   });
 
   it('refuses more than 1 MiB of request headers with 431, as upstream', async () => {

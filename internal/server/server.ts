@@ -8,7 +8,11 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { errors } from '../apierrors/status.js';
+import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { serviceAllocator } from '../admission/service-ips.js';
@@ -220,11 +224,22 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       // 64 KiB header list limit bounds an HTTP/2 stream before that anyway.
       maxHeaderListPairs: 2000,
     },
-    getRequestListener(app.fetch, {
-      errorHandler: (err) => {
-        log.error('response failed', { error: err instanceof Error ? err : String(err) });
-      },
-    }),
+    withHttp10Host(
+      getRequestListener(app.fetch, {
+        // The adapter calls this when it cannot build the request (a backslash in the path, an
+        // invalid or missing Host header) or app.fetch fails outright. Returning nothing left the
+        // request unanswered until the client gave up; it gets a Status like every other error.
+        errorHandler: (err) => {
+          if (err instanceof RequestError) {
+            log.debug('malformed request', { error: err.message });
+            return errorResponse(undefined, errors.badRequest(`malformed request: ${err.message}`));
+          }
+          log.error('response failed', { error: err instanceof Error ? err : String(err) });
+          return errorResponse(undefined, errors.internal(err instanceof Error ? err.message : String(err)));
+        },
+      }),
+      config.bindAddress,
+    ),
   );
   // HTTP/1.1 requests may carry up to 1 MiB of headers, as upstream's Go server allows (its
   // default MaxHeaderBytes), so a long selector gets a 400 naming the problem instead of Node's
@@ -307,4 +322,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   };
 
   return { port, url, kubeconfigPath, store, cache, health, shutdown };
+}
+
+/**
+ * HTTP/1.0 does not require a Host header (load balancer health checks often send none), and
+ * Go's server answers such requests; the node adapter refuses to build a URL without one, so
+ * the server's own address stands in for it.
+ */
+function withHttp10Host(
+  listener: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => unknown,
+  bindAddress: string,
+): (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => unknown {
+  const host = bindAddress === '0.0.0.0' || bindAddress === '::' ? 'localhost' : bindAddress.includes(':') ? `[${bindAddress}]` : bindAddress;
+  return (req, res) => {
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0 && req.headers.host === undefined) req.headers.host = host;
+    return listener(req, res);
+  };
 }

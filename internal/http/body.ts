@@ -61,7 +61,7 @@ export interface DecodedBody {
 
 /** Decodes an object body with the decoder registered for its Content-Type (415 when none). */
 export function decodeObjectBody(bytes: Buffer, contentType: string | undefined, decoders: ReadonlyMap<string, BodyDecoder>, schemaName?: string): DecodedBody {
-  const { mediaType } = requestMediaType(contentType);
+  const { mediaType } = requestMediaType(contentType, [...decoders.keys()]);
   const decoder = decoders.get(mediaType);
   if (!decoder) throw errors.unsupportedMediaType(mediaType, [...decoders.keys()]);
   if (bytes.length === 0) throw errors.badRequest('the request body is empty: an object is required');

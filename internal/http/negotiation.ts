@@ -89,10 +89,13 @@ export function negotiate<T>(accept: string | undefined, offers: readonly Offer<
   throw errors.notAcceptable(offers.filter((o) => !o.accepts).map((o) => o.mediaType));
 }
 
-/** The media type of a request body (`application/json` when absent, as upstream assumes). */
-export function requestMediaType(contentType: string | undefined): { mediaType: string; params: Record<string, string> } {
+/**
+ * The media type of a request body (`application/json` when absent, as upstream assumes). One
+ * that does not parse is a 415 listing `supported`, as upstream's NegotiateInputSerializer.
+ */
+export function requestMediaType(contentType: string | undefined, supported: readonly string[] = []): { mediaType: string; params: Record<string, string> } {
   if (!contentType || !contentType.trim()) return { mediaType: 'application/json', params: {} };
   const parsed = parseMediaType(contentType);
-  if (!parsed) throw errors.unsupportedMediaType(contentType, []);
+  if (!parsed) throw errors.unsupportedMediaType(contentType, supported);
   return { mediaType: `${parsed.type}/${parsed.subtype}`, params: parsed.params };
 }

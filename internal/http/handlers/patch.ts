@@ -37,7 +37,7 @@ function fieldProblems(c: Context<Env>, rr: ResourceRequest, duplicates: string[
 
 export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'write');
-  const { mediaType } = requestMediaType(c.req.header('content-type'));
+  const { mediaType } = requestMediaType(c.req.header('content-type'), patchTypes(deps));
   if (!patchTypes(deps).includes(mediaType)) throw errors.unsupportedMediaType(mediaType, patchTypes(deps));
   // Strategic merge needs the patch strategies of a built-in schema; custom resources have none.
   if (mediaType === 'application/strategic-merge-patch+json' && rr.resource.custom) {

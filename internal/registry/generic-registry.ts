@@ -106,6 +106,20 @@ export class ExpiredContinueError extends StatusError {
 
 const expiredContinue = (afterKey: string): ExpiredContinueError => new ExpiredContinueError(afterKey);
 
+/**
+ * Null label and annotation values become "", as Go's decoder makes them (a JSON null into a
+ * map[string]string value); stored as null they reached the watch cache's label index.
+ */
+function nullStringMapValues(obj: JsonObject): void {
+  const meta = obj.metadata;
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return;
+  for (const field of ['labels', 'annotations']) {
+    const m = (meta as JsonObject)[field];
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) continue;
+    for (const [k, v] of Object.entries(m as JsonObject)) if (v === null) (m as JsonObject)[k] = '';
+  }
+}
+
 const metaOf = (obj: JsonObject): JsonObject => {
   if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
   return obj.metadata as JsonObject;
@@ -415,6 +429,7 @@ export class GenericRegistry {
       let obj = attempt === 0 ? input : clone(pristine!);
       const name = generate ? generateName(meta.generateName as string) : requestedName;
       this.initializeMeta(r, obj, ctx, name);
+      nullStringMapValues(obj);
       this.deps.rules.applyDefaults(r, obj);
       // What mutating admission reserved for this object (a service's cluster IP) is given
       // back unless the object is stored.
@@ -556,6 +571,7 @@ export class GenericRegistry {
         throw errors.conflict(this.qualified(r), name, `Precondition failed: UID in precondition: ${builtMeta.uid}, UID in object meta: ${String(oldMeta.uid)}`);
       }
       let obj = this.mergeForUpdate(r, built, old, subresource);
+      nullStringMapValues(obj);
       this.deps.rules.applyDefaults(r, obj);
       if (subresource === '') {
         // Sub-resource writes were already built from the stored object; only main-resource

@@ -60,6 +60,48 @@ describe('malformed objects', () => {
   });
 });
 
+// A null label value is what `labels: {app: }` in YAML gives. It went to the store as null;
+// the watch cache's label index then threw inside the store's apply, the store refused every
+// later write (503) while reads waited for a revision the cache never reached (504), /readyz
+// stayed green, and the server did not start again on that data directory.
+describe('label and annotation values that are not strings', () => {
+  const CMS = '/api/v1/namespaces/default/configmaps';
+  it.each([
+    ['a null label (YAML "app:")', 'application/yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    app:\n', 201, { labels: { app: '' } }],
+    ['a null annotation', 'application/json', JSON.stringify({ metadata: { name: 'x', annotations: { a: null } } }), 201, { annotations: { a: '' } }],
+    ['a number label (built-in: Go decode error)', 'application/json', JSON.stringify({ metadata: { name: 'x', labels: { a: 5 } } }), 400, undefined],
+  ])('creating a config map with %s leaves the server working', async (_label, contentType, body, code, meta) => {
+    t = await startTestServer();
+    const res = await t.admin.request('POST', CMS, { body, raw: true, headers: { 'content-type': contentType } });
+    expect([code, code === 201 ? 200 : code]).toContain(res.status);
+    if (meta) expect(res.json<{ metadata: unknown }>().metadata).toMatchObject(meta);
+    else expect(res.json()).toMatchObject({ kind: 'Status', code });
+    expect((await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } })).status).toBeLessThan(300);
+    expect((await t.admin.get(`${CMS}?labelSelector=app`)).status).toBe(200);
+  });
+
+  it('a JSON patch adding a null label stores ""', async () => {
+    t = await startTestServer();
+    await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p' } });
+    const res = await t.admin.request('PATCH', `${CMS}/p`, { body: [{ op: 'add', path: '/metadata/labels', value: { a: null } }], headers: { 'content-type': 'application/json-patch+json' } });
+    expect(res.status).toBe(200);
+    expect(res.json<{ metadata: { labels: unknown } }>().metadata.labels).toEqual({ a: '' });
+    expect((await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } })).status).toBeLessThan(300);
+  });
+
+  it('a stored null label (written by an earlier version) does not stop the server or its selectors', async () => {
+    t = await startTestServer({ storage: 'leveldb' });
+    const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old', namespace: 'default', uid: 'u', creationTimestamp: '2026-01-01T00:00:00Z', labels: { a: null, n: 5 } } };
+    await t.server.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/registry/core/configmaps/default/old', value: Buffer.from(JSON.stringify(obj)) }] });
+    expect((await t.admin.get(`${CMS}?labelSelector=a%3D`)).json<{ items: unknown[] }>().items).toHaveLength(1);
+    const dataDir = t.dataDir;
+    await t.server.shutdown();
+    t = await startTestServer({ storage: 'leveldb', dataDir });
+    expect((await t.admin.get(`${CMS}/old`)).status).toBe(200);
+    expect((await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } })).status).toBeLessThan(300);
+  });
+});
+
 describe('resource versions newer than the store', () => {
   it('get waits briefly, then answers 504 "Too large resource version" with Retry-After', async () => {
     t = await startTestServer();

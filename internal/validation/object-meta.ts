@@ -93,6 +93,9 @@ export function validateLabels(labels: unknown, path: string): FieldError[] {
   for (const [k, v] of Object.entries(labels)) {
     for (const m of isQualifiedName(k)) errs.push(fieldErrors.invalid(path, k, m));
     if (typeof v === 'string') for (const m of isLabelValue(v)) errs.push(fieldErrors.invalid(path, v, m));
+    // Upstream's decoder refuses anything but a string here (a custom resource's or a patched
+    // body's labels are not decoded into the Go type in this server): never store it.
+    else if (v !== null) errs.push(fieldErrors.typeInvalid(`${path}.${k}`, v, 'must be a string'));
   }
   return errs;
 }
@@ -105,6 +108,7 @@ export function validateAnnotations(annotations: unknown, path: string): FieldEr
   for (const [k, v] of Object.entries(annotations)) {
     for (const m of isQualifiedName(k.toLowerCase())) errs.push(fieldErrors.invalid(path, k, m));
     total += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
+    if (typeof v !== 'string' && v !== null) errs.push(fieldErrors.typeInvalid(`${path}.${k}`, v, 'must be a string'));
   }
   if (total > ANNOTATIONS_SIZE_LIMIT) errs.push(fieldErrors.tooLong(path, ANNOTATIONS_SIZE_LIMIT));
   return errs;

@@ -62,10 +62,22 @@ export class StringTable {
     return s;
   }
 
-  /** The same record with interned values (a fresh object: the input may be shared). */
-  internValues(record: Record<string, string>): Record<string, string> {
+  /**
+   * The same record with interned values (a fresh object: the input may be shared). Values that
+   * are not strings (a stored `labels: {a: null}` or a number) must not stop the cache: null
+   * reads as "" (what Go's decoder makes of it), scalars as their text, anything else is left
+   * out. A throw here ran inside the store's apply and failed every later write, and at start
+   * it stopped the server from starting at all.
+   */
+  internValues(record: Record<string, unknown>): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const k in record) out[k] = this.intern(record[k]!);
+    if (typeof record !== 'object' || record === null) return out;
+    for (const k in record) {
+      const v = record[k];
+      if (typeof v === 'string') out[k] = this.intern(v);
+      else if (v === null || v === undefined) out[k] = '';
+      else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    }
     return out;
   }
 }
@@ -197,8 +209,8 @@ export class WatchCache {
     const { labels, fields } = spec.attributes(obj);
     return {
       key: kv.key,
-      namespace: this.strings.intern(meta.namespace ?? ''),
-      name: meta.name ?? '',
+      namespace: this.strings.intern(typeof meta.namespace === 'string' ? meta.namespace : ''),
+      name: typeof meta.name === 'string' ? meta.name : '',
       revision,
       bytes: withResourceVersion(kv.value, revision),
       labels: this.strings.internValues(labels),

@@ -158,6 +158,27 @@ describe('custom resources', () => {
     expect((await t.admin.get(`${WIDGETS}/w1`)).json<Obj>().spec.replicas).toBe(4);
   });
 
+  // Upstream decodes a custom resource's metadata into ObjectMeta: wrong types are a 400 with
+  // encoding/json's message; they were stored (a number label, finalizers as a string).
+  it.each([
+    ['a number label', { labels: { a: 5 } }, 'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string'],
+    ['labels as a list', { labels: ['a'] }, 'json: cannot unmarshal array into Go struct field ObjectMeta.labels of type map[string]string'],
+    ['finalizers as a string', { finalizers: 'x' }, 'json: cannot unmarshal string into Go struct field ObjectMeta.finalizers of type []string'],
+    ['ownerReferences as an object', { ownerReferences: { a: 1 } }, 'json: cannot unmarshal object into Go struct field ObjectMeta.ownerReferences of type []v1.OwnerReference'],
+  ])('refuses metadata with %s (400, nothing stored)', async (_label, meta, error) => {
+    const res = await t.admin.post(WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'badmeta', ...meta } });
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: `Widget in version "v1" cannot be handled as a Widget: ${error}` });
+    expect((await t.admin.get(`${WIDGETS}/badmeta`)).status).toBe(404);
+  });
+
+  it('takes a null label as "" (as Go decodes it)', async () => {
+    const res = await t.admin.post(WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'nulllabel', labels: { a: null } } });
+    expect(res.status).toBeLessThan(300);
+    expect((await t.admin.get(`${WIDGETS}/nulllabel`)).json<Obj>().metadata.labels).toEqual({ a: '' });
+    expect((await t.admin.delete(`${WIDGETS}/nulllabel`)).status).toBe(200);
+  });
+
   // The scale sub-resource takes an autoscaling/v1 Scale (a built-in type, validated by
   // upstream's ValidateScale); a bad one must leave the custom resource untouched.
   it.each([

@@ -13,9 +13,12 @@ import type { HttpDeps } from '../deps.js';
 import { goDecodeError } from '../../validation/go-decode.js';
 import { decodeObjectBody } from '../body.js';
 import { warningHeader } from '../respond.js';
+import { META_SCHEMA } from '../representations.js';
 import type { ResourceRequest } from './resource-request.js';
 
 export type JsonObject = Record<string, unknown>;
+
+const OBJECT_META_SCHEMA = `${META_SCHEMA}ObjectMeta`;
 
 export interface ExpectedType {
   apiVersion: string;
@@ -43,6 +46,16 @@ export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: Resourc
     const decodeError = goDecodeError(schemaName, obj, deps.naming);
     if (decodeError !== undefined) {
       // transformDecodeError: "<kind> in version <version> cannot be handled as a <kind>: <err>".
+      const version = expected.apiVersion.slice(expected.apiVersion.indexOf('/') + 1);
+      throw errors.badRequest(`${expected.kind} in version "${version}" cannot be handled as a ${expected.kind}: ${decodeError}`);
+    }
+  }
+  // A custom resource is unstructured upstream, but its metadata is decoded into ObjectMeta
+  // (apiextensions' GetObjectMetaWithOptions, malformed fields not dropped on requests): a
+  // number label, a string of finalizers and the like are a 400 there, not stored.
+  if (rr.resource.custom && rr.subresource?.name !== 'scale' && typeof obj.metadata === 'object' && obj.metadata !== null && !Array.isArray(obj.metadata)) {
+    const decodeError = goDecodeError(OBJECT_META_SCHEMA, obj.metadata, deps.naming);
+    if (decodeError !== undefined) {
       const version = expected.apiVersion.slice(expected.apiVersion.indexOf('/') + 1);
       throw errors.badRequest(`${expected.kind} in version "${version}" cannot be handled as a ${expected.kind}: ${decodeError}`);
     }

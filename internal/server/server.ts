@@ -157,7 +157,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   health.add(['livez', 'readyz', 'healthz'], {
     name: 'store',
     check: () => {
-      store.currentRevision();
+      store.assertWritable();
     },
   });
   health.add(['readyz'], {

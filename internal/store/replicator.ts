@@ -22,6 +22,11 @@ export interface Replicator {
   propose(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult>;
   /** Stops accepting proposals; pending ones fail with STORE_CLOSED. Resolves when idle. */
   close(): Promise<void>;
+  /**
+   * Why this replicator refuses every write from now on (its apply failed and memory may be
+   * ahead of disk), or undefined while it is healthy. Health checks report it.
+   */
+  readonly failure: unknown;
 }
 
 interface Pending {
@@ -42,6 +47,10 @@ export class LocalReplicator implements Replicator {
 
   start(apply: ApplyCommitted): void {
     this.apply = apply;
+  }
+
+  get failure(): unknown {
+    return this.fatal;
   }
 
   propose(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult> {

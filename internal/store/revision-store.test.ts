@@ -79,3 +79,21 @@ describe('LevelRevisionStore', () => {
     await store.close();
   });
 });
+
+describe('a store whose apply failed', () => {
+  // The applier's memory may be ahead of disk: the store refuses writes until a restart, and
+  // says so to health checks (a throwing subscriber once left /readyz green over a dead store).
+  it('refuses writes and fails assertWritable', async () => {
+    const store = await LevelRevisionStore.open({ storage: 'memory' });
+    store.assertWritable();
+    const unsubscribe = store.subscribe(() => {
+      throw new Error('listener broke');
+    });
+    const put = () => store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/k', value: enc('v') }] });
+    await expect(put()).rejects.toSatisfy((e: unknown) => isStoreError(e, 'STORE_UNAVAILABLE'));
+    unsubscribe();
+    await expect(put()).rejects.toSatisfy((e: unknown) => isStoreError(e, 'STORE_UNAVAILABLE'));
+    expect(() => store.assertWritable()).toThrow(/store failed: listener broke/);
+    await store.close();
+  });
+});

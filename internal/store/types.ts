@@ -113,6 +113,11 @@ export interface RangeResult {
 export interface RevisionStore {
   /** The last applied revision. */
   currentRevision(): number;
+  /**
+   * Throws STORE_UNAVAILABLE when the store refuses writes for good (an apply failed and the
+   * replica must restart), so health checks stop reporting a store that cannot write as ready.
+   */
+  assertWritable(): void;
   /** History at or below this revision is unavailable. */
   compactedRevision(): number;
   /** The key at a revision (default latest). Throws STORE_COMPACTED / STORE_FUTURE_REVISION. */

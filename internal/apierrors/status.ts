@@ -22,7 +22,9 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'ServiceUnavailable'
-  | 'Timeout';
+  | 'Timeout'
+  // Upstream's StatusReasonUnknown: errors it does not classify (its JSON then has no reason).
+  | '';
 
 export interface StatusCause {
   reason?: string;
@@ -46,7 +48,8 @@ export interface Status {
   metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message: string;
-  reason: StatusReason;
+  /** Absent for an unclassified error (StatusReasonUnknown), as upstream's omitempty leaves it. */
+  reason?: StatusReason;
   details?: StatusDetails;
   code: number;
 }
@@ -69,12 +72,12 @@ export class StatusError extends Error {
     return this.status.code;
   }
   get reason(): StatusReason {
-    return this.status.reason;
+    return this.status.reason ?? '';
   }
 }
 
 function statusError(code: number, reason: StatusReason, message: string, details?: StatusDetails): StatusError {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, ...(reason ? { reason } : {}), code };
   if (details && Object.keys(details).length > 0) status.details = details;
   return new StatusError(status);
 }
@@ -152,6 +155,8 @@ export const errors = {
   },
   tooManyRequests: (message: string, retryAfterSeconds: number): StatusError =>
     statusError(429, 'TooManyRequests', message, { retryAfterSeconds }),
+  /** An error upstream does not classify: 500 with its bare message and no reason. */
+  unknown: (message: string): StatusError => statusError(500, '', message),
   internal: (message: string): StatusError =>
     statusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
   serviceUnavailable: (message: string): StatusError => statusError(503, 'ServiceUnavailable', message),

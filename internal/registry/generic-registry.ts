@@ -415,8 +415,14 @@ export class GenericRegistry {
     this.strategy.prepareForCreate(obj);
   }
 
-  async create(r: ResourceInfo, ctx: RequestContext, input: JsonObject, options: { ownershipRecorded?: boolean } = {}): Promise<JsonObject> {
+  /**
+   * POST (and the create of PUT or apply on a missing object). `postedBody`: the input is a
+   * POST body, whose resourceVersion upstream's storage refuses when it would store it (not
+   * on a dry run), after admission and validation.
+   */
+  async create(r: ResourceInfo, ctx: RequestContext, input: JsonObject, options: { ownershipRecorded?: boolean; postedBody?: boolean } = {}): Promise<JsonObject> {
     const meta = metaOf(input);
+    const resourceVersionSet = options.postedBody === true && meta.resourceVersion !== undefined && meta.resourceVersion !== null && meta.resourceVersion !== '';
     const requestedName = typeof meta.name === 'string' ? meta.name : '';
     const generate = !requestedName && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (!requestedName && !generate) {
@@ -449,6 +455,9 @@ export class GenericRegistry {
           if (this.deps.cache.resource(this.prefix).get(key)) throw errors.alreadyExists(this.qualified(r), name);
           return obj;
         }
+        // Upstream's storage answers this as an unclassified error: 500 with its message,
+        // which kubectl prints as it is.
+        if (resourceVersionSet) throw errors.unknown('resourceVersion should not be set on objects to be created');
         const revision = await this.put(key, obj, 0, r);
         if (revision !== undefined) {
           stored = true;

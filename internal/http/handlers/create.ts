@@ -12,6 +12,6 @@ import { readWriteBody } from './write-body.js';
 export async function handleCreate(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
-  const created = await rr.registry.create(rr.resource, rr.ctx, obj);
+  const created = await rr.registry.create(rr.resource, rr.ctx, obj, { postedBody: true });
   return writeStored(c, deps, rep, rr.resource, rr.registry, rr.namespace, created, 200, rr.ctx.dryRun);
 }

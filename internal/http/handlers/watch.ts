@@ -46,8 +46,8 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   let watcher: CacheWatcher;
   if (tooLarge) {
     watcher = new CacheWatcher(() => false, 1, 0, () => {});
-    const { code, reason, message, details } = tooLarge.status;
-    watcher.fail(code, reason, message, details as Record<string, unknown> | undefined);
+    const { code, message, details } = tooLarge.status;
+    watcher.fail(code, tooLarge.reason, message, details as Record<string, unknown> | undefined);
   } else {
     watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
     if (params.sendInitialEvents && params.allowBookmarks) watcher.bookmark(true);

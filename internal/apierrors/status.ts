@@ -137,13 +137,9 @@ export const errors = {
   expired: (message: string): StatusError => statusError(410, 'Expired', message),
   requestEntityTooLarge: (limit: number): StatusError =>
     statusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
-  unsupportedMediaType: (contentType: string, supported: readonly string[]): StatusError =>
-    statusError(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}` +
-        (contentType ? ` (got ${contentType})` : ''),
-    ),
+  /** Upstream's wording, which names only what is accepted, not what was sent. */
+  unsupportedMediaType: (supported: readonly string[]): StatusError =>
+    statusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`),
   /** 422 with one cause per field. `kind` is the Kind, as upstream prints `Deployment.apps "x" is invalid`. */
   invalid: (kind: Qualified, name: string, fieldErrs: readonly FieldError[]): StatusError => {
     const list = fieldErrs.map(formatFieldError);

@@ -63,7 +63,7 @@ export interface DecodedBody {
 export function decodeObjectBody(bytes: Buffer, contentType: string | undefined, decoders: ReadonlyMap<string, BodyDecoder>, schemaName?: string): DecodedBody {
   const { mediaType } = requestMediaType(contentType, [...decoders.keys()]);
   const decoder = decoders.get(mediaType);
-  if (!decoder) throw errors.unsupportedMediaType(mediaType, [...decoders.keys()]);
+  if (!decoder) throw errors.unsupportedMediaType([...decoders.keys()]);
   if (bytes.length === 0) throw errors.badRequest('the request body is empty: an object is required');
   const { value, duplicateFields } = decoder(bytes, schemaName);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

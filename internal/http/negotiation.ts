@@ -96,6 +96,6 @@ export function negotiate<T>(accept: string | undefined, offers: readonly Offer<
 export function requestMediaType(contentType: string | undefined, supported: readonly string[] = []): { mediaType: string; params: Record<string, string> } {
   if (!contentType || !contentType.trim()) return { mediaType: 'application/json', params: {} };
   const parsed = parseMediaType(contentType);
-  if (!parsed) throw errors.unsupportedMediaType(contentType, supported);
+  if (!parsed) throw errors.unsupportedMediaType(supported);
   return { mediaType: `${parsed.type}/${parsed.subtype}`, params: parsed.params };
 }

@@ -196,7 +196,7 @@ export function bodyReaders(protobuf: ProtobufSerializer | undefined, cbor: bool
   ]);
   if (protobuf) {
     const read: BodyReader = (b, schemaName) => {
-      if (!schemaName || !protobuf.supports(schemaName)) throw errors.unsupportedMediaType(protobuf.mediaType, ['application/json', 'application/yaml']);
+      if (!schemaName || !protobuf.supports(schemaName)) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
       return { value: protobuf.codec.decode(b, schemaName), duplicateFields: [] };
     };
     readers.set(protobuf.mediaType, read);

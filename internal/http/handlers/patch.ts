@@ -38,10 +38,10 @@ function fieldProblems(c: Context<Env>, rr: ResourceRequest, duplicates: string[
 export async function handlePatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'write');
   const { mediaType } = requestMediaType(c.req.header('content-type'), patchTypes(deps));
-  if (!patchTypes(deps).includes(mediaType)) throw errors.unsupportedMediaType(mediaType, patchTypes(deps));
+  if (!patchTypes(deps).includes(mediaType)) throw errors.unsupportedMediaType(patchTypes(deps));
   // Strategic merge needs the patch strategies of a built-in schema; custom resources have none.
   if (mediaType === 'application/strategic-merge-patch+json' && rr.resource.custom) {
-    throw errors.unsupportedMediaType(mediaType, patchTypes(deps).filter((t) => t !== mediaType));
+    throw errors.unsupportedMediaType(patchTypes(deps).filter((t) => t !== mediaType));
   }
   const bytes = await requestBody(c);
   if (bytes.length === 0) throw errors.badRequest('the patch body is empty');

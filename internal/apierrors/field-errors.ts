@@ -81,15 +81,16 @@ export const fieldErrors = {
   }),
   duplicate: (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, value }),
   forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail }),
+  // Upstream's field.TooLong and field.TooMany say "byte" and "item" for a limit of one.
   tooLong: (field: string, max: number): FieldError => ({
     type: 'FieldValueTooLong',
     field,
-    detail: `may not be more than ${max} bytes`,
+    detail: `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}`,
   }),
   tooMany: (field: string, actual: number, max: number): FieldError => ({
     type: 'FieldValueTooMany',
     field,
-    detail: `${actual}: must have at most ${max} items`,
+    detail: `${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
   }),
   typeInvalid: (field: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field, value, detail }),
   notFound: (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, value }),

@@ -7,25 +7,33 @@
 
 import type { Naming } from '../naming/naming.js';
 import { builtinSchemas, SchemaIndex, type SchemaNode } from '../schema/openapi-index.js';
+import { compileValueRules, type ValueRules } from './value-rules.js';
 
 export type StringFormat = 'date-time' | 'byte' | undefined;
 
 export type CompiledNode =
-  | { readonly kind: 'any' }
+  | { readonly kind: 'any'; readonly rules?: ValueRules }
   | {
       readonly kind: 'string';
       readonly format: StringFormat;
       readonly enumValues?: ReadonlySet<unknown>;
       /** The Go type decodes itself from a JSON string (metav1.Duration): its type errors end the decode. */
       readonly custom?: true;
+      readonly rules?: ValueRules;
     }
-  | { readonly kind: 'integer'; readonly bits: 32 | 64; readonly enumValues?: ReadonlySet<unknown> }
-  | { readonly kind: 'number'; readonly enumValues?: ReadonlySet<unknown> }
-  | { readonly kind: 'boolean' }
-  | { readonly kind: 'int-or-string' }
-  | { readonly kind: 'quantity' }
+  | { readonly kind: 'integer'; readonly bits: 32 | 64; readonly enumValues?: ReadonlySet<unknown>; readonly rules?: ValueRules }
+  | { readonly kind: 'number'; readonly enumValues?: ReadonlySet<unknown>; readonly rules?: ValueRules }
+  | { readonly kind: 'boolean'; readonly rules?: ValueRules }
+  | { readonly kind: 'int-or-string'; readonly rules?: ValueRules }
+  | { readonly kind: 'quantity'; readonly rules?: ValueRules }
   | CompiledObject
   | CompiledArray;
+
+/**
+ * How a JSON null is treated: 'absent' for built-in kinds (Go decodes null to the zero value),
+ * 'value' for custom schemas marked nullable, 'invalid' for other custom schema values.
+ */
+export type NullHandling = 'absent' | 'value' | 'invalid';
 
 export interface CompiledProperty {
   readonly node: CompiledNode;
@@ -33,7 +41,7 @@ export interface CompiledProperty {
    * How a JSON null here is treated: 'absent' for built-in kinds (Go decodes null to the zero
    * value), 'value' for custom schemas marked nullable, 'invalid' for other custom schema fields.
    */
-  readonly nullValue: 'absent' | 'value' | 'invalid';
+  readonly nullValue: NullHandling;
   /**
    * The value upstream's serialization shows when the field is absent (Go non-pointer structs
    * as `{}`, non-omitempty scalars as their zero value, `+default` markers), or undefined when
@@ -50,12 +58,16 @@ export interface CompiledObject {
   readonly required: readonly string[];
   /** Value schema of a map (`additionalProperties`). */
   readonly additional: CompiledNode | undefined;
+  /** How a JSON null map value is treated, as CompiledProperty.nullValue. */
+  readonly additionalNull: NullHandling;
   /** Any key is acceptable: free-form objects and `x-…-preserve-unknown-fields`. */
   readonly preserveUnknown: boolean;
   /** `x-…-embedded-resource`: apiVersion, kind and metadata are implicitly allowed. */
   readonly embedded: boolean;
   /** Properties with a fill value, for the defaulting walk. */
   readonly fills: ReadonlyArray<readonly [string, unknown]>;
+  /** Value validations (custom-resource schemas only; undefined when there are none). */
+  readonly rules?: ValueRules;
 }
 
 export interface CompiledArray {
@@ -65,6 +77,9 @@ export interface CompiledArray {
   readonly mapKeys: readonly string[];
   /** Upstream accepts duplicates here on create/update (or reports them itself with its own wording). */
   readonly skipUniqueness: boolean;
+  /** How a JSON null item is treated, as CompiledProperty.nullValue. */
+  readonly itemNull: NullHandling;
+  readonly rules?: ValueRules;
 }
 
 const ANY: CompiledNode = { kind: 'any' };
@@ -200,10 +215,30 @@ export class SchemaCompiler {
       properties: new Map(),
       required: schema.required ?? [],
       additional: undefined,
+      additionalNull: 'absent',
       preserveUnknown: noShape || this.marker(schema, 'preserve-unknown-fields') === true,
       embedded: this.marker(schema, 'embedded-resource') === true || (this.options.rootIsResource === true && name === this.options.rootName),
       fills: [],
+      rules: this.rulesOf(schema),
     };
+  }
+
+  /** Value validations apply to custom-resource schemas only: built-in kinds validate in code. */
+  private rulesOf(schema: SchemaNode): ValueRules | undefined {
+    return this.options.builtin ? undefined : compileValueRules(schema);
+  }
+
+  private nullHandling(schema: SchemaNode): NullHandling {
+    return this.options.builtin ? 'absent' : schema.nullable === true ? 'value' : 'invalid';
+  }
+
+  /**
+   * Null array items and map values: kube-openapi's type check refuses them only where the schema
+   * names a type (int-or-string is checked as integer or string); untyped schemas accept null.
+   */
+  private itemNullHandling(schema: SchemaNode): NullHandling {
+    const typed = (schema.type !== undefined && schema.type !== '') || this.marker(schema, 'int-or-string') === true;
+    return typed ? this.nullHandling(schema) : this.options.builtin ? 'absent' : 'value';
   }
 
   private fillObject(obj: MutableObject, schema: SchemaNode, name: string | undefined): void {
@@ -218,12 +253,13 @@ export class SchemaCompiler {
         node.kind === 'array' && this.options.builtin && name && BUILTIN_UNIQUENESS_SKIPPED.has(`${name}.${rawKey}`)
           ? { ...node, skipUniqueness: true }
           : node;
-      const nullValue = this.options.builtin ? 'absent' : propSchema.nullable === true ? 'value' : 'invalid';
+      const nullValue = this.nullHandling(propSchema);
       obj.properties.set(key, { node: finalNode, fill, nullValue });
       if (fill !== undefined) obj.fills.push([key, fill]);
     }
     if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
       obj.additional = this.node(schema.additionalProperties);
+      obj.additionalNull = this.itemNullHandling(schema.additionalProperties);
     } else if (schema.additionalProperties === true) {
       obj.additional = ANY;
     }
@@ -242,29 +278,34 @@ export class SchemaCompiler {
     const ref = SchemaIndex.refName(schema);
     if (ref) return this.named(ref) ?? ANY;
     const enumValues = Array.isArray(schema.enum) ? new Set(schema.enum) : undefined;
-    if (this.marker(schema, 'int-or-string') === true || schema.format === 'int-or-string') return { kind: 'int-or-string' };
+    // Objects take theirs in newObject; `rules` stays absent (not undefined) elsewhere when there
+    // are none, so built-in nodes keep their shape.
+    const rules = schema.type === 'object' || (schema.type === undefined && schema.properties) ? undefined : this.rulesOf(schema);
+    const withRules = <T extends CompiledNode>(node: T): T => (rules ? { ...node, rules } : node);
+    if (this.marker(schema, 'int-or-string') === true || schema.format === 'int-or-string') return withRules({ kind: 'int-or-string' });
     switch (schema.type) {
       case 'string':
-        return {
+        return withRules({
           kind: 'string',
           format: schema.format === 'date-time' || schema.format === 'byte' ? schema.format : undefined,
           enumValues,
-        };
+        });
       case 'integer':
-        return { kind: 'integer', bits: schema.format === 'int32' ? 32 : 64, enumValues };
+        return withRules({ kind: 'integer', bits: schema.format === 'int32' ? 32 : 64, enumValues });
       case 'number':
-        return { kind: 'number', enumValues };
+        return withRules({ kind: 'number', enumValues });
       case 'boolean':
-        return { kind: 'boolean' };
+        return withRules({ kind: 'boolean' });
       case 'array': {
         const items = schema.items ? this.node(schema.items) : ANY;
-        return {
+        return withRules({
           kind: 'array',
           items,
           listType: this.marker(schema, 'list-type') as CompiledArray['listType'],
           mapKeys: (this.marker(schema, 'list-map-keys') as string[] | undefined) ?? [],
           skipUniqueness: false,
-        };
+          itemNull: schema.items ? this.itemNullHandling(schema.items) : 'absent',
+        });
       }
       case 'object': {
         const obj = this.newObject(name, schema);
@@ -277,7 +318,7 @@ export class SchemaCompiler {
           this.fillObject(obj, schema, name);
           return obj;
         }
-        return ANY;
+        return rules ? { kind: 'any', rules } : ANY;
     }
   }
 }

@@ -11,6 +11,7 @@ import type { Naming } from '../naming/naming.js';
 import { builtinCompiler, type CompiledArray, type CompiledNode, type CompiledObject, type SchemaCompiler } from './schema-compile.js';
 import { parseQuantity, QUANTITY_FORMAT_MESSAGE } from './quantity.js';
 import { isObject } from './plain-json.js';
+import { checkValueRules } from './value-rules.js';
 
 export interface SchemaOptions {
   /** Naming of the served API: spelling of `x-…` properties inside CRD schemas. */
@@ -101,6 +102,12 @@ class Walker {
 
   value(v: unknown, node: CompiledNode, path: string): void {
     if (v === null || v === undefined) return;
+    // One property test on the hot path; only custom-resource schemas carry rules.
+    if (node.rules !== undefined && !checkValueRules(v, node.rules, path, this.errors)) return;
+    this.typed(v, node, path);
+  }
+
+  private typed(v: unknown, node: CompiledNode, path: string): void {
     switch (node.kind) {
       case 'any':
         return;
@@ -159,14 +166,22 @@ class Walker {
           this.value(child, prop.node, fieldPath.child(path, key));
         }
       }
-    } else if (node.additional && node.additional.kind !== 'any') {
-      for (const [key, child] of Object.entries(v)) this.value(child, node.additional, fieldPath.key(path, key));
+    } else if (node.additional && (node.additional.kind !== 'any' || node.additional.rules || node.additionalNull === 'invalid')) {
+      for (const [key, child] of Object.entries(v)) {
+        if (child === null && node.additionalNull === 'invalid') this.errors.push(typeError(fieldPath.key(path, key), expectedTypeName(node.additional), null));
+        else this.value(child, node.additional, fieldPath.key(path, key));
+      }
     }
   }
 
   private array(v: unknown, node: CompiledArray, path: string): void {
     if (!Array.isArray(v)) return void this.errors.push(typeError(path, 'array', v));
-    if (node.items.kind !== 'any') for (let i = 0; i < v.length; i++) this.value(v[i], node.items, fieldPath.index(path, i));
+    if (node.items.kind !== 'any' || node.items.rules || node.itemNull === 'invalid') {
+      for (let i = 0; i < v.length; i++) {
+        if (v[i] === null && node.itemNull === 'invalid') this.errors.push(typeError(fieldPath.index(path, i), expectedTypeName(node.items), null));
+        else this.value(v[i], node.items, fieldPath.index(path, i));
+      }
+    }
     if (node.skipUniqueness || v.length < 2) return;
     if (node.listType === 'set') {
       const seen = new Set<string>();

@@ -262,6 +262,120 @@ describe('custom resources', () => {
     await waitFor(async () => (await t.admin.get(`${CRDS}/gadgets.sel.example.org`)).status === 404);
   });
 
+  it('enforces value validations on create, update and patch, and refuses a CRD whose pattern is not RE2', async () => {
+    const thingsCrd = (pattern: string): Obj => ({
+      apiVersion: 'apiextensions.cluster.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'things.values.example.org' },
+      spec: {
+        group: 'values.example.org',
+        scope: 'Namespaced',
+        names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: {
+                      name: { type: 'string', maxLength: 5, pattern },
+                      count: { type: 'integer', minimum: 1, maximum: 10 },
+                      tags: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 2, 'x-cluster-list-type': 'set' },
+                      ports: {
+                        type: 'array',
+                        items: { type: 'object', required: ['port'], properties: { port: { type: 'integer', multipleOf: 10 }, name: { type: 'string' } } },
+                        'x-cluster-list-type': 'map',
+                        'x-cluster-list-map-keys': ['port'],
+                      },
+                      labels: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 1 },
+                      mode: { type: 'string', oneOf: [{ pattern: '^a' }, { pattern: 'z$' }] },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    for (const [pattern, message] of [
+      ['(', "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern: Invalid value: \"(\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): `(`"],
+      ['^(?=a)', "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern: Invalid value: \"^(?=a)\": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: `(?=`"],
+    ] as const) {
+      const refused = await t.admin.post(CRDS, thingsCrd(pattern));
+      expect(refused.status).toBe(422);
+      expect(refused.json<Obj>().message).toContain(message);
+    }
+
+    expect((await t.admin.post(CRDS, thingsCrd('^[a-z]+$'))).status).toBe(200);
+    const THINGS = '/apis/values.example.org/v1/namespaces/default/things';
+    await waitFor(async () => (await t.admin.get(THINGS)).status === 200);
+    const thing = (name: string, spec: Obj): Obj => ({ apiVersion: 'values.example.org/v1', kind: 'Thing', metadata: { name }, spec });
+
+    const bad = await t.admin.post(
+      THINGS,
+      thing('t1', { name: 'abcdef', count: 0, tags: ['a', 'a', ''], ports: [{ port: 15 }, { port: 15 }], labels: { a: 'x', b: 'y' }, mode: 'b' }),
+    );
+    expect(bad.status).toBe(422);
+    const causes = (r: typeof bad): string[] => r.json<Obj>().details.causes.map((c: Obj) => `${c.reason} ${c.field}: ${c.message}`).sort();
+    expect(causes(bad)).toEqual(
+      [
+        'FieldValueTooLong spec.name: Too long: may not be more than 5 bytes',
+        'FieldValueInvalid spec.count: Invalid value: 0: spec.count in body should be greater than or equal to 1',
+        'FieldValueTooMany spec.tags: Too many: 3: must have at most 2 items',
+        'FieldValueInvalid spec.tags[2]: Invalid value: "": spec.tags[2] in body should be at least 1 chars long',
+        'FieldValueDuplicate spec.tags[1]: Duplicate value: "a"',
+        'FieldValueInvalid spec.ports[0].port: Invalid value: 15: spec.ports[0].port in body should be a multiple of 10',
+        'FieldValueInvalid spec.ports[1].port: Invalid value: 15: spec.ports[1].port in body should be a multiple of 10',
+        'FieldValueDuplicate spec.ports[1]: Duplicate value: {"port":15}',
+        'FieldValueTooMany spec.labels: Too many: 2: must have at most 1 item',
+        'FieldValueInvalid <nil>: Invalid value: "": "spec.mode" must validate one and only one schema (oneOf). Found none valid',
+        `FieldValueInvalid spec.mode: Invalid value: "b": spec.mode in body should match '^a'`,
+      ].sort(),
+    );
+    expect((await t.admin.get(`${THINGS}/t1`)).status).toBe(404);
+
+    const good = await t.admin.post(THINGS, thing('t1', { name: 'abc', count: 10, tags: ['a', 'b'], ports: [{ port: 10 }, { port: 20 }], labels: { a: 'x' }, mode: 'abc' }));
+    expect(good.status).toBe(200);
+
+    // A hostile value against a pattern returns at once (RE2, not backtracking).
+    const started = Date.now();
+    const hostile = await t.admin.post(THINGS, thing('t2', { mode: `${'a'.repeat(20_000)}!` }));
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(hostile.status).toBe(200);
+
+    const put = await t.admin.put(`${THINGS}/t1`, { ...good.json<Obj>(), spec: { ...good.json<Obj>().spec, name: 'ABC' } });
+    expect(put.status).toBe(422);
+    expect(causes(put)).toEqual([`FieldValueInvalid spec.name: Invalid value: "ABC": spec.name in body should match '^[a-z]+$'`]);
+
+    const merge = await t.admin.request('PATCH', `${THINGS}/t1`, {
+      body: JSON.stringify({ spec: { count: 11, mode: 'az' } }),
+      raw: true,
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(merge.status).toBe(422);
+    expect(causes(merge)).toEqual([
+      '<nil>: Invalid value: "": "spec.mode" must validate one and only one schema (oneOf). Found 2 valid alternatives',
+      'spec.count: Invalid value: 11: spec.count in body should be less than or equal to 10',
+    ].map((m) => `FieldValueInvalid ${m}`).sort());
+    expect((await t.admin.get(`${THINGS}/t1`)).json<Obj>().spec.count).toBe(10);
+
+    const okPatch = await t.admin.request('PATCH', `${THINGS}/t1`, {
+      body: JSON.stringify({ spec: { count: 5 } }),
+      raw: true,
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(okPatch.status).toBe(200);
+
+    expect((await t.admin.delete(`${CRDS}/things.values.example.org`)).status).toBe(200);
+    await waitFor(async () => (await t.admin.get(`${CRDS}/things.values.example.org`)).status === 404);
+  });
+
   it('keeps serving after a restart', async () => {
     await t.stop();
     t = await startTestServer({ storage: 'leveldb', dataDir: dir });

@@ -3,7 +3,8 @@
 // one served, exactly one storage), a schema per version, conversion strategy, immutable group
 // and scope. The structural-schema check is deliberately minimal: an object root and a `type` on
 // every property and array item that does not opt out (int-or-string, preserve-unknown-fields);
-// value validations, defaults and CEL rules inside schemas are not checked here.
+// patterns must compile as RE2 (Go's regexp); other value validations, defaults and CEL rules
+// inside schemas are not checked here.
 // Selectable fields are checked as upstream's ValidateCustomResourceSelectableFields does: each
 // jsonPath a simple dotted path (no array notation) that the schema declares, ending at a string,
 // boolean or integer, outside metadata, unique, at most 8.
@@ -12,6 +13,7 @@
 import { fieldErrors, fieldPath, type FieldError } from '../../apierrors/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../name-rules.js';
 import { isObject, jsonEqual, type JsonObject } from '../plain-json.js';
+import { compilePattern } from '../value-rules.js';
 import { immutable, list, obj, str, type KindValidator } from './common.js';
 
 function structuralErrors(schema: JsonObject, path: string, ext: string, root: boolean, what: string): FieldError[] {
@@ -36,6 +38,31 @@ function structuralErrors(schema: JsonObject, path: string, ext: string, root: b
     errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
   return errs;
+}
+
+/**
+ * Every `pattern` in a schema must compile as a Go (RE2) regular expression, with Go's error
+ * text: lookarounds, backreferences and the like are refused as upstream refuses them. Walks
+ * properties, items, additionalProperties and the allOf/anyOf/oneOf/not junctors.
+ */
+function patternErrors(schema: JsonObject, path: string, errs: FieldError[]): void {
+  if (typeof schema.pattern === 'string' && schema.pattern !== '') {
+    const compiled = compilePattern(schema.pattern);
+    if (compiled instanceof Error) {
+      errs.push(fieldErrors.invalid(`${path}.pattern`, schema.pattern, `must be a valid regular expression, but isn't: ${compiled.message}`));
+    }
+  }
+  for (const [name, sub] of Object.entries(obj(schema, 'properties') ?? {})) {
+    if (isObject(sub)) patternErrors(sub, `${path}.properties[${name}]`, errs);
+  }
+  if (isObject(schema.items)) patternErrors(schema.items, `${path}.items`, errs);
+  if (isObject(schema.additionalProperties)) patternErrors(schema.additionalProperties, `${path}.additionalProperties`, errs);
+  for (const junctor of ['allOf', 'anyOf', 'oneOf']) {
+    list(schema, junctor).forEach((sub, i) => {
+      if (isObject(sub)) patternErrors(sub, fieldPath.index(`${path}.${junctor}`, i), errs);
+    });
+  }
+  if (isObject(schema.not)) patternErrors(schema.not, `${path}.not`, errs);
 }
 
 /** Upstream's MaxSelectableFields. */
@@ -255,7 +282,10 @@ export const validateCustomResourceDefinition: KindValidator = (crd, old, ctx) =
     if (v.served === true) served++;
     const schema = obj(obj(v, 'schema'), 'openAPIV3Schema');
     if (!schema) errs.push(fieldErrors.required(`${p}.schema.openAPIV3Schema`, 'schemas are required'));
-    else errs.push(...structuralErrors(schema, `${p}.schema.openAPIV3Schema`, ext, true, ''));
+    else {
+      errs.push(...structuralErrors(schema, `${p}.schema.openAPIV3Schema`, ext, true, ''));
+      patternErrors(schema, `${p}.schema.openAPIV3Schema`, errs);
+    }
   });
   if (versions.length > 0 && storage !== 1) {
     errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));

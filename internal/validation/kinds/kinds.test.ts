@@ -372,6 +372,22 @@ describe('CustomResourceDefinition', () => {
     ['untyped property', crd({ versions: [v('v1', true, { type: 'object', properties: { spec: { properties: {} } } })] }), 'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields'],
     ['preserve-unknown opt-out (cluster spelling)', crd({ versions: [v('v1', true, { type: 'object', properties: { spec: { 'x-cluster-preserve-unknown-fields': true } } })] }), undefined],
     ['bad plural', crd({ names: { plural: 'Widgets', kind: 'Widget' } }, 'Widgets.example.com'), 'spec.names.plural: Invalid value: "Widgets"'],
+    ['valid RE2 pattern', crd({ versions: [v('v1', true, { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+\\p{L}*$' } } })] }), undefined],
+    [
+      'pattern that does not parse',
+      crd({ versions: [v('v1', true, { type: 'object', properties: { s: { type: 'string', pattern: '+' } } })] }),
+      'spec.versions[0].schema.openAPIV3Schema.properties[s].pattern: Invalid value: "+": must be a valid regular expression, but isn\'t: error parsing regexp: missing argument to repetition operator: `+`',
+    ],
+    [
+      'lookahead is not RE2',
+      crd({ versions: [v('v1', true, { type: 'object', properties: { l: { type: 'array', items: { type: 'string', pattern: '^(?!x)' } } } })] }),
+      'spec.versions[0].schema.openAPIV3Schema.properties[l].items.pattern: Invalid value: "^(?!x)": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?!`',
+    ],
+    [
+      'backreference inside a junctor',
+      crd({ versions: [v('v1', true, { type: 'object', properties: { s: { type: 'string' } }, anyOf: [{ properties: { s: { pattern: '(a)\\1' } } }] })] }),
+      'spec.versions[0].schema.openAPIV3Schema.anyOf[0].properties[s].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn\'t: error parsing regexp: invalid escape sequence: `\\1`',
+    ],
   ])('%s', (_n, obj, expected) => expectCase(check('apiextensions.k8s.io/v1/CustomResourceDefinition', obj), expected));
 });
 

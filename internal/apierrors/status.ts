@@ -155,7 +155,8 @@ export const errors = {
   unknown: (message: string): StatusError => statusError(500, '', message),
   internal: (message: string): StatusError =>
     statusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
-  serviceUnavailable: (message: string): StatusError => statusError(503, 'ServiceUnavailable', message),
+  serviceUnavailable: (message: string, retryAfterSeconds?: number): StatusError =>
+    statusError(503, 'ServiceUnavailable', message, retryAfterSeconds !== undefined ? { retryAfterSeconds } : undefined),
   timeout: (message: string, retryAfterSeconds: number): StatusError =>
     statusError(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds }),
   /**

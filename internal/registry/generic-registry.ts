@@ -165,7 +165,7 @@ export class GenericRegistry {
   async catchUp(mode: ReadMode): Promise<void> {
     const { cache, store, tooLargeWaitMs } = this.deps;
     try {
-      if (mode.kind === 'consistent') await cache.waitForRevision(store.currentRevision(), tooLargeWaitMs);
+      if (mode.kind === 'consistent') await cache.waitForRevision(await store.consistentRevision(), tooLargeWaitMs);
       else if (mode.kind === 'notOlderThan') await cache.waitForRevision(mode.revision, tooLargeWaitMs);
       else if (mode.kind === 'any' && !cache.ready) await cache.waitForRevision(0, tooLargeWaitMs);
     } catch (e) {
@@ -185,6 +185,16 @@ export class GenericRegistry {
         case 'STORE_CLOSED':
         case 'STORE_UNAVAILABLE':
           return errors.serviceUnavailable(e.message);
+        case 'STORE_NOT_PROPOSED':
+          // Never entered the log: safe to retry, and the client is told when.
+          return e.details.tooManyRequests
+            ? errors.tooManyRequests(e.message, e.details.retryAfterSeconds ?? 1)
+            : errors.serviceUnavailable(e.message, e.details.retryAfterSeconds ?? 1);
+        case 'STORE_OUTCOME_UNKNOWN':
+          // May still commit: a timeout, never a failure that invites a blind retry as "not written".
+          return errors.timeout(e.message, e.details.retryAfterSeconds ?? 1);
+        case 'STORE_READ_UNAVAILABLE':
+          return errors.serviceUnavailable(e.message, e.details.retryAfterSeconds ?? 1);
         default:
           return errors.internal(e.message);
       }

@@ -20,6 +20,11 @@ export interface Replicator {
    * `decoded` is a local hint passed through to the apply function when this replica applies it.
    */
   propose(command: Command, decoded?: ReadonlyMap<string, unknown>): Promise<TxnResult>;
+  /**
+   * Resolves once this replica has applied every command committed (by any replica) before
+   * the call: linearizable reads wait on it. Local: at once. Raft: ReadIndex.
+   */
+  barrier(): Promise<void>;
   /** Stops accepting proposals; pending ones fail with STORE_CLOSED. Resolves when idle. */
   close(): Promise<void>;
   /**
@@ -60,6 +65,11 @@ export class LocalReplicator implements Replicator {
       this.queue.push({ command, decoded, resolve, reject });
       this.running ??= this.drain();
     });
+  }
+
+  barrier(): Promise<void> {
+    // Every acknowledged write was applied here before it was acknowledged.
+    return Promise.resolve();
   }
 
   private async drain(): Promise<void> {

@@ -105,6 +105,11 @@ export class LevelRevisionStore implements RevisionStore {
     return this.durableRevision;
   }
 
+  async consistentRevision(): Promise<number> {
+    await this.replicator.barrier();
+    return this.durableRevision;
+  }
+
   assertWritable(): void {
     const failure = this.replicator.failure;
     if (failure !== undefined) throw new StoreError('STORE_UNAVAILABLE', `store failed: ${failure instanceof Error ? failure.message : String(failure)}`);

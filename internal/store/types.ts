@@ -72,13 +72,19 @@ export type StoreErrorCode =
   | 'STORE_FUTURE_REVISION'
   | 'STORE_CLOSED'
   | 'STORE_CORRUPT'
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  /** The write was certainly not applied (no leader within the bound, or the proposal queue is full): retry. */
+  | 'STORE_NOT_PROPOSED'
+  /** The write may or may not have been applied (it timed out after entering the log). */
+  | 'STORE_OUTCOME_UNKNOWN'
+  /** A linearizable read could not confirm the committed state in time (no leader). */
+  | 'STORE_READ_UNAVAILABLE';
 
 export class StoreError extends Error {
   constructor(
     readonly code: StoreErrorCode,
     message: string,
-    readonly details: { revision?: number; compactedRevision?: number; currentRevision?: number } = {},
+    readonly details: { revision?: number; compactedRevision?: number; currentRevision?: number; retryAfterSeconds?: number; tooManyRequests?: boolean } = {},
   ) {
     super(message);
     this.name = 'StoreError';
@@ -111,8 +117,14 @@ export interface RangeResult {
 
 /** The store contract the registry and watch cache build on. */
 export interface RevisionStore {
-  /** The last applied revision. */
+  /** The last applied revision on this replica (may be stale on a follower: see consistentRevision). */
   currentRevision(): number;
+  /**
+   * A revision at least as new as every write acknowledged anywhere before the call, once this
+   * replica has applied it: the local store answers at once, a Raft replica after ReadIndex.
+   * Throws STORE_READ_UNAVAILABLE when that cannot be confirmed in time.
+   */
+  consistentRevision(): Promise<number>;
   /**
    * Throws STORE_UNAVAILABLE when the store refuses writes for good (an apply failed and the
    * replica must restart), so health checks stop reporting a store that cannot write as ready.

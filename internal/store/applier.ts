@@ -21,7 +21,13 @@ export interface LevelDb {
   put(key: string, value: Uint8Array, options?: { sync?: boolean }): Promise<void>;
   /** A chained batch: cheaper per operation than the array form. */
   batch(): ChainedBatch;
-  iterator(options: { gte?: string; lt?: string }): AsyncIterable<[string, Uint8Array]>;
+  iterator(options: { gte?: string; lt?: string; snapshot?: DbSnapshot }): AsyncIterable<[string, Uint8Array]>;
+  /** An explicit read snapshot (taken synchronously): what a Raft snapshot image is read from. */
+  snapshot(): DbSnapshot;
+}
+
+export interface DbSnapshot {
+  close(): Promise<void>;
 }
 
 export interface ChainedBatch {

@@ -24,6 +24,12 @@ export class KeyIndex {
     return this.sortedKeys.size;
   }
 
+  /** Forgets everything (the store is about to be replaced by a snapshot image). */
+  clear(): void {
+    this.sortedKeys.clear();
+    this.revisions.clear();
+  }
+
   /** The revision visible at `atRevision` (undefined when absent or deleted then). */
   visible(key: string, atRevision: number): Revision | undefined {
     const revs = this.revisions.get(key);

@@ -8,6 +8,8 @@ export const HISTORY_PREFIX = 'h/';
 export const META_REVISION = 'm/revision';
 export const META_COMPACTED = 'm/compacted';
 export const META_APPLIED = 'm/applied';
+/** Present while a snapshot image replaces the data: a store opened with it holds nothing usable. */
+export const META_RESTORING = 'm/restoring';
 /** The naming mode the data was written with; switching it on existing data is refused. */
 export const META_NAMING = 'm/naming';
 

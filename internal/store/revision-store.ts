@@ -17,6 +17,7 @@ import {
   META_APPLIED,
   META_COMPACTED,
   META_NAMING,
+  META_RESTORING,
   META_REVISION,
   parseHistoryKey,
 } from './layout.js';
@@ -84,6 +85,12 @@ export class LevelRevisionStore implements RevisionStore {
             `the data in ${options.path ?? 'memory'} was written with --naming=${recorded}; start with that value or use another --data-dir`,
           );
         }
+      }
+      if (await db.get(META_RESTORING)) {
+        // A snapshot image was being written when the process died: what is here is neither the
+        // old state nor the new one. Start empty at applied index 0, so the Raft snapshot (which
+        // the log store holds durably) is installed again before anything is served.
+        await wipeState(db);
       }
       const [rev, compacted, applied] = await db.getMany([META_REVISION, META_COMPACTED, META_APPLIED]);
       const index = new KeyIndex();
@@ -275,6 +282,76 @@ export class LevelRevisionStore implements RevisionStore {
     return results;
   }
 
+  /**
+   * An image of the whole state (history in the retention window and the store's metadata) for
+   * a Raft snapshot. The state is captured before this returns (an explicit database snapshot
+   * and the applier's counters), so applies may go on while the image is read.
+   */
+  captureImage(): Promise<Uint8Array> {
+    const snapshot = this.db.snapshot();
+    const { revision, compacted, applied } = this.applier.state;
+    return (async () => {
+      try {
+        const chunks: Buffer[] = [];
+        const header = Buffer.allocUnsafe(IMAGE_MAGIC.length + 24);
+        header.write(IMAGE_MAGIC, 0, 'latin1');
+        header.writeDoubleBE(applied, IMAGE_MAGIC.length);
+        header.writeDoubleBE(revision, IMAGE_MAGIC.length + 8);
+        header.writeDoubleBE(compacted, IMAGE_MAGIC.length + 16);
+        chunks.push(header);
+        for await (const [key, value] of this.db.iterator({ gte: HISTORY_PREFIX, lt: 'h0', snapshot })) {
+          const k = Buffer.from(key, 'utf8');
+          const len = Buffer.allocUnsafe(8);
+          len.writeUInt32BE(k.length, 0);
+          len.writeUInt32BE(value.length, 4);
+          chunks.push(len, k, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+        }
+        return Buffer.concat(chunks);
+      } finally {
+        await snapshot.close();
+      }
+    })();
+  }
+
+  /**
+   * Replaces the whole state with an image from captureImage() (of this or another replica),
+   * unless this store already holds the state at or after the image's log index (a restart:
+   * the local state is a later state of the same log). Subscribers get a `reset` batch.
+   */
+  async restoreImage(image: Uint8Array): Promise<void> {
+    const img = parseImage(image);
+    if (this.applier.state.applied >= img.applied) return;
+    const db = this.db;
+    await db.put(META_RESTORING, Buffer.from('1'), { sync: this.sync });
+    await wipeState(db, false);
+    let batch = db.batch();
+    let n = 0;
+    this.index.clear();
+    for (const { key, value } of img.records()) {
+      batch.put(key, value);
+      const { key: k, revision } = parseHistoryKey(key);
+      const r = decodeRecord(value);
+      this.index.restore(k, { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version });
+      if (++n % 1000 === 0) {
+        await batch.write();
+        batch = db.batch();
+      }
+    }
+    batch.put(META_REVISION, encodeNumber(img.revision));
+    batch.put(META_COMPACTED, encodeNumber(img.compacted));
+    batch.put(META_APPLIED, encodeNumber(img.applied));
+    batch.del(META_RESTORING);
+    await batch.write({ sync: this.sync });
+    this.applier.state.revision = img.revision;
+    this.applier.state.compacted = img.compacted;
+    this.applier.state.applied = img.applied;
+    this.durableRevision = img.revision;
+    this.readFloor = img.compacted;
+    const reset: AppliedBatch = { revision: img.revision, events: [], reset: true };
+    if (img.compacted > 0) reset.compactedRevision = img.compacted;
+    for (const listener of this.listeners) listener(reset);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     await this.replicator.close();
@@ -284,3 +361,53 @@ export class LevelRevisionStore implements RevisionStore {
 }
 
 export { encodeNumber };
+
+const IMAGE_MAGIC = 'clusterd-store-image/1\n';
+
+interface ParsedImage {
+  applied: number;
+  revision: number;
+  compacted: number;
+  records(): Generator<{ key: string; value: Uint8Array }>;
+}
+
+function parseImage(image: Uint8Array): ParsedImage {
+  const b = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+  const h = IMAGE_MAGIC.length;
+  if (b.length < h + 24 || b.toString('latin1', 0, h) !== IMAGE_MAGIC) throw new StoreError('STORE_CORRUPT', 'not a store snapshot image');
+  return {
+    applied: b.readDoubleBE(h),
+    revision: b.readDoubleBE(h + 8),
+    compacted: b.readDoubleBE(h + 16),
+    *records() {
+      let o = h + 24;
+      while (o < b.length) {
+        if (o + 8 > b.length) throw new StoreError('STORE_CORRUPT', 'store snapshot image truncated');
+        const kl = b.readUInt32BE(o);
+        const vl = b.readUInt32BE(o + 4);
+        o += 8;
+        if (o + kl + vl > b.length) throw new StoreError('STORE_CORRUPT', 'store snapshot image truncated');
+        const key = b.toString('utf8', o, o + kl);
+        o += kl;
+        yield { key, value: Uint8Array.prototype.slice.call(b, o, o + vl) };
+        o += vl;
+      }
+    },
+  };
+}
+
+/** Deletes every history record and the revision metadata (in small batches). */
+async function wipeState(db: LevelDb, clearMarker = true): Promise<void> {
+  let batch = db.batch();
+  let n = 0;
+  for await (const [key] of db.iterator({ gte: HISTORY_PREFIX, lt: 'h0' })) {
+    batch.del(key);
+    if (++n % 1000 === 0) {
+      await batch.write();
+      batch = db.batch();
+    }
+  }
+  batch.del(META_REVISION).del(META_COMPACTED).del(META_APPLIED);
+  if (clearMarker) batch.del(META_RESTORING);
+  await batch.write({ sync: true });
+}

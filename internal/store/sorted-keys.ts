@@ -10,6 +10,10 @@ export class SortedKeys {
     return this.keys.length;
   }
 
+  clear(): void {
+    this.keys.length = 0;
+  }
+
   add(key: string): void {
     const i = lowerBound(this.keys, key);
     if (this.keys[i] !== key) this.keys.splice(i, 0, key);

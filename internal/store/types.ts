@@ -65,6 +65,11 @@ export interface AppliedBatch {
   events: StoreEvent[];
   /** Set when the batch included a compaction: history at or below this revision is gone. */
   compactedRevision?: number;
+  /**
+   * Set when the whole state was replaced (a Raft snapshot installed on a replica that fell
+   * behind): `events` is empty and subscribers must reload everything from the store.
+   */
+  reset?: boolean;
 }
 
 export type StoreErrorCode =

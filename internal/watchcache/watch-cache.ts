@@ -115,9 +115,21 @@ export class WatchCache {
    * after it, skipping what the range already contains.
    */
   async start(): Promise<void> {
-    const held: AppliedBatch[] = [];
-    let priming = true;
-    this.unsubscribe = this.store.subscribe((batch) => (priming ? held.push(batch) : this.onBatch(batch)));
+    this.unsubscribe = this.store.subscribe((batch) => {
+      if (this.held) this.held.push(batch);
+      else if (batch.reset) void this.reload();
+      else this.onBatch(batch);
+    });
+    await this.prime();
+    this.started = true;
+    this.wakeWaiters();
+  }
+
+  /** Batches applied while the cache (re)loads from a range; replayed after it. */
+  private held: AppliedBatch[] | null = null;
+
+  private async prime(): Promise<void> {
+    this.held = [];
     // Paged, so priming never holds every stored value at once on top of the cache itself.
     const revision = this.store.currentRevision();
     let after: string | undefined;
@@ -131,9 +143,32 @@ export class WatchCache {
       after = page.kvs[page.kvs.length - 1]!.key;
     }
     this.rev = revision;
-    priming = false;
-    for (const batch of held) if (batch.revision > this.rev) this.onBatch(batch);
-    this.started = true;
+    const held = this.held;
+    this.held = null;
+    for (const batch of held) {
+      if (batch.reset) return this.reload();
+      if (batch.revision > this.rev) this.onBatch(batch);
+    }
+  }
+
+  /**
+   * The store's whole state was replaced (a Raft snapshot installed on a replica that had
+   * fallen behind): every watcher ends (its client resumes from the last version it saw; the
+   * image carries the retained history) and the cache loads again, as upstream's cacher
+   * re-lists when its watch of the store breaks.
+   */
+  private async reload(): Promise<void> {
+    // Reads wait meanwhile (waitForRevision needs a started cache) instead of seeing it empty.
+    this.started = false;
+    for (const rc of this.resources.values()) for (const w of rc.watchers) w.close('cache-stopped');
+    this.resources.clear();
+    try {
+      await this.prime();
+      this.started = true;
+    } catch {
+      // A reset arriving while loading is handled by the load it triggers; anything else left
+      // the cache empty: the next reset or a restart brings it back.
+    }
     this.wakeWaiters();
   }
 

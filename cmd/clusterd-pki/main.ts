@@ -1,25 +1,43 @@
-// cmd/clusterd-pki generates a data directory's certificates and keys (what ensurePki would),
-// in its own short-lived process so the API server never loads the certificate library.
-// Usage: clusterd-pki --data-dir=DIR [--bind-address=IP]. Exit 0 on success, 2 on bad flags.
+// cmd/clusterd-pki generates certificates and keys in its own short-lived process, so the API
+// server never loads the certificate library. Two modes:
+//   clusterd-pki --data-dir=DIR [--bind-address=IP]   a data directory's PKI (what ensurePki would)
+//   clusterd-pki cluster                              a cluster PKI directory: a ClusterPkiRequest
+//                                                     (JSON) on stdin, the ClusterPkiResult on stdout
+// Exit 0 on success, 1 on failure (message on stderr), 2 on bad flags.
 
 import { generatePki } from '../../internal/pki/pki.js';
+import { writeClusterPki, type ClusterPkiRequest } from '../../internal/pki/cluster-pki.js';
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const m = /^--([a-z-]+)=(.*)$/.exec(a);
-    if (!m) {
-      process.stderr.write(`clusterd-pki: unexpected argument ${a} (use --data-dir=DIR --bind-address=IP)\n`);
-      process.exit(2);
-    }
-    return [m[1]!, m[2]!] as const;
-  }),
-);
-const dataDir = args.get('data-dir');
-if (!dataDir) {
-  process.stderr.write('clusterd-pki: --data-dir is required\n');
-  process.exit(2);
-}
-generatePki(dataDir, args.get('bind-address') ?? '0.0.0.0').catch((e: unknown) => {
+const fail = (e: unknown): never => {
   process.stderr.write(`clusterd-pki: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);
-});
+};
+
+async function cluster(): Promise<void> {
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  const request = JSON.parse(input) as ClusterPkiRequest;
+  process.stdout.write(JSON.stringify(await writeClusterPki(request)));
+}
+
+function dataDir(): void {
+  const args = new Map(
+    process.argv.slice(2).map((a) => {
+      const m = /^--([a-z-]+)=(.*)$/.exec(a);
+      if (!m) {
+        process.stderr.write(`clusterd-pki: unexpected argument ${a} (use --data-dir=DIR --bind-address=IP, or the cluster mode)\n`);
+        process.exit(2);
+      }
+      return [m[1]!, m[2]!] as const;
+    }),
+  );
+  const dir = args.get('data-dir');
+  if (!dir) {
+    process.stderr.write('clusterd-pki: --data-dir is required\n');
+    process.exit(2);
+  }
+  generatePki(dir, args.get('bind-address') ?? '0.0.0.0').catch(fail);
+}
+
+if (process.argv[2] === 'cluster' && process.argv.length === 3) cluster().catch(fail);
+else dataDir();

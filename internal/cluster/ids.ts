@@ -1,10 +1,10 @@
 // internal/cluster/ids owns how a replica's name becomes its Raft member id and the common name
 // of its peer certificate: ids are derived from names (48 bits of SHA-256), so every replica,
 // the PKI generator and a joining replica agree on them without a registry of ids.
-// Imports: raft (transport's certificate naming) only.
+// Imports: nothing from the project (raft's cluster-ca would load the certificate library into
+// the server; ids.test.ts checks that the names agree with its memberCommonName).
 
 import { createHash } from 'node:crypto';
-import { memberCommonName } from '../../raft/transport/cluster-ca.js';
 
 /** Replica names follow DNS label rules, as StatefulSet pod names and compose service names do. */
 export const REPLICA_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -17,5 +17,5 @@ export function nodeIdOf(name: string): number {
 
 /** The subject CN a replica's peer certificate must carry (checked by the peer transport). */
 export function peerCommonNameOf(name: string): string {
-  return memberCommonName(nodeIdOf(name));
+  return `raft-member-${nodeIdOf(name)}`;
 }

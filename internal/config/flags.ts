@@ -4,6 +4,7 @@
 // Imports: naming (mode names), duration, feature-gates, runtime-config.
 
 import { isIP } from 'node:net';
+import { REPLICA_NAME } from '../cluster/ids.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { FeatureGates } from './feature-gates.js';
@@ -28,6 +29,26 @@ export interface ServerConfig {
   logLevel: LogLevel;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** This replica's name (its data directory, certificates and Raft member id derive from it). */
+  name: string;
+  /** Founding members and their peer addresses (empty: a single replica, no Raft peers). */
+  initialCluster: Array<{ name: string; peerAddress: string }>;
+  /** This replica's peer address when it is not in --initial-cluster (a joining replica). */
+  peerAddress: string | undefined;
+  /** IP the peer listener binds (default: the host of this replica's peer address). */
+  peerBindAddress: string | undefined;
+  /** Directory of the cluster PKI (`clusterd pki`); default <data-dir>/pki. */
+  pkiDir: string | undefined;
+  /** API address (https://host:port) of any member of a running cluster to join. */
+  join: string | undefined;
+  /** Join token printed by the cluster (`<pki-dir>/join-token`). */
+  token: string | undefined;
+  heartbeatIntervalMs: number;
+  electionTimeoutMs: number;
+  /** Structured authentication configuration file, reloaded on change (hash compared across replicas). */
+  authenticationConfig: string | undefined;
+  /** Structured authorization configuration file, reloaded on change (hash compared across replicas). */
+  authorizationConfig: string | undefined;
 }
 
 export class FlagError extends Error {
@@ -60,6 +81,19 @@ const duration = (flag: string, raw: string): number => {
 const count = (flag: string, raw: string): number => {
   if (!/^\d+$/.test(raw)) throw new FlagError(`invalid value "${raw}" for --${flag}: must be a non-negative integer`);
   return Number(raw);
+};
+
+/** `host:port`, as peer addresses are written (IPv6 hosts in brackets); an https:// prefix is allowed. */
+const hostPort = (flag: string, raw: string): string => {
+  const v = raw.replace(/^https:\/\//, '').replace(/\/$/, '');
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
+  if (!m || Number(m[2]) === 0 || Number(m[2]) > 65535) throw new FlagError(`invalid value "${raw}" for --${flag}: want host:port`);
+  return v;
+};
+
+const replicaName = (flag: string, raw: string): string => {
+  if (!REPLICA_NAME.test(raw)) throw new FlagError(`invalid replica name "${raw}" in --${flag}: lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit`);
+  return raw;
 };
 
 const FLAGS: FlagSpec[] = [
@@ -147,6 +181,82 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => { c.maxMutatingRequestsInflight = count('max-mutating-requests-inflight', v); },
   },
   {
+    name: 'name', value: 'name', default: 'default',
+    help: 'This replica\'s name: its Raft member id, its certificates in --pki-dir and its entry in --initial-cluster derive from it.',
+    apply: (c, v) => { c.name = replicaName('name', v); },
+  },
+  {
+    name: 'initial-cluster', value: 'name=host:port,...', default: '',
+    help: 'The founding replicas and their peer addresses, identical on every founding replica (as etcd\'s --initial-cluster). Empty: a single replica. Ignored once the data directory holds a cluster.',
+    apply: (c, v) => {
+      c.initialCluster = [];
+      if (!v) return;
+      const seen = new Set<string>();
+      for (const item of v.split(',')) {
+        const eq = item.indexOf('=');
+        if (eq < 0) throw new FlagError(`invalid value "${item}" in --initial-cluster: want name=host:port`);
+        const name = replicaName('initial-cluster', item.slice(0, eq));
+        if (seen.has(name)) throw new FlagError(`replica ${name} is listed twice in --initial-cluster`);
+        seen.add(name);
+        c.initialCluster.push({ name, peerAddress: hostPort('initial-cluster', item.slice(eq + 1)) });
+      }
+    },
+  },
+  {
+    name: 'peer-address', value: 'host:port', default: '',
+    help: 'Address other replicas reach this one at for Raft traffic (mutual TLS). Default: this replica\'s entry in --initial-cluster; required with --join.',
+    apply: (c, v) => { c.peerAddress = v ? hostPort('peer-address', v) : undefined; },
+  },
+  {
+    name: 'peer-bind-address', value: 'ip', default: '',
+    help: 'IP the peer listener binds (for example 0.0.0.0 in a container). Default: the host of the peer address.',
+    apply: (c, v) => {
+      if (v && !isIP(v)) throw new FlagError(`invalid value "${v}" for --peer-bind-address: not an IP address`);
+      c.peerBindAddress = v || undefined;
+    },
+  },
+  {
+    name: 'pki-dir', value: 'path', default: '',
+    help: 'Cluster PKI made by `clusterd pki` (CA, peer CA, per-replica serving and peer certificates, admin and service-account keys), the same on every replica. Default: <data-dir>/pki.',
+    apply: (c, v) => { c.pkiDir = v || undefined; },
+  },
+  {
+    name: 'join', value: 'https://host:port', default: '',
+    help: 'Join the running cluster that serves the API at this address (any member): the replica receives its certificates, catches up as a learner, then becomes a voter. Needs --token and --peer-address.',
+    apply: (c, v) => {
+      if (v && !/^https:\/\/[^/]+\/?$/.test(v)) throw new FlagError(`invalid value "${v}" for --join: want https://host:port`);
+      c.join = v ? v.replace(/\/$/, '') : undefined;
+    },
+  },
+  {
+    name: 'token', value: 'token', default: '',
+    help: 'Join token (the content of <pki-dir>/join-token on a member) for --join.',
+    apply: (c, v) => { c.token = v || undefined; },
+  },
+  {
+    name: 'heartbeat-interval', value: 'duration', default: '100ms',
+    help: 'Raft heartbeat interval (one Raft tick), as etcd\'s flag of that name.',
+    apply: (c, v) => {
+      c.heartbeatIntervalMs = duration('heartbeat-interval', v);
+      if (c.heartbeatIntervalMs < 1) throw new FlagError('--heartbeat-interval must be at least 1ms');
+    },
+  },
+  {
+    name: 'election-timeout', value: 'duration', default: '1s',
+    help: 'Time without a leader\'s heartbeat before a replica campaigns (randomised up to twice this), as etcd\'s flag. At least 5 heartbeat intervals.',
+    apply: (c, v) => { c.electionTimeoutMs = duration('election-timeout', v); },
+  },
+  {
+    name: 'authentication-config', value: 'path', default: '',
+    help: 'Structured authentication configuration file; reloaded when it changes. Every replica reports the hash of what it loaded; a replica whose hash differs from the leader\'s fails its config-hash readyz check.',
+    apply: (c, v) => { c.authenticationConfig = v || undefined; },
+  },
+  {
+    name: 'authorization-config', value: 'path', default: '',
+    help: 'Structured authorization configuration file; reloaded and compared across replicas like --authentication-config.',
+    apply: (c, v) => { c.authorizationConfig = v || undefined; },
+  },
+  {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',
     help: 'Least severe log level written (JSON lines on stderr). Start-up and shutdown are logged at warn so the default shows them.',
     apply: (c, v) => { c.logLevel = oneOf('log-level', ['error', 'warn', 'info', 'debug'] as const, v); },
@@ -158,6 +268,9 @@ export function defaultConfig(): ServerConfig {
   c.featureGates = new FeatureGates();
   c.runtimeConfig = [];
   c.tlsCertFile = c.tlsPrivateKeyFile = c.clientCaFile = undefined;
+  c.initialCluster = [];
+  c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = undefined;
+  c.authenticationConfig = c.authorizationConfig = undefined;
   for (const f of FLAGS) if (f.default !== '') f.apply(c, f.default);
   return c;
 }
@@ -186,6 +299,23 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
   }
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsPrivateKeyFile)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  if (config.electionTimeoutMs < 5 * config.heartbeatIntervalMs) {
+    throw new FlagError('--election-timeout must be at least 5 times --heartbeat-interval');
+  }
+  if (config.initialCluster.length > 0 || config.join) {
+    if (config.storage !== 'leveldb') throw new FlagError('a cluster replica needs --storage=leveldb');
+    const own = config.initialCluster.find((m) => m.name === config.name);
+    if (config.join) {
+      if (!config.token) throw new FlagError('--join needs --token');
+      if (!config.peerAddress) throw new FlagError('--join needs --peer-address');
+    } else if (!own) {
+      throw new FlagError(`--initial-cluster does not list this replica (--name=${config.name})`);
+    }
+    if (own && config.peerAddress && own.peerAddress !== config.peerAddress) {
+      throw new FlagError(`--peer-address ${config.peerAddress} differs from this replica's entry in --initial-cluster (${own.peerAddress})`);
+    }
+    config.peerAddress ??= own?.peerAddress;
   }
   return config;
 }

@@ -119,6 +119,8 @@ export class CrdController {
     private readonly naming: Naming,
     private readonly log: Logger,
     private readonly retryMs = 500,
+    /** Whether this replica writes (status, cleanup): only the leader does; every replica serves. */
+    private readonly isLeader: () => boolean = () => true,
   ) {
     this.crds = catalog.resource(naming.group('apiextensions.k8s.io'), 'v1', 'customresourcedefinitions')!;
   }
@@ -142,6 +144,17 @@ export class CrdController {
       if (!this.stopped) void this.start();
     })();
     for (const e of entries) if (!e.corrupt) this.enqueue(e.name, JSON.parse(e.bytes.toString('utf8')) as Obj);
+  }
+
+  /** Reconciles every definition again (this replica just became the leader). */
+  resync(): void {
+    const registry = this.registries.for(this.crds)!;
+    void registry
+      .list({ mode: { kind: 'any' }, namespace: '', filter: undefined, hasSelector: false, limit: 0 })
+      .then(({ entries }) => {
+        for (const e of entries) if (!e.corrupt) this.enqueue(e.name, JSON.parse(e.bytes.toString('utf8')) as Obj);
+      })
+      .catch((e: unknown) => this.log.warn('custom resource definition resync failed', { error: e instanceof Error ? e.message : String(e) }));
   }
 
   stop(): void {
@@ -201,9 +214,10 @@ export class CrdController {
   /** Brings serving and status in line with the definition; false asks for a retry. */
   private async reconcile(crd: Obj): Promise<boolean> {
     const meta = obj(crd.metadata);
-    if (meta.deletionTimestamp !== undefined) return this.cleanUp(crd);
+    const leader = this.isLeader();
+    if (meta.deletionTimestamp !== undefined) return leader ? this.cleanUp(crd) : true;
     const accepted = this.serve(crd);
-    return this.updateStatus(crd, accepted);
+    return leader ? this.updateStatus(crd, accepted) : true;
   }
 
   private async updateStatus(crd: Obj, accepted: boolean): Promise<boolean> {

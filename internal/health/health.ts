@@ -42,7 +42,11 @@ export class HealthChecks {
   }
 
   /** A start-up hook: unhealthy until `complete` is called. */
-  addStartupHook(name: string): () => void {
+  /**
+   * `livez: false` keeps the hook out of /livez: work that waits for other replicas (a Raft
+   * leader) must not make a live process look dead and get it restarted.
+   */
+  addStartupHook(name: string, options: { livez?: boolean } = {}): () => void {
     const full = `poststarthook/${name}`;
     this.hooks.set(full, false);
     const check: HealthCheck = {
@@ -52,7 +56,7 @@ export class HealthChecks {
       },
     };
     this.add(['readyz', 'healthz'], check);
-    this.add(['livez'], {
+    if (options.livez !== false) this.add(['livez'], {
       name: full,
       check: () => {
         // Within the grace period liveness assumes unfinished hooks will finish.

@@ -38,6 +38,11 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.use('*', withAuthorization(deps.authorizers));
   app.all('*', async (c) => {
     if (c.get('info').isResourceRequest) return handleResource(c, deps);
+    if (deps.extraRoutes) {
+      const url = new URL(c.req.url);
+      const extra = await deps.extraRoutes(c.req.method, url.pathname, url.searchParams, () => c.req.text());
+      if (extra) return extra;
+    }
     const res = await handleNonResource(c, deps);
     if (res) return res;
     throw errors.pathNotFound();

@@ -67,4 +67,6 @@ export interface HttpDeps {
   /** Concurrent request limits (429 beyond them). */
   inFlight: { reads: number; mutating: number };
   now(): Date;
+  /** Paths served outside the API (the cluster's /cluster/v1 endpoints); undefined = not handled. */
+  extraRoutes?: (method: string, path: string, query: URLSearchParams, body: () => Promise<string>) => Promise<Response | undefined>;
 }

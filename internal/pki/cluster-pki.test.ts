@@ -109,8 +109,8 @@ describe('generateClusterPki', () => {
     expect(createPublicKey(readFileSync(a.saKey)).export({ format: 'pem', type: 'spki' })).toBe(readFileSync(a.saPub, 'utf8'));
 
     const token = parseJoinToken(readFileSync(a.joinToken, 'utf8'));
-    expect(verifyCaHash(readFileSync(a.peerCaCert, 'utf8'), token.caHash)).toBe(true);
-    expect(verifyCaHash(readFileSync(a.caCert, 'utf8'), token.caHash)).toBe(false);
+    expect(verifyCaHash(readFileSync(a.caCert, 'utf8'), token.caHash)).toBe(true);
+    expect(verifyCaHash(readFileSync(a.peerCaCert, 'utf8'), token.caHash)).toBe(false);
   });
 
   it('is idempotent and adds only the missing replicas', async () => {
@@ -179,7 +179,7 @@ describe('generateClusterPki', () => {
         'replicas/a/peer.crt is not signed by peer-ca.crt (delete replicas/a/peer.crt and replicas/a/peer.key to have them issued again)',
       );
       copyFileSync(q.joinToken, p.joinToken);
-      await expect(generateClusterPki(dir, [])).rejects.toThrow('join-token pins a different CA than peer-ca.crt (delete it to have a new one made)');
+      await expect(generateClusterPki(dir, [])).rejects.toThrow('join-token pins a different CA than ca.crt (delete it to have a new one made)');
       writeFileSync(p.joinToken, 'K10abc::def\n');
       await expect(generateClusterPki(dir, [])).rejects.toThrow(/^join-token: join token's CA hash must be 64 hex digits/);
     } finally {

@@ -228,7 +228,9 @@ export async function writeClusterPki(request: ClusterPkiRequest): Promise<Clust
   if (request.op === 'generate') {
     await ensureLeaf(w, certs, ca, shared.caCert, shared.adminCert, shared.adminKey, { commonName: 'admin', organizations: ['system:masters'], usage: 'client' });
     ensureServiceAccountKeys(w, shared.saKey, shared.saPub);
-    ensureJoinToken(w, shared.joinToken, shared.peerCaCert, peerCa.certPem);
+    // The joiner reaches a member's API port first, whose serving certificate the cluster CA signs:
+    // that is the CA it must be able to pin before it sends the token's secret.
+    ensureJoinToken(w, shared.joinToken, shared.caCert, ca.certPem);
   }
   if (request.replicas.length) w.mkdir(join(dir, 'replicas'));
   const replicas: ClusterPkiPaths[] = [];
@@ -293,8 +295,8 @@ function ensureServiceAccountKeys(w: Writer, keyPath: string, pubPath: string): 
   w.file(pubPath, publicKey.export({ format: 'pem', type: 'spki' }).toString(), false);
 }
 
-function ensureJoinToken(w: Writer, tokenPath: string, peerCaPath: string, peerCaPem: string): void {
-  if (!existsSync(tokenPath)) return w.file(tokenPath, makeJoinToken(peerCaPem) + '\n', true);
+function ensureJoinToken(w: Writer, tokenPath: string, caPath: string, caPem: string): void {
+  if (!existsSync(tokenPath)) return w.file(tokenPath, makeJoinToken(caPem) + '\n', true);
   w.checkPrivate(tokenPath);
   let caHash: string;
   try {
@@ -302,8 +304,8 @@ function ensureJoinToken(w: Writer, tokenPath: string, peerCaPath: string, peerC
   } catch (e) {
     throw new Error(`${w.rel(tokenPath)}: ${(e as Error).message} (delete it to have a new one made)`);
   }
-  if (!verifyCaHash(peerCaPem, caHash)) {
-    throw new Error(`${w.rel(tokenPath)} pins a different CA than ${w.rel(peerCaPath)} (delete it to have a new one made)`);
+  if (!verifyCaHash(caPem, caHash)) {
+    throw new Error(`${w.rel(tokenPath)} pins a different CA than ${w.rel(caPath)} (delete it to have a new one made)`);
   }
 }
 

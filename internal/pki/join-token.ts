@@ -1,13 +1,13 @@
 // internal/pki/join-token owns the cluster join token, k3s-style: `K10<ca-hash>::<secret>`,
-// where ca-hash is the SHA-256 of the peer CA certificate's DER. A joining replica knows only
-// the token and an address; it pins the peer CA by that hash before trusting anything the
+// where ca-hash is the SHA-256 of the cluster CA certificate's DER (the CA that signs the API
+// serving certificates). A joining replica knows only the token and an address; it pins that CA by its hash before trusting anything the
 // address sends, then proves itself with the secret. Uses node:crypto only (no certificate
 // library), so the running server can check tokens. Imports: nothing from the project.
 
 import { createHash, randomBytes, timingSafeEqual, X509Certificate } from 'node:crypto';
 
 export interface JoinToken {
-  /** SHA-256 of the peer CA certificate's DER, 64 lower-case hex digits. */
+  /** SHA-256 of the cluster CA certificate's DER, 64 lower-case hex digits. */
   caHash: string;
   /** 32 lower-case hex digits (128 bits). */
   secret: string;
@@ -25,9 +25,9 @@ export function caHashOf(pem: string): string {
   return createHash('sha256').update(new X509Certificate(pem).raw).digest('hex');
 }
 
-/** A fresh token pinning `peerCaPem` with a random 128-bit secret. */
-export function makeJoinToken(peerCaPem: string): string {
-  return `${PREFIX}${caHashOf(peerCaPem)}${SEPARATOR}${randomBytes(16).toString('hex')}`;
+/** A fresh token pinning `caPem` with a random 128-bit secret. */
+export function makeJoinToken(caPem: string): string {
+  return `${PREFIX}${caHashOf(caPem)}${SEPARATOR}${randomBytes(16).toString('hex')}`;
 }
 
 /**
@@ -38,9 +38,9 @@ export function makeJoinToken(peerCaPem: string): string {
 export function parseJoinToken(token: string): JoinToken {
   const t = token.trim();
   if (t === '') throw new JoinTokenError('join token is empty');
-  if (!t.startsWith(PREFIX)) throw new JoinTokenError(`join token must start with "${PREFIX}" (format K10<sha256 of the peer CA>::<secret>)`);
+  if (!t.startsWith(PREFIX)) throw new JoinTokenError(`join token must start with "${PREFIX}" (format K10<sha256 of the cluster CA>::<secret>)`);
   const sep = t.indexOf(SEPARATOR);
-  if (sep < 0) throw new JoinTokenError('join token has no "::" between the CA hash and the secret (format K10<sha256 of the peer CA>::<secret>)');
+  if (sep < 0) throw new JoinTokenError('join token has no "::" between the CA hash and the secret (format K10<sha256 of the cluster CA>::<secret>)');
   const caHash = t.slice(PREFIX.length, sep);
   const secret = t.slice(sep + SEPARATOR.length);
   if (!/^[0-9a-fA-F]{64}$/.test(caHash)) {

@@ -42,6 +42,8 @@ import { ApiCatalog } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
 import { stabilityOf } from '../schema/versions.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
+import { ClusterReplica } from '../cluster/replica.js';
+import { ReloadableFiles } from '../config/reloadable-files.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
 import { bootstrapNamespaces, SYSTEM_NAMESPACES } from './bootstrap.js';
 import { migrateSeparateEvents } from './migrate-events.js';
@@ -71,6 +73,8 @@ export interface RunningServer {
   readonly store: LevelRevisionStore;
   readonly cache: WatchCache;
   readonly health: HealthChecks;
+  /** Set when this process is a replica of a multi-replica cluster. */
+  readonly cluster: ClusterReplica | undefined;
   /** Graceful stop: readyz fails, requests drain (after shutdownDelayMs), then everything closes. */
   shutdown(): Promise<void>;
 }
@@ -91,15 +95,32 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const log = options.log ?? createLogger(config.logLevel);
   const naming = createNaming(config.naming);
   mkdirSync(config.dataDir, { recursive: true });
-  // Certificates are made (first start only) while the store opens and the cache primes.
-  const pkiReady = ensurePki(config.dataDir, config.bindAddress);
+  // The configuration every replica must load identically, reloaded on change.
+  const configFiles = new ReloadableFiles(
+    new Map(
+      [
+        ['authentication', config.authenticationConfig],
+        ['authorization', config.authorizationConfig],
+      ].filter((e): e is [string, string] => e[1] !== undefined),
+    ),
+  );
+  configFiles.watch();
+  const clustered = config.initialCluster.length > 0 || config.join !== undefined;
+  const cluster = clustered ? await ClusterReplica.open({ config, log, files: configFiles }) : undefined;
+  // Certificates are made (first start only) while the store opens and the cache primes; a
+  // cluster replica uses the cluster PKI it was given (or received when joining).
+  const pkiReady = cluster ? Promise.resolve(cluster.pki) : ensurePki(config.dataDir, config.bindAddress);
   pkiReady.catch(() => {});
 
   const store = await LevelRevisionStore.open({
     storage: config.storage,
     path: join(config.dataDir, 'store'),
     naming: config.naming,
+    // A replica's Raft log is durable before anything is applied: a lost tail of applied
+    // state is applied again from it at start.
+    ...(cluster ? { replicator: cluster.replicator, sync: false } : {}),
   });
+  if (cluster) await cluster.run(store);
   const catalog = new ApiCatalog(naming, enablementFrom(config.runtimeConfig, stabilityOf));
   const registries = new RegistrySet(catalog);
   const cache = new WatchCache(store, {
@@ -166,12 +187,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       if (!cache.ready) throw new Error('watch cache not synced');
     },
   });
-  const bootstrapDone = health.addStartupHook('bootstrap-namespaces');
-  const controllerStarted = health.addStartupHook('start-namespace-controller');
+  // In a cluster these wait for a leader, which must not make /livez fail.
+  const bootstrapDone = health.addStartupHook('bootstrap-namespaces', { livez: !cluster });
+  const controllerStarted = health.addStartupHook('start-namespace-controller', { livez: !cluster });
+  cluster?.addHealthChecks(health);
 
   // Events written through events.k8s.io by earlier versions sat under a prefix of their own;
-  // both APIs now share the core event store.
-  await migrateSeparateEvents(store, log);
+  // both APIs now share the core event store. (A cluster's data never had that prefix.)
+  if (!cluster) await migrateSeparateEvents(store, log);
   await cache.start();
 
   const protobuf = new ProtobufSerializer(naming);
@@ -183,6 +206,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return { resource: group === 'core' ? resource! : `${resource}.${naming.group(group!)}`, objects: st.objects, watchers: st.watchers };
     }),
   );
+  if (cluster) cluster.registerMetrics(metrics.registry);
   const deps: HttpDeps = {
     metrics,
     naming,
@@ -192,7 +216,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     features: config.featureGates,
     authenticators: [x509Authenticator],
     anonymousAuth: true,
-    authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer],
+    authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
     health,
     discovery: new Discovery(catalog, naming),
     openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
@@ -204,6 +228,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     inFlight: { reads: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight },
     now: () => new Date(),
+    ...(cluster ? { extraRoutes: (method: string, path: string, query: URLSearchParams, body: () => Promise<string>) => cluster.handle(method, path, query, body) } : {}),
   };
   const app = buildHandlerChain(deps);
 
@@ -273,23 +298,54 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const kubeconfigPath = writeAdminKubeconfig(config.dataDir, pki, url);
   log.warn('serving', { url, port, dataDir: config.dataDir, storage: config.storage, naming: config.naming, revision: store.currentRevision() });
 
-  await bootstrapNamespaces(registries, catalog, log);
-  bootstrapDone();
-
+  // Leader-only work (controllers' writes, compaction scheduling) runs where leadership is and
+  // moves with it; a single replica always leads.
+  const isLeader = (): boolean => !cluster || cluster.replicator.isLeader();
   const namespaceController = new NamespaceController(registries, catalog, cache, log, namespaceFinalizer(naming));
-  namespaceController.start();
-  const crdController = new CrdController(registries, catalog, cache, naming, log);
-  await crdController.start();
-  controllerStarted();
+  const crdController = new CrdController(registries, catalog, cache, naming, log, 500, isLeader);
+  let unsubscribeLeadership: (() => void) | undefined;
+  const startControllers = async (): Promise<void> => {
+    await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), log, cluster !== undefined);
+    bootstrapDone();
+    await crdController.start();
+    if (!cluster) namespaceController.start();
+    else {
+      let running = false;
+      unsubscribeLeadership = cluster.replicator.onLeadership((leader) => {
+        if (leader && !running) {
+          log.warn('this replica leads: starting leader-only controllers', { name: config.name });
+          namespaceController.start();
+          crdController.resync();
+          running = true;
+        } else if (!leader && running) {
+          log.warn('this replica no longer leads: stopping leader-only controllers', { name: config.name });
+          namespaceController.stop();
+          running = false;
+        }
+      });
+    }
+    controllerStarted();
+  };
+  if (cluster) {
+    cluster.startBackground(url);
+    // The API is served (and /livez is healthy) while the replica waits for its quorum.
+    void cluster
+      .waitForLeader()
+      .then(startControllers)
+      .catch((e: unknown) => log.error('starting controllers failed', { error: e instanceof Error ? e : String(e) }));
+  } else {
+    await startControllers();
+  }
 
   let compactTimer: NodeJS.Timeout | undefined;
   if (config.compactionIntervalMs > 0) {
-    // Compact to the revision seen one interval ago: history stays readable for at least one interval.
+    // Compact to the revision seen one interval ago: history stays readable for at least one
+    // interval. Compaction is a replicated command; only the leader schedules it.
     let previous = store.currentRevision();
     compactTimer = setInterval(() => {
       const target = previous;
       previous = store.currentRevision();
-      if (target > store.compactedRevision()) {
+      if (isLeader() && target > store.compactedRevision()) {
         store.compact(target).catch((e: unknown) => log.error('compaction failed', { error: e instanceof Error ? e : String(e) }));
       }
     }, config.compactionIntervalMs);
@@ -303,6 +359,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       health.beginShutdown();
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       clearInterval(compactTimer);
+      unsubscribeLeadership?.();
+      configFiles.stop();
+      await cluster?.close();
       namespaceController.stop();
       crdController.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
@@ -321,7 +380,24 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     return stopping;
   };
 
-  return { port, url, kubeconfigPath, store, cache, health, shutdown };
+  return { port, url, kubeconfigPath, store, cache, health, cluster, shutdown };
+}
+
+/**
+ * Creates the system namespaces. A cluster replica may start before its quorum can write or
+ * while another replica creates them: it retries until they exist.
+ */
+async function bootstrapWithRetry(run: () => Promise<void>, log: Logger, retry: boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run();
+      return;
+    } catch (e) {
+      if (!retry) throw e;
+      if (attempt % 10 === 1) log.warn('creating system namespaces failed; retrying', { error: e instanceof Error ? e.message : String(e) });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 /**

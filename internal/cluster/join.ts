@@ -1,0 +1,173 @@
+// internal/cluster/join owns adding a replica to a running cluster, both ends of it (k3s's
+// --server/--token is the model):
+//   joiner: fetch the cluster CA from any member without trusting it, check it against the
+//           hash pinned in the join token, then — now over verified TLS — present the token's
+//           secret, its name and peer address; write the PKI files it receives and remember the
+//           member addresses (for restarts, which need no further flags);
+//   member: check the secret, issue the joiner's serving and peer certificates, add it to Raft
+//           as a learner (the leader promotes it once it has caught up), answer with the
+//           shared PKI and the member addresses.
+// Imports: pki (cluster layout, join token), cluster ids, raft types, log.
+
+import { readFileSync, writeFileSync, mkdirSync, existsSync, chmodSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
+import type { ConfState } from '../../raft/types.js';
+import type { Logger } from '../log/logger.js';
+import { clusterPkiPaths, issueReplicaCertificates, type ClusterPkiPaths } from '../pki/cluster-pki.js';
+import { joinSecretMatches, parseJoinToken, verifyCaHash } from '../pki/join-token.js';
+import { nodeIdOf, REPLICA_NAME } from './ids.js';
+
+export interface ClusterFiles extends ClusterPkiPaths {
+  /** The shared PKI paths in the server's PkiPaths shape (for the kubeconfig and TLS). */
+  pki: ClusterPkiPaths;
+}
+
+export function clusterFiles(pkiDir: string, name: string): ClusterFiles {
+  const p = clusterPkiPaths(pkiDir, name);
+  return { ...p, pki: p };
+}
+
+const JOINED_FILE = 'cluster-peers.json';
+
+/** Member addresses a joined replica learnt when it joined (the Raft snapshot has the current ones). */
+export function loadJoinedPeers(dataDir: string): Map<number, string> {
+  const path = join(dataDir, JOINED_FILE);
+  if (!existsSync(path)) return new Map();
+  return new Map(JSON.parse(readFileSync(path, 'utf8')) as Array<[number, string]>);
+}
+
+interface JoinResponse {
+  files: Record<string, string>;
+  peers: Array<[number, string]>;
+}
+
+async function request(url: string, method: string, ca: string | undefined, body?: string): Promise<{ status: number; body: string }> {
+  const https = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      url,
+      {
+        method,
+        // Only the first request (for the CA itself) goes unverified; its answer is checked
+        // against the token's pinned hash before anything is trusted or sent.
+        ...(ca ? { ca } : { rejectUnauthorized: false }),
+        timeout: 10_000,
+        headers: body ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url}`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Joins through `api` (any member), writes the received PKI, returns the member addresses. */
+export async function joinCluster(
+  o: { api: string; token: string; name: string; peerAddress: string; dataDir: string; pkiDir: string },
+  log: Logger,
+): Promise<Map<number, string>> {
+  const token = parseJoinToken(o.token);
+  const caRes = await request(`${o.api}/cluster/v1/join/ca`, 'GET', undefined);
+  if (caRes.status !== 200) throw new Error(`joining via ${o.api}: fetching the cluster CA answered ${caRes.status}: ${caRes.body.slice(0, 300)}`);
+  const { ca } = JSON.parse(caRes.body) as { ca: string };
+  if (!verifyCaHash(ca, token.caHash)) throw new Error(`joining via ${o.api}: the cluster CA does not match the join token's hash (wrong token, or not the cluster it was made for)`);
+  const host = o.peerAddress.slice(0, o.peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  const body = JSON.stringify({ name: o.name, peerAddress: o.peerAddress, hosts: [host], secret: token.secret });
+  let res: { status: number; body: string } | undefined;
+  // The member may be between leaders for a moment: retry what it says is retryable.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    res = await request(`${o.api}/cluster/v1/join`, 'POST', ca, body);
+    if (res.status !== 503 && res.status !== 429) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (!res || res.status !== 200) {
+    let message = res?.body ?? '';
+    try {
+      message = (JSON.parse(message) as { message?: string }).message ?? message;
+    } catch {
+      // not a Status
+    }
+    throw new Error(`joining via ${o.api} was refused (${res?.status}): ${message}`);
+  }
+  const answer = JSON.parse(res.body) as JoinResponse;
+  mkdirSync(o.pkiDir, { recursive: true, mode: 0o700 });
+  for (const [rel, content] of Object.entries(answer.files)) {
+    if (rel.includes('..') || rel.startsWith('/')) throw new Error(`joining: refusing file path ${rel}`);
+    const path = join(o.pkiDir, rel);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const secret = rel.endsWith('.key') || rel === 'join-token';
+    writeFileSync(path, content, { mode: secret ? 0o600 : 0o644 });
+    if (secret) chmodSync(path, 0o600);
+  }
+  mkdirSync(o.dataDir, { recursive: true });
+  writeFileSync(join(o.dataDir, JOINED_FILE), JSON.stringify(answer.peers));
+  log.warn('joined cluster as a learner; catching up', { via: o.api, members: answer.peers.length });
+  return new Map(answer.peers);
+}
+
+export interface AdmitDeps {
+  pkiDir: string;
+  paths: ClusterPkiPaths;
+  status(): RaftNodeStatus | undefined;
+  addLearner(id: number, url: string): Promise<ConfState>;
+  log: Logger;
+}
+
+const status = (code: number, reason: string, message: string): Response =>
+  new Response(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }), {
+    status: code,
+    headers: { 'content-type': 'application/json', ...(code === 503 ? { 'retry-after': '1' } : {}) },
+  });
+
+/** The member side of a join (POST /cluster/v1/join). */
+export async function admitJoiner(raw: string, deps: AdmitDeps): Promise<Response> {
+  let req: { name?: unknown; peerAddress?: unknown; hosts?: unknown; secret?: unknown };
+  try {
+    req = JSON.parse(raw) as typeof req;
+  } catch {
+    return status(400, 'BadRequest', 'the join request is not JSON');
+  }
+  if (typeof req !== 'object' || req === null) return status(400, 'BadRequest', 'the join request must be a JSON object');
+  const { name, peerAddress, secret } = req;
+  const hosts = Array.isArray(req.hosts) ? req.hosts.filter((h): h is string => typeof h === 'string') : [];
+  if (typeof secret !== 'string') return status(401, 'Unauthorized', 'the join request carries no token secret');
+  const expected = parseJoinToken(readFileSync(deps.paths.joinToken, 'utf8').trim());
+  if (!joinSecretMatches(expected, secret)) return status(401, 'Unauthorized', 'invalid join token');
+  if (typeof name !== 'string' || !REPLICA_NAME.test(name)) return status(400, 'BadRequest', `invalid replica name ${JSON.stringify(name)}`);
+  if (typeof peerAddress !== 'string' || !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(peerAddress)) {
+    return status(400, 'BadRequest', `invalid peer address ${JSON.stringify(peerAddress)} (want host:port)`);
+  }
+  const s = deps.status();
+  if (!s || s.leader === 0) return status(503, 'ServiceUnavailable', 'the cluster has no leader; retry');
+  const id = nodeIdOf(name);
+  const cs = s.membership;
+  const url = `https://${peerAddress}`;
+  const known = [...cs.voters, ...cs.learners].includes(id);
+  if (known && s.peers.get(id) !== url) {
+    return status(409, 'AlreadyExists', `a member named "${name}" exists with another peer address (${s.peers.get(id) ?? 'unknown'}); remove it first`);
+  }
+  await issueReplicaCertificates(deps.pkiDir, name, [...new Set(hosts)]);
+  if (!known) {
+    try {
+      await deps.addLearner(id, url);
+    } catch (e) {
+      return status(503, 'ServiceUnavailable', `adding the member failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    deps.log.warn('admitted a joining replica as a learner', { name, id, peerAddress });
+  }
+  const joiner = clusterPkiPaths(deps.pkiDir, name);
+  const shared = [deps.paths.caCert, deps.paths.caKey, deps.paths.adminCert, deps.paths.adminKey, deps.paths.saKey, deps.paths.saPub, deps.paths.peerCaCert, deps.paths.peerCaKey, deps.paths.joinToken];
+  const own = [joiner.serverCert, joiner.serverKey, joiner.peerCert, joiner.peerKey];
+  const files: Record<string, string> = {};
+  for (const f of [...shared, ...own]) files[relative(deps.pkiDir, f)] = readFileSync(f, 'utf8');
+  const peers = [...(deps.status()?.peers ?? s.peers)];
+  if (!peers.some(([pid]) => pid === id)) peers.push([id, url]);
+  return new Response(JSON.stringify({ files, peers } satisfies JoinResponse), { status: 200, headers: { 'content-type': 'application/json' } });
+}

@@ -1,0 +1,459 @@
+// internal/cluster/replica owns what makes one API server process a member of a multi-replica
+// control plane: its PKI files (from `clusterd pki`, or received when joining), the Raft node
+// under the store (RaftReplicator over a LevelDB log and the mutual-TLS peer transport),
+// leadership for leader-only work, the member records every replica keeps in the store (API
+// address, peer address, configuration hash), automatic promotion of caught-up learners, the
+// /cluster/v1 endpoints (members, removal, join), the raft and config-hash readyz checks and
+// the Raft metrics. Imports: raft (node, storage, transport), store, config, auth/authz types,
+// health, log, cluster (ids, raft-replicator, join).
+
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { createLevelLogStore } from '../../raft/storage/level-log-store.js';
+import { Http2Transport } from '../../raft/transport/http2-transport.js';
+import { isRaftNodeError } from '../../raft/node/node-errors.js';
+import type { Authorizer } from '../authz/authorizer.js';
+import type { ServerConfig } from '../config/flags.js';
+import type { ReloadableFiles } from '../config/reloadable-files.js';
+import type { HealthChecks } from '../health/health.js';
+import type { Logger } from '../log/logger.js';
+import type { PkiPaths } from '../pki/pki.js';
+import type { LevelRevisionStore } from '../store/revision-store.js';
+import { nodeIdOf, REPLICA_NAME } from './ids.js';
+import { RaftReplicator } from './raft-replicator.js';
+import { clusterFiles, joinCluster, loadJoinedPeers, type ClusterFiles } from './join.js';
+
+/** Where member records live in the store: outside /registry/, so no API serves them. */
+export const MEMBER_PREFIX = '/cluster/members/';
+
+export interface MemberRecord {
+  name: string;
+  id: number;
+  peerAddress: string;
+  apiAddress: string;
+  configHash: string;
+}
+
+export interface MemberStatus {
+  name: string;
+  id: number;
+  role: 'leader' | 'follower' | 'learner' | 'candidate';
+  peerAddress: string;
+  apiAddress: string;
+  term: number;
+  applied: number;
+  lag: number;
+  configHash: string;
+}
+
+const json = (status: number, body: unknown): Response =>
+  new Response(JSON.stringify(body, null, 2), { status, headers: { 'content-type': 'application/json' } });
+
+const statusBody = (code: number, reason: string, message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+
+export interface ClusterReplicaDeps {
+  config: ServerConfig;
+  log: Logger;
+  files: ReloadableFiles;
+}
+
+export class ClusterReplica {
+  readonly name: string;
+  readonly id: number;
+  readonly peerAddress: string;
+  readonly replicator: RaftReplicator;
+  readonly pki: PkiPaths;
+  private store: LevelRevisionStore | undefined;
+  private apiAddress = '';
+  private timers: NodeJS.Timeout[] = [];
+  private appliedTarget = 0;
+  private stopped = false;
+  private leaderHash: string | undefined;
+
+  private constructor(
+    private readonly deps: ClusterReplicaDeps,
+    private readonly paths: ClusterFiles,
+    replicator: RaftReplicator,
+  ) {
+    this.name = deps.config.name;
+    this.id = nodeIdOf(this.name);
+    this.peerAddress = deps.config.peerAddress!;
+    this.replicator = replicator;
+    this.pki = paths.pki;
+  }
+
+  /**
+   * Prepares the replica: on the first start of a joining replica, fetches its certificates
+   * and the member list from the cluster (--join, --token); builds the Raft replicator.
+   */
+  static async open(deps: ClusterReplicaDeps): Promise<ClusterReplica> {
+    const { config, log } = deps;
+    const pkiDir = config.pkiDir ?? join(config.dataDir, 'pki');
+    const raftDir = join(config.dataDir, 'raft');
+    const paths = clusterFiles(pkiDir, config.name);
+    const firstStart = !existsSync(raftDir);
+    let joinedPeers: Map<number, string> | undefined;
+    if (config.join) {
+      if (firstStart || !existsSync(paths.peerCert)) {
+        log.warn('joining cluster', { via: config.join, name: config.name });
+        joinedPeers = await joinCluster({ api: config.join, token: config.token!, name: config.name, peerAddress: config.peerAddress!, dataDir: config.dataDir, pkiDir }, log);
+      } else {
+        joinedPeers = loadJoinedPeers(config.dataDir);
+      }
+    }
+    for (const f of [paths.peerCaCert, paths.peerCert, paths.peerKey, paths.pki.caCert, paths.pki.serverCert, paths.pki.serverKey]) {
+      if (!existsSync(f)) throw new Error(`cluster PKI file ${f} is missing: create the PKI with \`clusterd pki --out ${pkiDir} --replica ${config.name}=<host>\` and copy it to every replica, or join with --join and --token`);
+    }
+    mkdirSync(raftDir, { recursive: true });
+    const peers = new Map<number, string>(joinedPeers ?? []);
+    for (const m of config.initialCluster) peers.set(nodeIdOf(m.name), `https://${m.peerAddress}`);
+    peers.set(nodeIdOf(config.name), `https://${config.peerAddress!}`);
+    const peerCa = readFileSync(paths.peerCaCert, 'utf8');
+    const [host, port] = splitHostPort(config.peerAddress!);
+    const replicator = new RaftReplicator({
+      leaderWaitMs: Math.max(3000, 3 * config.electionTimeoutMs),
+      node: {
+        id: nodeIdOf(config.name),
+        peers,
+        ...(config.join ? { join: true } : {}),
+        store: createLevelLogStore(raftDir),
+        transport: (handler) =>
+          new Http2Transport({
+            id: nodeIdOf(config.name),
+            // Peers of another cluster (another peer CA) are refused by TLS already; the id
+            // keeps two clusters sharing a CA by mistake from mixing.
+            clusterId: createHash('sha256').update(peerCa).digest('hex').slice(0, 16),
+            listen: { host: config.peerBindAddress ?? host, port },
+            tls: { ca: peerCa, cert: readFileSync(paths.peerCert, 'utf8'), key: readFileSync(paths.peerKey, 'utf8') },
+            handler,
+            peerCommonName: (id) => `raft-member-${id}`,
+            backoff: { initialMs: 50, maxMs: 1000 },
+            log: (line) => log.debug(line),
+          }),
+        tickMs: config.heartbeatIntervalMs,
+        electionTicks: Math.max(5, Math.round(config.electionTimeoutMs / config.heartbeatIntervalMs)),
+        heartbeatTicks: 1,
+        snapshotEntries: 10_000,
+        catchUpEntries: 5_000,
+        proposalTimeoutMs: 10_000,
+        readTimeoutMs: Math.max(2000, 2 * config.electionTimeoutMs),
+        logger: {
+          enabled: (level) => level === 'error' || level === 'warn',
+          log: (level, msg) => (level === 'error' ? log.error(msg) : log.warn(msg)),
+        },
+        onFatal: (err) => log.error('raft node stopped on a fatal error', { error: err }),
+      },
+    });
+    return new ClusterReplica(deps, paths, replicator);
+  }
+
+  /** Starts Raft over the opened store (replays what the store has not applied yet). */
+  async run(store: LevelRevisionStore): Promise<void> {
+    this.store = store;
+    await this.replicator.run(store);
+  }
+
+  /** Resolves once a leader is known (logging while it waits). */
+  async waitForLeader(): Promise<void> {
+    let waited = 0;
+    while (!this.stopped && (this.replicator.status()?.leader ?? 0) === 0) {
+      await sleep(50);
+      waited += 50;
+      if (waited % 5000 === 0) this.deps.log.warn('waiting for a Raft leader (a quorum of replicas must be reachable)', { waitedMs: waited });
+    }
+  }
+
+  /** Starts the background duties: member record upkeep, learner promotion, leader hash tracking. */
+  startBackground(apiAddress: string): void {
+    this.apiAddress = apiAddress;
+    const tick = (f: () => Promise<void>, ms: number) => {
+      let busy = false;
+      const t = setInterval(() => {
+        if (busy || this.stopped) return;
+        busy = true;
+        f()
+          .catch((e: unknown) => this.deps.log.debug('cluster background task failed', { error: e instanceof Error ? e.message : String(e) }))
+          .finally(() => (busy = false));
+      }, ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    tick(() => this.publishRecord(), 1000);
+    tick(() => this.promoteLearners(), 500);
+    tick(async () => {
+      this.leaderHash = await this.readLeaderHash();
+    }, 1000);
+  }
+
+  /** Writes this replica's record when it differs from what the store holds. */
+  private async publishRecord(): Promise<void> {
+    const store = this.store;
+    if (!store || (this.replicator.status()?.leader ?? 0) === 0) return;
+    const key = MEMBER_PREFIX + this.name;
+    const record: MemberRecord = { name: this.name, id: this.id, peerAddress: this.peerAddress, apiAddress: this.apiAddress, configHash: this.deps.files.loaded.hash };
+    const value = Buffer.from(JSON.stringify(record));
+    const current = await store.get(key);
+    if (current && Buffer.from(current.value).equals(value)) return;
+    await store.execute({ type: 'txn', compares: [{ key, modRevision: current?.modRevision ?? 0 }], ops: [{ type: 'put', key, value }] });
+  }
+
+  /** Leader: a learner whose log is close to the commit index becomes a voter. */
+  private async promoteLearners(): Promise<void> {
+    const s = this.replicator.status();
+    if (!s || s.role !== 'leader' || !s.progress) return;
+    for (const id of s.membership.learners) {
+      const p = s.progress.get(id);
+      if (!p || p.match === 0 || s.commit - p.match > 100) continue;
+      this.deps.log.warn('promoting caught-up learner to voter', { id, match: p.match, commit: s.commit });
+      await this.replicator.raft.promote(id);
+    }
+  }
+
+  private async records(): Promise<Map<number, MemberRecord>> {
+    const out = new Map<number, MemberRecord>();
+    if (!this.store) return out;
+    const { kvs } = await this.store.range(MEMBER_PREFIX);
+    for (const kv of kvs) {
+      try {
+        const r = JSON.parse(Buffer.from(kv.value).toString()) as MemberRecord;
+        out.set(r.id, r);
+      } catch {
+        // A record written by a newer version: ignored rather than fatal.
+      }
+    }
+    return out;
+  }
+
+  private async readLeaderHash(): Promise<string | undefined> {
+    const s = this.replicator.status();
+    if (!s || s.leader === 0) return undefined;
+    return (await this.records()).get(s.leader)?.configHash;
+  }
+
+  /** This replica's view of the members (authoritative on the leader). */
+  async localMembers(): Promise<MemberStatus[]> {
+    const s = this.replicator.status();
+    if (!s) return [];
+    const records = await this.records();
+    const ids = [...new Set([...s.membership.voters, ...s.membership.votersOutgoing, ...s.membership.learners, ...s.membership.learnersNext])];
+    return ids
+      .map((id): MemberStatus => {
+        const r = records.get(id);
+        const isSelf = id === this.id;
+        const progress = s.progress?.get(id);
+        const role: MemberStatus['role'] =
+          s.membership.learners.includes(id) || s.membership.learnersNext.includes(id)
+            ? 'learner'
+            : id === s.leader
+              ? 'leader'
+              : isSelf && (s.role === 'candidate' || s.role === 'pre-candidate')
+                ? 'candidate'
+                : 'follower';
+        // On the leader, a member's replicated index stands for its applied index (what it
+        // holds durably); the member's own figure is exact.
+        const applied = isSelf ? s.applied : (progress?.match ?? 0);
+        const peerUrl = s.peers.get(id);
+        return {
+          name: r?.name ?? (isSelf ? this.name : String(id)),
+          id,
+          role,
+          peerAddress: r?.peerAddress ?? (peerUrl ? peerUrl.replace(/^https:\/\//, '') : ''),
+          apiAddress: r?.apiAddress ?? (isSelf ? this.apiAddress : ''),
+          term: s.term,
+          applied,
+          lag: Math.max(0, s.commit - applied),
+          configHash: r?.configHash ?? (isSelf ? this.deps.files.loaded.hash : ''),
+        };
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The member list, asked of the leader when this replica is not it (falls back to the local view). */
+  async members(): Promise<MemberStatus[]> {
+    const s = this.replicator.status();
+    if (!s || s.role === 'leader' || s.leader === 0) return this.localMembers();
+    const leader = (await this.records()).get(s.leader);
+    if (leader?.apiAddress) {
+      try {
+        const res = await adminRequest(this.pki, 'GET', `${leader.apiAddress}/cluster/v1/members?local=true`);
+        if (res.status === 200) return (JSON.parse(res.body) as { members: MemberStatus[] }).members;
+      } catch (e) {
+        this.deps.log.debug('asking the leader for the member list failed', { error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    return this.localMembers();
+  }
+
+  /** Public authorizer: the join endpoints check the join token themselves. */
+  readonly authorizer: Authorizer = {
+    name: 'cluster-join',
+    authorize: (a) =>
+      !a.isResourceRequest && ((a.verb === 'get' && a.path === '/cluster/v1/join/ca') || (a.verb === 'create' && a.path === '/cluster/v1/join'))
+        ? { decision: 'allow', reason: 'the join endpoints authenticate the join token themselves' }
+        : { decision: 'noOpinion', reason: '' },
+  };
+
+  /** Serves /cluster/v1/…; undefined for other paths. */
+  async handle(method: string, path: string, query: URLSearchParams, body: () => Promise<string>): Promise<Response | undefined> {
+    if (!path.startsWith('/cluster/v1/')) return undefined;
+    if (path === '/cluster/v1/members' && method === 'GET') {
+      const members = query.get('local') === 'true' ? await this.localMembers() : await this.members();
+      return json(200, { kind: 'MemberList', apiVersion: 'v1', members });
+    }
+    const m = /^\/cluster\/v1\/members\/([^/]+)$/.exec(path);
+    if (m && method === 'DELETE') return this.removeMember(decodeURIComponent(m[1]!));
+    if (path === '/cluster/v1/join/ca' && method === 'GET') {
+      return json(200, { ca: readFileSync(this.pki.caCert, 'utf8') });
+    }
+    if (path === '/cluster/v1/join' && method === 'POST') return this.admit(await body());
+    return json(405, statusBody(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`));
+  }
+
+  private async removeMember(name: string): Promise<Response> {
+    if (!REPLICA_NAME.test(name)) return json(400, statusBody(400, 'BadRequest', `invalid replica name "${name}"`));
+    const id = nodeIdOf(name);
+    const s = this.replicator.status();
+    const cs = s?.membership;
+    if (!cs || ![...cs.voters, ...cs.learners].includes(id)) return json(404, statusBody(404, 'NotFound', `member "${name}" not found`));
+    try {
+      await this.replicator.raft.removeMember(id);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      return json(isRaftNodeError(e, 'PROPOSAL_DROPPED') ? 503 : 422, statusBody(isRaftNodeError(e, 'PROPOSAL_DROPPED') ? 503 : 422, isRaftNodeError(e, 'PROPOSAL_DROPPED') ? 'ServiceUnavailable' : 'Invalid', `member "${name}" was not removed: ${message}`));
+    }
+    const key = MEMBER_PREFIX + name;
+    const current = await this.store!.get(key);
+    if (current) await this.store!.execute({ type: 'txn', compares: [{ key, modRevision: current.modRevision }], ops: [{ type: 'delete', key }] }).catch(() => undefined);
+    return json(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: 'members' } });
+  }
+
+  /** Admits a joining replica: checks its token, issues its certificates, adds it as a learner. */
+  private async admit(raw: string): Promise<Response> {
+    const { admitJoiner } = await import('./join.js');
+    return admitJoiner(raw, {
+      pkiDir: this.paths.dir,
+      paths: this.paths,
+      status: () => this.replicator.status(),
+      addLearner: (id, url) => this.replicator.raft.addLearner(id, url),
+      log: this.deps.log,
+    });
+  }
+
+  /** readyz checks: a leader is known and this replica applied what it learned was committed; same configuration as the leader. */
+  addHealthChecks(health: HealthChecks): void {
+    health.add(['readyz'], {
+      name: 'raft',
+      check: () => {
+        const s = this.replicator.status();
+        if (!s) throw new Error('raft not started');
+        if (s.leader === 0) throw new Error('no Raft leader known');
+        // The commit index learned at the previous check must be applied by now: a replica
+        // under steady load is ready, one that stopped applying is not.
+        const target = this.appliedTarget;
+        this.appliedTarget = s.commit;
+        if (s.applied < target) throw new Error(`applied index ${s.applied} is behind the commit index ${target}`);
+      },
+    });
+    health.add(['readyz'], {
+      name: 'config-hash',
+      check: () => {
+        const own = this.deps.files.loaded;
+        if (own.error) throw new Error(own.error);
+        if (this.leaderHash !== undefined && this.leaderHash !== own.hash) {
+          throw new Error(`loaded configuration ${own.hash} differs from the leader's ${this.leaderHash}`);
+        }
+      },
+    });
+  }
+
+  /** The Raft figures an etcd operator looks at, named after etcd's where one exists. */
+  registerMetrics(registry: Registry): void {
+    const r = this.replicator;
+    const status = () => r.status();
+    const stats = () => {
+      try {
+        return r.raft.stats();
+      } catch {
+        return undefined;
+      }
+    };
+    const gauge = (name: string, help: string, value: () => number) =>
+      new Gauge({ name, help, registers: [registry], collect() { this.set(value()); } });
+    const counter = (name: string, help: string, value: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(value());
+        },
+      });
+    gauge('clusterd_raft_has_leader', 'Whether a Raft leader is known (1) or not (0).', () => ((status()?.leader ?? 0) !== 0 ? 1 : 0));
+    gauge('clusterd_raft_is_leader', 'Whether this replica is the Raft leader.', () => (status()?.role === 'leader' ? 1 : 0));
+    counter('clusterd_raft_leader_changes_seen_total', 'Leader changes this replica has seen.', () => r.leaderChanges);
+    gauge('clusterd_raft_term', 'Current Raft term.', () => status()?.term ?? 0);
+    gauge('clusterd_raft_proposals_committed_total', 'Raft commit index (entries committed).', () => status()?.commit ?? 0);
+    gauge('clusterd_raft_proposals_applied_total', 'Raft applied index (entries applied to this replica\'s store).', () => status()?.applied ?? 0);
+    gauge('clusterd_raft_proposals_pending', 'Writes proposed by this replica and not yet applied here.', () => r.pending);
+    counter('clusterd_raft_proposals_failed_total', 'Writes proposed here that failed (not proposed, or of unknown outcome).', () => r.failed.notProposed + r.failed.unknown);
+    gauge('clusterd_raft_apply_lag', 'Committed entries not yet applied on this replica.', () => Math.max(0, (status()?.commit ?? 0) - (status()?.applied ?? 0)));
+    gauge('clusterd_raft_snapshot_index', 'Log index of the latest Raft snapshot.', () => status()?.snapshotIndex ?? 0);
+    counter('clusterd_raft_snapshots_total', 'Raft snapshots made durable.', () => stats()?.snapshots ?? 0);
+    counter('clusterd_raft_snapshot_save_seconds_total', 'Time spent writing Raft snapshots.', () => (stats()?.snapshotSaveMs ?? 0) / 1000);
+    counter('clusterd_raft_wal_fsyncs_total', 'Synced Raft log writes.', () => stats()?.syncedSaves ?? 0);
+    counter('clusterd_raft_wal_fsync_seconds_total', 'Time spent in Raft log writes.', () => (stats()?.saveMs ?? 0) / 1000);
+    gauge('clusterd_config_hash_mismatch', 'Whether this replica loaded another authentication/authorization configuration than the leader.', () =>
+      this.leaderHash !== undefined && this.leaderHash !== this.deps.files.loaded.hash ? 1 : 0,
+    );
+    const info = new Gauge({ name: 'clusterd_config_hash_info', help: 'The hash of the loaded authentication/authorization configuration.', labelNames: ['hash'], registers: [registry] });
+    const setInfo = () => {
+      info.reset();
+      info.set({ hash: this.deps.files.loaded.hash }, 1);
+    };
+    setInfo();
+    this.deps.files.onChange(setInfo);
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    // The store closes the replicator (and with it the Raft node).
+  }
+}
+
+function splitHostPort(hp: string): [string, number] {
+  const i = hp.lastIndexOf(':');
+  return [hp.slice(0, i).replace(/^\[|\]$/g, ''), Number(hp.slice(i + 1))];
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A request to another replica's API with the admin certificate every replica holds. */
+export async function adminRequest(pki: PkiPaths, method: string, url: string, body?: string): Promise<{ status: number; body: string }> {
+  const https = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      url,
+      {
+        method,
+        ca: readFileSync(pki.caCert),
+        cert: readFileSync(pki.adminCert),
+        key: readFileSync(pki.adminKey),
+        timeout: 3000,
+        headers: body ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -290,7 +290,7 @@ export class ClusterReplica {
   readonly authorizer: Authorizer = {
     name: 'cluster-join',
     authorize: (a) =>
-      !a.isResourceRequest && ((a.verb === 'get' && a.path === '/cluster/v1/join/ca') || (a.verb === 'create' && a.path === '/cluster/v1/join'))
+      !a.isResourceRequest && ((a.verb === 'get' && a.path === '/cluster/v1/join/ca') || (a.verb === 'post' && a.path === '/cluster/v1/join'))
         ? { decision: 'allow', reason: 'the join endpoints authenticate the join token themselves' }
         : { decision: 'noOpinion', reason: '' },
   };

@@ -4,7 +4,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find cmd internal raft tools bench e2e -name '*.ts' -not -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: install build run test test-unit test-e2e test-raft-long typecheck bench bench-native gen-schemas clean
+.PHONY: cluster install build run test test-unit test-e2e test-raft-long typecheck bench bench-native gen-schemas clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -23,6 +23,11 @@ $(BUILD_STAMP): $(SOURCES) $(NODE_MODULES_STAMP)
 # Starts one replica with data in ./data and prints how to reach it with kubectl.
 run: build
 	./bin/clusterd --data-dir ./data $(ARGS)
+
+# Starts a three-replica cluster on 127.0.0.1 in the foreground (data under $CLUSTER_DIR, default
+# ./cluster): each replica's name, address and kubeconfig are printed; SIGINT stops them all.
+cluster: build
+	node dist/cmd/clusterd-cluster/main.js
 
 typecheck: install
 	npx tsc -p tsconfig.json

@@ -63,6 +63,11 @@ export interface SimOptions {
    * a crash loses votes and entries that messages already promised.
    */
   unsafeSkipSync?: boolean;
+  /**
+   * Deliberately broken vote rule, for the test proving Leader Completeness is checked: voters
+   * grant (pre-)votes without checking that the candidate's log is at least as up to date.
+   */
+  unsafeGrantStaleVotes?: boolean;
 }
 
 export class SimNode {
@@ -215,6 +220,7 @@ export class Simulation {
       maxInflightBytes: 2048,
       random: this.rng.fork(),
     });
+    if (this.opts.unsafeGrantStaleVotes) n.rn.raft.raftLog.isUpToDate = () => true;
     this.log(() => `start ${n.id} applied=${n.applied} hs=${JSON.stringify(st.hardState)}`);
   }
 
@@ -316,7 +322,7 @@ export class Simulation {
       this.log(() => `${n.id} soft ${rd.softState?.raftState} lead=${rd.softState?.lead}`);
       if (rd.softState.raftState === StateType.Leader) {
         this.stats.leaderChanges++;
-        this.checker.becameLeader(n.id, rn.raft.term, rn.raft.raftLog);
+        this.checker.becameLeader(n.id, rn.raft);
       }
     }
     if (crashAt === 1) {
@@ -344,7 +350,7 @@ export class Simulation {
   }
 
   private applyEntry(n: SimNode, rn: RawNode, e: Entry): void {
-    this.checker.applied(n.id, e);
+    this.checker.applied(n.id, e, rn.raft.term);
     n.applied = e.index;
     if (e.type === EntryType.ConfChange) {
       const cc = decodeConfChange(e.data);

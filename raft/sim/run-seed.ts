@@ -13,6 +13,7 @@ export interface SeedRunOptions {
   observer?: SimObserver;
   proposeRate?: number;
   unsafeSkipSync?: boolean;
+  unsafeGrantStaleVotes?: boolean;
 }
 
 export function simOptionsForSeed(seed: number, o: SeedRunOptions = {}): SimOptions {
@@ -33,6 +34,7 @@ export function simOptionsForSeed(seed: number, o: SeedRunOptions = {}): SimOpti
     observer: o.observer,
     trace: o.trace ?? false,
     unsafeSkipSync: o.unsafeSkipSync ?? false,
+    unsafeGrantStaleVotes: o.unsafeGrantStaleVotes ?? false,
   };
 }
 

@@ -1,7 +1,8 @@
 // Rules of the Raft paper checked directly against the state machine, each quoting the
 // sentence it checks, plus the RawNode Ready/advance contract.
 import { describe, expect, it } from 'vitest';
-import { type Entry, EntryType, type Message, MessageType } from '../types.js';
+import { type ConfChange, ConfChangeType, type Entry, EntryType, type Message, MessageType } from '../types.js';
+import { decodeConfChange, encodeConfChange } from './conf-change.js';
 import { isProposalDropped, isRaftError } from './errors.js';
 import { MemoryStorage } from './memory-storage.js';
 import { makeMessage } from './messages.js';
@@ -282,5 +283,60 @@ describe('restart', () => {
     const rn = new RawNode({ id: 1, storage, applied: 4, electionTick: 10, heartbeatTick: 1, random: zero });
     expect(rn.status()).toMatchObject({ commit: 4, applied: 4 });
     expect(rn.hasReady()).toBe(true); // the raised commit index is reported to be persisted
+  });
+});
+
+describe('membership changes the configuration cannot take', () => {
+  const change = (type: ConfChangeType, nodeId: number): ConfChange => ({ transition: 'auto', changes: [{ type, nodeId }], context: new Uint8Array(0) });
+  const removeLast = change(ConfChangeType.RemoveNode, 1);
+
+  it('confChangeError names why, and changes nothing', () => {
+    const n = newNode(1, [1]);
+    expect(n.rn.confChangeError(removeLast)).toMatch(/removed all voters/);
+    expect(n.rn.confChangeError(change(ConfChangeType.AddNode, 2))).toBeNull();
+    expect(n.rn.status().config.voters).toEqual([1]);
+  });
+
+  it('a leader keeps them out of the log: the entry becomes an empty normal entry', () => {
+    const n = newNode(1, [1]);
+    n.rn.campaign();
+    handle(n);
+    n.rn.proposeConfChange(removeLast);
+    const rd = n.rn.ready();
+    expect(rd.entries.map((e) => [e.type, e.data.byteLength])).toEqual([[EntryType.Normal, 0]]);
+    n.storage.append(rd.entries);
+    n.rn.advance(rd);
+    expect(n.rn.confChangePending()).toBe(false);
+  });
+
+  it('confChangePending is true on a leader while an accepted change is not applied', () => {
+    const n = newNode(1, [1]);
+    n.rn.campaign();
+    handle(n);
+    n.rn.proposeConfChange(change(ConfChangeType.AddLearnerNode, 2));
+    expect(n.rn.confChangePending()).toBe(true);
+    const rd = n.rn.ready();
+    n.storage.append(rd.entries);
+    expect(rd.committedEntries.map((e) => e.type)).toEqual([EntryType.ConfChange]);
+    n.rn.applyConfChange(decodeConfChange(rd.committedEntries[0]!.data));
+    n.rn.advance(rd);
+    expect(n.rn.confChangePending()).toBe(false);
+    expect(n.rn.status().config.learners).toEqual([2]);
+  });
+
+  it('one already committed in an old log is ignored on apply, and the node goes on (also after a restart)', () => {
+    // A log written before leaders checked changes: index 2 removes the only voter.
+    const { storage } = newNode(1, [1]);
+    storage.append([{ index: 2, term: 1, type: EntryType.ConfChange, data: encodeConfChange(removeLast) }]);
+    storage.setHardState({ term: 1, vote: 0, commit: 2 });
+    for (let restart = 0; restart < 2; restart++) {
+      const rn = new RawNode({ id: 1, storage, applied: 1, electionTick: 10, heartbeatTick: 1, random: zero });
+      const rd = rn.ready();
+      expect(rd.committedEntries.map((e) => e.index)).toEqual([2]);
+      expect(rn.applyConfChange(decodeConfChange(rd.committedEntries[0]!.data)).voters).toEqual([1]);
+      rn.advance(rd);
+      rn.campaign();
+      expect(rn.status().raftState).toBe(StateType.Leader);
+    }
   });
 });

@@ -21,7 +21,7 @@ import {
 import { Changer, type ConfigAndProgress, decodeConfChange, enterJointMode, isLeaveJoint, restoreConfig } from './conf-change.js';
 import { describeEntries } from './describe.js';
 import { entriesSize } from './entries.js';
-import { invariant, isCompacted, isSnapshotTemporarilyUnavailable, ProposalDroppedError, RaftError } from './errors.js';
+import { invariant, isCompacted, isRaftError, isSnapshotTemporarilyUnavailable, ProposalDroppedError, RaftError } from './errors.js';
 import { Inflights } from './inflights.js';
 import { type RaftLogger, type RaftLogLevel, noopLogger } from './logger.js';
 import { bytesEqual, CAMPAIGN_TRANSFER, isLocalMessage, isResponseMessage, makeMessage, voteResponseType } from './messages.js';
@@ -826,6 +826,11 @@ export class Raft {
         refused = 'must transition out of joint config first';
       } else if (!alreadyJoint && wantsLeaveJoint) {
         refused = 'not in joint state; refusing empty conf change';
+      } else {
+        // With no change pending, every earlier one is applied: the current config is the one
+        // this change will be applied to, so a change the Changer refuses (removing the last
+        // voter, say) never reaches the log, where applying it would fail on every member.
+        refused = this.confChangeError(cc) ?? '';
       }
       if (refused !== '') {
         // Replaced by a no-op rather than dropped so the other entries of the batch keep their indexes.
@@ -1101,17 +1106,46 @@ export class Raft {
 
   // ---------------------------------------------------------------- membership
 
-  /** Applies a committed ConfChange to the tracker; returns the new membership. */
+  /**
+   * Applies a committed ConfChange to the tracker; returns the new membership. A change the
+   * current configuration cannot take (see confChangeError) is ignored, with a warning: leaders
+   * keep such changes out of the log, but logs written before they did may hold one. Every
+   * member applies the same changes to the same configuration up to that index, so every
+   * member ignores it alike, and it stays ignored on every restart.
+   */
   applyConfChange(cc: ConfChange): ConfState {
-    const changer = new Changer(this.trk, this.raftLog.lastIndex());
     let r: ConfigAndProgress;
-    if (isLeaveJoint(cc)) {
-      r = changer.leaveJoint();
-    } else {
-      const mode = enterJointMode(cc);
-      r = mode.joint ? changer.enterJoint(mode.autoLeave, cc.changes) : changer.simple(cc.changes);
+    try {
+      r = this.changeConfig(cc);
+    } catch (err) {
+      if (!isRaftError(err, 'RAFT_INVALID_CONF_CHANGE')) throw err;
+      this.warn(() => `${this.id} ignoring committed conf change at config ${describeConfig(this.trk.config)}: ${err.message}`);
+      return this.trk.confState();
     }
     return this.switchToConfig(r);
+  }
+
+  /**
+   * Why applying `cc` to the current configuration would be refused (the Changer's
+   * RAFT_INVALID_CONF_CHANGE message: removing every voter, a simple change of two voters,
+   * entering a joint config twice, ...), or null if it would take effect. Changes nothing.
+   */
+  confChangeError(cc: ConfChange): string | null {
+    try {
+      this.changeConfig(cc);
+      return null;
+    } catch (err) {
+      if (isRaftError(err, 'RAFT_INVALID_CONF_CHANGE')) return err.message;
+      throw err;
+    }
+  }
+
+  /** The configuration `cc` leads to from the current one, computed on copies. */
+  private changeConfig(cc: ConfChange): ConfigAndProgress {
+    const changer = new Changer(this.trk, this.raftLog.lastIndex());
+    if (isLeaveJoint(cc)) return changer.leaveJoint();
+    const mode = enterJointMode(cc);
+    return mode.joint ? changer.enterJoint(mode.autoLeave, cc.changes) : changer.simple(cc.changes);
   }
 
   /**

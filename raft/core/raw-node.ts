@@ -152,7 +152,8 @@ export class RawNode {
   /**
    * Proposes a membership change. It takes effect only when the driver applies the committed
    * entry (applyConfChange). One change may be pending at a time; a further one is replaced
-   * in the log by an empty entry. An empty ConfChange with transition 'auto' leaves a joint config.
+   * in the log by an empty entry, and so is one the leader's configuration cannot take
+   * (confChangeError). An empty ConfChange with transition 'auto' leaves a joint config.
    */
   proposeConfChange(cc: ConfChange): void {
     this.raft.step(
@@ -202,9 +203,32 @@ export class RawNode {
     this.raft.step(makeMessage({ type: MessageType.SnapStatus, from: id, reject: !ok }));
   }
 
-  /** Applies a committed ConfChange (from committedEntries) and returns the new membership. */
+  /**
+   * Applies a committed ConfChange (from committedEntries) and returns the new membership. A
+   * change the configuration cannot take (confChangeError), which only logs from before leaders
+   * checked changes can hold, is ignored (logged as a warning) on every member alike.
+   */
   applyConfChange(cc: ConfChange): ConfState {
     return this.raft.applyConfChange(cc);
+  }
+
+  /**
+   * Why `cc` could not be applied to this node's current configuration (for example removing
+   * the last voter), or null. Changes nothing. A driver may check a change before proposing it
+   * (on a follower the configuration may lag the leader's, which checks again), and tell a
+   * change applyConfChange will ignore.
+   */
+  confChangeError(cc: ConfChange): string | null {
+    return this.raft.confChangeError(cc);
+  }
+
+  /**
+   * Leader only (false elsewhere): a membership change in its log is not applied yet, so a new
+   * one would be refused (replaced by an empty entry).
+   */
+  confChangePending(): boolean {
+    const r = this.raft;
+    return r.state === StateType.Leader && r.pendingConfIndex > r.raftLog.applied;
   }
 
   /** Whether ready() would return something to do. False while a Ready awaits advance(). */

@@ -11,6 +11,13 @@ export type RaftNodeErrorCode =
   | 'READ_INDEX_FAILED'
   /** A leadership transfer did not complete in time. */
   | 'TRANSFER_FAILED'
+  /**
+   * A membership change that makes no sense for the current membership (removing the last
+   * voter or a non-member, adding a member twice, promoting a non-learner): nothing was
+   * proposed. Also a change of an old log that the membership could not take when it was
+   * applied (ignored on every member).
+   */
+  | 'MEMBERSHIP_INVALID'
   /** The node is stopped (or stopping). */
   | 'STOPPED'
   /** The node hit a storage failure or a broken invariant and stopped. */

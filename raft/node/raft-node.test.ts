@@ -1,8 +1,9 @@
 // RaftNode driven in-process: three or four members over LocalNetwork, memory-level log
 // stores and a ManualClock, so time moves only when the test advances it (no real sleeps).
 // Covers: election and proposals from any member, read barriers, restart from the store,
-// snapshot catch-up of a new member, removal, leadership transfer, and the precise rejection
-// codes of proposals (DROPPED vs OUTCOME_UNKNOWN).
+// snapshot catch-up of a new member, removal, leadership transfer, the precise rejection
+// codes of proposals (DROPPED vs OUTCOME_UNKNOWN), and membership changes refused before they
+// are proposed or ignored when an old log holds one the membership cannot take.
 
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
@@ -10,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LevelLogStore } from '../storage/level-log-store.js';
 import type { DurableLogStore, LogSaveBatch } from '../storage/log-store.js';
 import { LocalNetwork } from '../transport/local-transport.js';
-import { MessageType, type Message, type NodeId } from '../types.js';
+import { encodeConfChange } from '../core/conf-change.js';
+import { ConfChangeType, EntryType, MessageType, type Message, type NodeId } from '../types.js';
 import { isRaftNodeError } from './node-errors.js';
 import { RaftNode } from './raft-node.js';
 import { KvStateMachine, encodeKvCommand } from './testing/kv-state-machine.js';
@@ -43,6 +45,7 @@ class Cluster {
       catchUpEntries?: number;
       proposalTimeoutMs?: number;
       stateMachine?: (id: NodeId) => KvStateMachine;
+      bootstrapLearners?: NodeId[];
     } = {},
   ) {}
 
@@ -62,6 +65,7 @@ class Cluster {
       id,
       peers,
       join,
+      bootstrapLearners: this.opts.bootstrapLearners,
       store: recordingStore(new LevelLogStore(db), writes, this.gates.get(id) ?? this.gates.set(id, new SaveGate()).get(id)!),
       transport: (handler) => {
         const t = this.net.transport(id, handler);
@@ -470,5 +474,102 @@ describe('RaftNode', () => {
     expect(isRaftNodeError(await pending, 'PROPOSAL_OUTCOME_UNKNOWN')).toBe(true);
     const after = await leader.propose(put('x', 'y')).catch((e: unknown) => e);
     expect(isRaftNodeError(after, 'STOPPED')).toBe(true);
+  });
+});
+
+describe('RaftNode membership changes', () => {
+  /** Every conf change entry a member's store was asked to write. */
+  const confChangesWritten = (c: Cluster, id: NodeId): number =>
+    c.writes.get(id)!.reduce((n, w) => n + (w.kind === 'save' ? w.batch.entries.filter((e) => e.type === EntryType.ConfChange).length : 0), 0);
+
+  it('refuses removing the last voter with MEMBERSHIP_INVALID, proposing nothing', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(1);
+    const leader = await c.electLeader();
+    const before = leader.status().commit;
+    const err = await leader.removeMember(1).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'MEMBERSHIP_INVALID')).toBe(true);
+    expect((err as Error).message).toMatch(/1 is the last voter/);
+    await c.runUntil(() => false, 5).catch(() => undefined);
+    expect(leader.status().commit).toBe(before);
+    expect(confChangesWritten(c, 1)).toBe(0);
+    // Still serving.
+    await c.drive(leader.propose(put('still', 'up')));
+  });
+
+  it('refuses changes that make no sense for the membership, on the leader and on followers', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.addLearner(4, 'local://4'));
+    await c.runUntil(() => [...c.nodes.values()].every((n) => n.status().membership.learners.includes(4)));
+    const written = [...c.nodes.keys()].map((id) => confChangesWritten(c, id));
+    for (const n of c.nodes.values()) {
+      const cases: [Promise<unknown>, RegExp][] = [
+        [n.removeMember(9), /9 is not a member/],
+        [n.addMember(2, 'local://2'), /2 is already a voter/],
+        [n.addLearner(3, 'local://3'), /3 is already a voter/],
+        [n.addMember(4, 'local://4'), /4 is already a learner \(promote it instead\)/],
+        [n.addLearner(4, 'local://4'), /4 is already a learner/],
+        [n.promote(2), /2 is already a voter/],
+        [n.promote(9), /9 is not a learner/],
+        [n.addMember(0, 'local://0'), /0 is not a valid member id/],
+        [n.addMember(5, ''), /needs an address/],
+      ];
+      for (const [p, msg] of cases) {
+        const err = await p.catch((e: unknown) => e);
+        expect(isRaftNodeError(err, 'MEMBERSHIP_INVALID'), `${n.id}: ${String(err)}`).toBe(true);
+        expect((err as Error).message).toMatch(msg);
+      }
+    }
+    await c.runUntil(() => false, 5).catch(() => undefined);
+    expect([...c.nodes.keys()].map((id) => confChangesWritten(c, id))).toEqual(written);
+    // Valid changes still go through.
+    expect((await c.drive(leader.promote(4))).voters).toContain(4);
+  });
+
+  it('a leader refuses a second change while the first is applied, with PROPOSAL_DROPPED', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const first = leader.addLearner(4, 'local://4');
+    const err = await leader.removeMember(3).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_DROPPED')).toBe(true);
+    expect((await c.drive(first)).learners).toEqual([4]);
+    expect((await c.drive(leader.removeMember(3))).voters).not.toContain(3);
+  });
+
+  it('ignores a change an old log holds that the membership cannot take, alike on every member and every restart', async () => {
+    // One voter and two learners: an earlier version let removeMember(1) into the log, and
+    // applying it killed every member, on every restart.
+    const c = (cluster = new Cluster({ bootstrapLearners: [2, 3] }));
+    await c.startAll(3);
+    const leader = await c.electLeader([c.nodes.get(1)!]);
+    expect(leader.id).toBe(1);
+    await c.drive(leader.propose(put('before', '1')));
+    await c.runUntil(() => [...c.sms.values()].every((sm) => sm.get('before') === '1'));
+    await c.runUntil(() => new Set([...c.nodes.values()].map((n) => n.status().commit)).size === 1);
+    await c.stopAll();
+    // Write the entry the old version would have: committed at the same index everywhere.
+    let badIndex = 0;
+    for (const db of c.dbs.values()) {
+      const store = new LevelLogStore(db);
+      const st = await store.open();
+      const last = st.entries.at(-1)!;
+      badIndex = last.index + 1;
+      const cc = encodeConfChange({ transition: 'auto', changes: [{ type: ConfChangeType.RemoveNode, nodeId: 1 }], context: new Uint8Array(0) });
+      await store.save({ entries: [{ index: badIndex, term: last.term, type: EntryType.ConfChange, data: cc }], hardState: { ...st.hardState, commit: badIndex } });
+      await store.close();
+    }
+    for (let round = 0; round < 2; round++) {
+      c.nodes.clear();
+      for (let id = 1; id <= 3; id++) await c.start(id);
+      await c.runUntil(() => [...c.nodes.values()].every((n) => n.status().applied >= badIndex));
+      for (const n of c.nodes.values()) expect(n.status().membership).toMatchObject({ voters: [1], learners: [2, 3] });
+      const l = await c.electLeader();
+      await c.drive(l.propose(put('after', String(round))));
+      await c.runUntil(() => [...c.sms.values()].every((sm) => sm.get('after') === String(round)));
+      await c.stopAll();
+    }
   });
 });

@@ -33,6 +33,7 @@ import {
   MemoryStorage,
   StateType,
   decodeConfChange,
+  describeConfChange,
   isProposalDropped,
   noopLogger,
   type RaftLogger,
@@ -217,6 +218,10 @@ const ROLE: Record<StateType, RaftRole> = {
   [StateType.Candidate]: 'candidate',
   [StateType.PreCandidate]: 'pre-candidate',
 };
+
+type MembershipOp = 'add-voter' | 'add-learner' | 'promote' | 'remove';
+
+type ProposalFailure = 'PROPOSAL_DROPPED' | 'PROPOSAL_OUTCOME_UNKNOWN' | 'MEMBERSHIP_INVALID';
 
 /** The context bytes of a conf change RaftNode proposes: the proposal id, then the member URL. */
 interface ConfContext {
@@ -473,24 +478,35 @@ export class RaftNode {
     });
   }
 
-  /** Adds a voter reachable at `url`; resolves when the change is applied on this member. */
+  /*
+   * Membership changes resolve with the new membership once the change is applied on this
+   * member. Each is checked against the membership this member has applied before anything is
+   * proposed, and rejects at once with MEMBERSHIP_INVALID when it makes no sense there; with
+   * PROPOSAL_DROPPED when this member leads and another change is still being applied (retry
+   * later). The leader checks again against its own membership, which a follower's may lag.
+   */
+
+  /** Adds a voter reachable at `url`. MEMBERSHIP_INVALID if `id` is already a member (a learner: promote() it). */
   addMember(id: NodeId, url: string): Promise<ConfState> {
-    return this.changeMembership(ConfChangeType.AddNode, id, { url });
+    return this.changeMembership('add-voter', id, { url });
   }
 
-  /** Adds a non-voting learner reachable at `url` (catch it up, then promote()). */
+  /** Adds a non-voting learner reachable at `url` (catch it up, then promote()). MEMBERSHIP_INVALID if `id` is already a member. */
   addLearner(id: NodeId, url: string): Promise<ConfState> {
-    return this.changeMembership(ConfChangeType.AddLearnerNode, id, { url });
+    return this.changeMembership('add-learner', id, { url });
   }
 
-  /** Turns learner `id` into a voter. */
+  /** Turns learner `id` into a voter. MEMBERSHIP_INVALID if `id` is not a learner. */
   promote(id: NodeId): Promise<ConfState> {
-    return this.changeMembership(ConfChangeType.AddNode, id, {});
+    return this.changeMembership('promote', id, {});
   }
 
-  /** Removes `id` from the cluster (a removed leader steps down once the change is applied). */
+  /**
+   * Removes `id` from the cluster (a removed leader steps down once the change is applied).
+   * MEMBERSHIP_INVALID if `id` is not a member or is the last voter.
+   */
   removeMember(id: NodeId): Promise<ConfState> {
-    return this.changeMembership(ConfChangeType.RemoveNode, id, {});
+    return this.changeMembership('remove', id, {});
   }
 
   status(): RaftNodeStatus {
@@ -756,7 +772,7 @@ export class RaftNode {
   private notePlacements(entries: readonly Entry[]): void {
     if (this.proposals.size === 0) return;
     for (const e of entries) {
-      const { id } = unwrapCommand(e.type === EntryType.ConfChange ? decodeConfChange(e.data).context : e.data);
+      const { id } = unwrapCommand(e.type === EntryType.ConfChange ? confChangeContext(e.data) : e.data);
       if (!id || !sameIncarnation(id.incarnation, this.incarnation)) continue;
       const p = this.proposals.get(id.seq);
       if (!p) continue;
@@ -793,7 +809,27 @@ export class RaftNode {
   private async applyEntry(e: Entry): Promise<void> {
     if (e.index <= this.applied) return;
     if (e.type === EntryType.ConfChange) {
-      const cc = decodeConfChange(e.data);
+      let cc: ConfChange;
+      try {
+        cc = decodeConfChange(e.data);
+      } catch (err) {
+        // Leaders never append undecodable changes; an old log might hold one. Every member
+        // reads the same bytes, so every member skips it.
+        this.o.logger.log('warn', `raft node ${this.id}: ignoring undecodable membership change at index ${e.index}: ${(err as Error).message}`);
+        this.applied = e.index;
+        return;
+      }
+      // A change the membership cannot take reached the log only through an earlier version
+      // (leaders now refuse them). Every member has the same membership at this index, so
+      // every member ignores it alike (the core does too), and on every restart.
+      const invalid = this.rn.confChangeError(cc);
+      if (invalid !== null) {
+        this.o.logger.log('warn', `raft node ${this.id}: ignoring membership change ${describeConfChange(cc)} at index ${e.index}: ${invalid}`);
+        const { id } = parseConfContext(cc.context);
+        this.applied = e.index;
+        this.failOwn(id, 'MEMBERSHIP_INVALID', `membership change ignored when applied: ${invalid}`);
+        return;
+      }
       this.confState = this.rn.applyConfChange(cc);
       const { id, url } = parseConfContext(cc.context);
       for (const c of cc.changes) {
@@ -845,6 +881,11 @@ export class RaftNode {
       if (p.deadline > this.ticks) return;
       this.failProposal(p.seq, 'PROPOSAL_OUTCOME_UNKNOWN', p.timeoutMessage);
     }
+  }
+
+  private failOwn(id: { incarnation: Uint8Array; seq: number } | null, code: ProposalFailure, message: string): void {
+    if (!id || !sameIncarnation(id.incarnation, this.incarnation)) return;
+    this.failProposal(id.seq, code, message);
   }
 
   private settleOwn(id: { incarnation: Uint8Array; seq: number } | null, e: Entry, result: unknown): void {
@@ -958,11 +999,19 @@ export class RaftNode {
     this.counters.snapshots++;
   }
 
-  private changeMembership(type: ConfChangeType, nodeId: NodeId, ctx: ConfContext): Promise<ConfState> {
+  private changeMembership(op: MembershipOp, nodeId: NodeId, ctx: ConfContext): Promise<ConfState> {
     const closed = this.closedError();
     if (closed) return Promise.reject(closed);
+    const type = op === 'remove' ? ConfChangeType.RemoveNode : op === 'add-learner' ? ConfChangeType.AddLearnerNode : ConfChangeType.AddNode;
+    const check: ConfChange = { transition: 'auto', changes: [{ type, nodeId }], context: new Uint8Array(0) };
+    // The leader would replace the change by an empty entry; say so now rather than time out.
+    if (this.rn.confChangePending()) {
+      return Promise.reject(new RaftNodeError('PROPOSAL_DROPPED', 'membership change refused: another membership change is still being applied'));
+    }
+    const invalid = membershipError(this.confState, op, nodeId, ctx) ?? this.rn.confChangeError(check);
+    if (invalid !== null) return Promise.reject(new RaftNodeError('MEMBERSHIP_INVALID', `membership change refused: ${invalid}`));
     const seq = this.nextSeq++;
-    const cc: ConfChange = { transition: 'auto', changes: [{ type, nodeId }], context: confContext({ incarnation: this.incarnation, seq }, ctx) };
+    const cc: ConfChange = { ...check, context: confContext({ incarnation: this.incarnation, seq }, ctx) };
     return new Promise<ConfState>((resolve, reject) => {
       const p: PendingProposal = {
         seq,
@@ -1006,7 +1055,7 @@ export class RaftNode {
     this.transport.removePeer(id);
   }
 
-  private failProposal(seq: number, code: 'PROPOSAL_DROPPED' | 'PROPOSAL_OUTCOME_UNKNOWN', message: string): void {
+  private failProposal(seq: number, code: ProposalFailure, message: string): void {
     const p = this.proposals.get(seq);
     if (!p) return;
     this.proposals.delete(seq);
@@ -1055,8 +1104,45 @@ export class RaftNode {
   }
 }
 
+/**
+ * Why `op` on `nodeId` makes no sense for membership `cs`, or null. Stricter than the core,
+ * which treats adding a member twice or removing a non-member as no-ops: a caller asking for
+ * one has the membership wrong, and should hear so rather than get a success that did nothing.
+ */
+function membershipError(cs: ConfState, op: MembershipOp, nodeId: NodeId, ctx: ConfContext): string | null {
+  // The log encodes member ids as u32; 0 means none.
+  if (!Number.isInteger(nodeId) || nodeId <= 0 || nodeId > 0xffff_ffff) return `${nodeId} is not a valid member id`;
+  const voter = cs.voters.includes(nodeId) || cs.votersOutgoing.includes(nodeId);
+  const learner = cs.learners.includes(nodeId) || cs.learnersNext.includes(nodeId);
+  switch (op) {
+    case 'add-voter':
+    case 'add-learner':
+      if (voter) return `${nodeId} is already a voter`;
+      if (learner) return op === 'add-voter' ? `${nodeId} is already a learner (promote it instead)` : `${nodeId} is already a learner`;
+      if (!ctx.url) return `a new member needs an address`;
+      return null;
+    case 'promote':
+      if (voter) return `${nodeId} is already a voter`;
+      if (!cs.learners.includes(nodeId)) return `${nodeId} is not a learner`;
+      return null;
+    case 'remove':
+      if (!voter && !learner) return `${nodeId} is not a member`;
+      if (cs.voters.length === 1 && cs.voters[0] === nodeId) return `${nodeId} is the last voter`;
+      return null;
+  }
+}
+
 function confContext(id: { incarnation: Uint8Array; seq: number }, ctx: ConfContext): Uint8Array {
   return wrapCommand(id, new TextEncoder().encode(JSON.stringify(ctx)));
+}
+
+/** The context of an encoded conf change; empty if it does not decode (see applyEntry). */
+function confChangeContext(data: Uint8Array): Uint8Array {
+  try {
+    return decodeConfChange(data).context;
+  } catch {
+    return new Uint8Array(0);
+  }
 }
 
 function parseConfContext(context: Uint8Array): { id: { incarnation: Uint8Array; seq: number } | null; url?: string } {

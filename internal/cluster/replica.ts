@@ -307,7 +307,12 @@ export class ClusterReplica {
     if (path === '/cluster/v1/join/ca' && method === 'GET') {
       return json(200, { ca: readFileSync(this.pki.caCert, 'utf8') });
     }
-    if (path === '/cluster/v1/join' && method === 'POST') return this.admit(await body());
+    if (path === '/cluster/v1/join' && method === 'POST') {
+      const text = await body();
+      // A join request is a few hundred bytes; anyone may send one, so bound what is parsed.
+      if (text.length > 64 * 1024) return json(413, statusBody(413, 'RequestEntityTooLarge', 'the join request is too large'));
+      return this.admit(text);
+    }
     return json(405, statusBody(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`));
   }
 

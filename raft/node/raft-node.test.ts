@@ -2,8 +2,9 @@
 // stores and a ManualClock, so time moves only when the test advances it (no real sleeps).
 // Covers: election and proposals from any member, read barriers, restart from the store,
 // snapshot catch-up of a new member, removal, leadership transfer, the precise rejection
-// codes of proposals (DROPPED vs OUTCOME_UNKNOWN), and membership changes refused before they
-// are proposed or ignored when an old log holds one the membership cannot take.
+// codes of proposals (DROPPED vs OUTCOME_UNKNOWN), membership changes refused before they
+// are proposed or ignored when an old log holds one the membership cannot take, and state
+// machines applied in batches (StateMachine.applyBatch).
 
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
@@ -15,7 +16,7 @@ import { encodeConfChange } from '../core/conf-change.js';
 import { ConfChangeType, EntryType, MessageType, type Message, type NodeId } from '../types.js';
 import { isRaftNodeError } from './node-errors.js';
 import { RaftNode } from './raft-node.js';
-import { KvStateMachine, encodeKvCommand } from './testing/kv-state-machine.js';
+import { BatchingKvStateMachine, KvStateMachine, encodeKvCommand } from './testing/kv-state-machine.js';
 import { ManualClock } from './testing/manual-clock.js';
 
 type Db = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
@@ -46,6 +47,7 @@ class Cluster {
       proposalTimeoutMs?: number;
       stateMachine?: (id: NodeId) => KvStateMachine;
       bootstrapLearners?: NodeId[];
+      onFatal?: (id: NodeId, err: Error) => void;
     } = {},
   ) {}
 
@@ -86,7 +88,8 @@ class Cluster {
       readTimeoutMs: 2_000,
       clock: this.clock,
       onFatal: (err) => {
-        throw err;
+        if (this.opts.onFatal) this.opts.onFatal(id, err);
+        else throw err;
       },
     });
     this.nodes.set(id, node);
@@ -573,3 +576,90 @@ describe('RaftNode membership changes', () => {
     }
   });
 });
+
+describe('RaftNode with a state machine that applies in batches', () => {
+  const batching = (c: Cluster, id: NodeId): BatchingKvStateMachine => c.sms.get(id) as BatchingKvStateMachine;
+
+  it('hands the commands committed together to one applyBatch call and settles each proposer with its own result', async () => {
+    const c = (cluster = new Cluster({ stateMachine: () => new BatchingKvStateMachine() }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    const results = await c.drive(Promise.all(Array.from({ length: 20 }, (_, i) => leader.propose(put('k', String(i))))));
+    // Each proposer sees the value its own put replaced.
+    expect(results.map((r) => r.result)).toEqual([null, ...Array.from({ length: 19 }, (_, i) => String(i))]);
+    const indexes = results.map((r) => r.index);
+    await c.runUntil(() => [...c.sms.values()].every((sm) => sm.get('k') === '19'));
+    for (const id of c.nodes.keys()) {
+      const sm = batching(c, id);
+      expect(sm.singleApplies, `member ${id}`).toBe(0);
+      expect(sm.batches.filter((b) => b.some((i) => indexes.includes(i))), `member ${id}`).toEqual([indexes]);
+      expect(sm.appliedIndexes).toEqual([...sm.appliedIndexes].sort((a, b) => a - b));
+    }
+  });
+
+  it('never applies commands together with a membership change between them', async () => {
+    const c = (cluster = new Cluster({ stateMachine: () => new BatchingKvStateMachine() }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    const before = [0, 1, 2].map((i) => leader.propose(put(`a${i}`, 'x')));
+    const change = leader.addLearner(4, 'local://4');
+    const after = [0, 1, 2].map((i) => leader.propose(put(`b${i}`, 'y')));
+    const done = await c.drive(Promise.all([...before, ...after]));
+    await c.drive(change);
+    const ccIndex = c.writes
+      .get(leader.id)!
+      .flatMap((w) => (w.kind === 'save' ? w.batch.entries : []))
+      .find((e) => e.type === EntryType.ConfChange)!.index;
+    expect(done.slice(0, 3).every((r) => r.index < ccIndex) && done.slice(3).every((r) => r.index > ccIndex)).toBe(true);
+    await c.runUntil(() => [...c.sms.values()].every((sm) => sm.get('b2') === 'y'));
+    for (const id of c.nodes.keys()) {
+      for (const b of batching(c, id).batches) {
+        expect(b.includes(ccIndex) || (b[0]! < ccIndex && b.at(-1)! > ccIndex), `member ${id}: batch ${b.join(',')} spans ${ccIndex}`).toBe(false);
+      }
+      expect(batching(c, id).singleApplies).toBe(0);
+    }
+  });
+
+  it('a leader applies ahead of its own write through applyBatch', async () => {
+    const c = (cluster = new Cluster({ stateMachine: () => new BatchingKvStateMachine() }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    const gate = c.gates.get(leader.id)!;
+    gate.closed = true;
+    const results = await c.drive(Promise.all(Array.from({ length: 5 }, (_, i) => leader.propose(put(`p${i}`, String(i))))));
+    // Acknowledged while the leader's own write of them is held.
+    expect(gate.held).toBe(1);
+    expect(leader.stats().entriesAppliedAhead).toBeGreaterThanOrEqual(5);
+    expect(batching(c, leader.id).batches.at(-1)).toEqual(results.map((r) => r.index));
+    expect(batching(c, leader.id).singleApplies).toBe(0);
+    gate.closed = false;
+    gate.release();
+    await c.drive(leader.propose(put('after', '1')));
+    expect(batching(c, leader.id).singleApplies).toBe(0);
+  });
+
+  it('stops on a batch result of the wrong length (the proposal: OUTCOME_UNKNOWN, later ones: FATAL)', async () => {
+    const fatal: NodeId[] = [];
+    class ShortResults extends BatchingKvStateMachine {
+      broken = false;
+      override applyBatch(commands: Parameters<BatchingKvStateMachine['applyBatch']>[0]): (string | null)[] {
+        const out = super.applyBatch(commands);
+        return this.broken ? out.slice(1) : out;
+      }
+    }
+    const c = (cluster = new Cluster({ stateMachine: () => new ShortResults(), onFatal: (id) => fatal.push(id) }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    (c.sms.get(leader.id) as ShortResults).broken = true;
+    const err = await c.drive(leader.propose(put('x', '1'))).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN'), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/applyBatch returned 0 results for 1 commands/);
+    expect(fatal).toEqual([leader.id]);
+    expect(isRaftNodeError(await leader.propose(put('y', '1')).catch((e: unknown) => e), 'FATAL')).toBe(true);
+  });
+});
+

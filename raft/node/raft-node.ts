@@ -6,8 +6,9 @@
 //   1. persist hard state, entries and snapshot (one fsynced batch), then update the
 //      in-memory log image the core reads;
 //   2. send the Ready's messages (only now: they may promise what step 1 made durable);
-//   3. install a received snapshot, then apply committed entries in log order, one at a time
-//      (those already durable here from earlier Readies while step 1's write is in flight);
+//   3. install a received snapshot, then apply committed entries in log order (those already
+//      durable here from earlier Readies while step 1's write is in flight): one at a time, or
+//      each run of commands between membership changes in one StateMachine.applyBatch call;
 //   4. serve read barriers whose index has been applied;
 //   5. advance the core; maybe take a snapshot and compact the log.
 //
@@ -64,8 +65,21 @@ export interface StateMachine {
    * restart the state machine is rebuilt from the latest snapshot and the commands after it
    * are applied again). Must be deterministic. The result is handed to the proposer's
    * propose() promise on this member. Throwing is a fatal error: the node stops.
+   * The leader's no-op entries (empty, proposed by nobody) and membership changes are not
+   * handed to the state machine. Not called for commands when applyBatch is present.
    */
   apply(command: AppliedCommand): unknown;
+  /**
+   * Optional. Applies several committed commands, in log order, as apply() would one after
+   * the other, and returns one result per command, in the same order (each goes to its own
+   * proposer). When present RaftNode calls it instead of apply(): with every run of
+   * consecutive commands it applies at once (the committed commands of one Ready, or those
+   * a leader applies ahead of its own write), split at membership changes so that a command
+   * is never applied together with a change that precedes or follows it. Leader no-op
+   * entries are left out, as with apply(), so indexes within a call may skip. Throwing, or
+   * returning a number of results other than the number of commands, is a fatal error.
+   */
+  applyBatch?(commands: AppliedCommand[]): Promise<unknown[]> | unknown[];
   /**
    * An image of the state after every command applied so far. Must not change state.
    * RaftNode calls it between two applies and goes on applying commands while a returned
@@ -729,8 +743,24 @@ export class RaftNode {
     try {
       const t0 = performance.now();
       const before = this.applied;
-      // Entries applied ahead are skipped (applyEntry checks the applied index).
-      for (let i = from; i < to; i++) await this.applyEntry(entries[i]!);
+      let i = from;
+      while (i < to) {
+        const e = entries[i]!;
+        // Entries applied ahead are skipped.
+        if (e.index <= this.applied) {
+          i++;
+          continue;
+        }
+        if (e.type === EntryType.ConfChange || !this.o.stateMachine.applyBatch) {
+          await this.applyEntry(e);
+          i++;
+          continue;
+        }
+        let end = i + 1;
+        while (end < to && entries[end]!.type !== EntryType.ConfChange) end++;
+        await this.applyCommandRun(entries.slice(i, end));
+        i = end;
+      }
       this.counters.applyMs += performance.now() - t0;
       this.counters.entriesApplied += Math.max(0, this.applied - before);
     } finally {
@@ -752,14 +782,17 @@ export class RaftNode {
     if (upTo <= this.applied) return;
     const entries = this.rn.committedEntriesBetween(this.applied + 1, upTo);
     if (entries.length === 0) return;
+    // The normal entries up to the first membership change.
+    let end = 0;
+    while (end < entries.length && entries[end]!.type !== EntryType.ConfChange && entries[end]!.index === this.applied + 1 + end) end++;
+    if (end === 0) return;
+    const run = entries.slice(0, end);
     this.applyingAhead = (async () => {
       const t0 = performance.now();
-      let n = 0;
-      for (const e of entries) {
-        if (e.type === EntryType.ConfChange || e.index !== this.applied + 1) break;
-        await this.applyEntry(e);
-        n++;
-      }
+      const before = this.applied;
+      if (this.o.stateMachine.applyBatch) await this.applyCommandRun(run);
+      else for (const e of run) await this.applyEntry(e);
+      const n = this.applied - before;
       this.counters.applyMs += performance.now() - t0;
       this.counters.entriesApplied += n;
       this.counters.entriesAppliedAhead += n;
@@ -806,6 +839,35 @@ export class RaftNode {
     for (const i of [...this.placedAt.keys()]) if (i <= index) this.placedAt.delete(i);
   }
 
+  /**
+   * Applies consecutive normal entries (the next ones to apply) with one applyBatch call, then
+   * settles each proposer with its own result.
+   */
+  private async applyCommandRun(run: readonly Entry[]): Promise<void> {
+    const commands: AppliedCommand[] = [];
+    const unwrapped = run.map((e) => {
+      const { id, command } = unwrapCommand(e.data);
+      // As in applyEntry: a leader's no-op (empty, proposed by nobody) is not a command.
+      const isCommand = command.length > 0 || id !== null;
+      if (isCommand) commands.push({ index: e.index, term: e.term, data: command });
+      return { id, isCommand };
+    });
+    let results: unknown[] = [];
+    if (commands.length > 0) {
+      results = await this.o.stateMachine.applyBatch!(commands);
+      if (!Array.isArray(results) || results.length !== commands.length) {
+        throw new Error(`StateMachine.applyBatch returned ${Array.isArray(results) ? results.length : typeof results} results for ${commands.length} commands`);
+      }
+    }
+    let next = 0;
+    run.forEach((e, i) => {
+      const { id, isCommand } = unwrapped[i]!;
+      this.applied = e.index;
+      this.settleOwn(id, e, isCommand ? results[next++] : undefined);
+      this.checkPlacement(e);
+    });
+  }
+
   private async applyEntry(e: Entry): Promise<void> {
     if (e.index <= this.applied) return;
     if (e.type === EntryType.ConfChange) {
@@ -817,6 +879,7 @@ export class RaftNode {
         // reads the same bytes, so every member skips it.
         this.o.logger.log('warn', `raft node ${this.id}: ignoring undecodable membership change at index ${e.index}: ${(err as Error).message}`);
         this.applied = e.index;
+        this.checkPlacement(e);
         return;
       }
       // A change the membership cannot take reached the log only through an earlier version
@@ -828,6 +891,7 @@ export class RaftNode {
         const { id } = parseConfContext(cc.context);
         this.applied = e.index;
         this.failOwn(id, 'MEMBERSHIP_INVALID', `membership change ignored when applied: ${invalid}`);
+        this.checkPlacement(e);
         return;
       }
       this.confState = this.rn.applyConfChange(cc);
@@ -853,7 +917,11 @@ export class RaftNode {
       this.applied = e.index;
       this.settleOwn(id, e, result);
     }
-    // Any of our proposals placed at this index but not this entry lost its slot for good.
+    this.checkPlacement(e);
+  }
+
+  /** Any of our proposals placed at e's index but not e lost its slot for good. */
+  private checkPlacement(e: Entry): void {
     const placedHere = this.placedAt.get(e.index);
     if (placedHere) {
       this.placedAt.delete(e.index);

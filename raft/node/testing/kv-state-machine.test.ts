@@ -1,8 +1,9 @@
 // The benchmark's key-value state machine: put bodies are validated before they become
 // commands (bad input never reaches apply()), and snapshots encoded in slices restore the
-// same map, whatever is applied while the encoding is under way.
+// same map, whatever is applied while the encoding is under way; applied in batches, the map
+// and the results are those of applying one command at a time.
 import { describe, expect, it } from 'vitest';
-import { KvStateMachine, encodeKvCommand, kvPutCommandFromJson } from './kv-state-machine.js';
+import { BatchingKvStateMachine, KvStateMachine, encodeKvCommand, kvPutCommandFromJson } from './kv-state-machine.js';
 
 const enc = new TextEncoder();
 
@@ -43,3 +44,20 @@ describe('KvStateMachine snapshots', () => {
     expect(restored.lastApplied).toBe(5000);
   });
 });
+
+describe('BatchingKvStateMachine', () => {
+  it('applies a batch as apply() would one command at a time, one result per command', () => {
+    const commands = ['1', '2', '3'].map((v, i) => ({ index: i + 2, term: 1, data: encodeKvCommand({ op: 'put', key: 'k', value: v }) }));
+    const single = new KvStateMachine();
+    const expected = commands.map((c) => single.apply(c));
+    const batched = new BatchingKvStateMachine();
+    expect(batched.applyBatch(commands)).toEqual(expected);
+    expect(batched.applyBatch(commands.map((c) => ({ ...c, index: c.index + 3 })))).toEqual(['3', '1', '2']);
+    expect(batched.get('k')).toBe('3');
+    expect(batched.batches).toEqual([
+      [2, 3, 4],
+      [5, 6, 7],
+    ]);
+  });
+});
+

@@ -1,7 +1,8 @@
 // raft/node/testing/kv-state-machine.ts owns a minimal replicated key-value map used by the
 // driver's tests, the multi-process tests and the benchmark. Commands are JSON:
 //   {"op":"put","key":k,"value":v}  → result: the previous value (or null); "op" may be left out
-// Empty commands (the leader's no-ops) change nothing.
+// Empty commands (the leader's no-ops) change nothing. BatchingKvStateMachine is the same map
+// applied through StateMachine.applyBatch, recording the batches it was handed.
 
 import type { AppliedCommand, StateMachine } from '../raft-node.js';
 
@@ -93,3 +94,24 @@ export class KvStateMachine implements StateMachine {
     return this.data.get(key);
   }
 }
+
+/**
+ * The same map, applied in batches (StateMachine.applyBatch): for the driver's tests of the
+ * batch hook. apply() stays usable but counts its calls, since RaftNode should not use it here.
+ */
+export class BatchingKvStateMachine extends KvStateMachine {
+  /** The indexes of each applyBatch call, in call order. */
+  readonly batches: number[][] = [];
+  singleApplies = 0;
+
+  override apply(c: AppliedCommand): string | null {
+    this.singleApplies++;
+    return super.apply(c);
+  }
+
+  applyBatch(commands: AppliedCommand[]): (string | null)[] {
+    this.batches.push(commands.map((c) => c.index));
+    return commands.map((c) => super.apply(c));
+  }
+}
+

@@ -1,12 +1,15 @@
 // raft/node/node-errors.ts owns the errors RaftNode's promises reject with. The codes tell a
-// caller what it may conclude: DROPPED means the command was certainly not applied and may be
-// retried; OUTCOME_UNKNOWN means it may or may not be applied (retrying could apply it twice).
+// caller what it may conclude: DROPPED and QUEUE_FULL mean the command was certainly not applied
+// and may be retried; OUTCOME_UNKNOWN means it may or may not be applied (retrying could apply it
+// twice).
 
 export type RaftNodeErrorCode =
   /** Certainly not applied: refused by the core (no leader, transfer in progress) or overwritten in the log. */
   | 'PROPOSAL_DROPPED'
   /** May or may not be applied: timed out, the node stopped, or a snapshot replaced the log past it. */
   | 'PROPOSAL_OUTCOME_UNKNOWN'
+  /** Certainly not applied: maxPendingProposals were pending, so it was refused at once; retry later (an HTTP server answers 429). */
+  | 'PROPOSAL_QUEUE_FULL'
   /** A read barrier could not be confirmed (no leader, leadership changed, timeout); nothing happened; retry. */
   | 'READ_INDEX_FAILED'
   /** A leadership transfer did not complete in time. */

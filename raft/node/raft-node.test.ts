@@ -4,7 +4,7 @@
 // snapshot catch-up of a new member, removal, leadership transfer, the precise rejection
 // codes of proposals (DROPPED vs OUTCOME_UNKNOWN), membership changes refused before they
 // are proposed or ignored when an old log holds one the membership cannot take, and state
-// machines applied in batches (StateMachine.applyBatch).
+// machines applied in batches (StateMachine.applyBatch), and the bound on pending proposals.
 
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
@@ -48,6 +48,7 @@ class Cluster {
       stateMachine?: (id: NodeId) => KvStateMachine;
       bootstrapLearners?: NodeId[];
       onFatal?: (id: NodeId, err: Error) => void;
+      maxPendingProposals?: number;
     } = {},
   ) {}
 
@@ -85,6 +86,7 @@ class Cluster {
       snapshotEntries: this.opts.snapshotEntries ?? 10_000,
       catchUpEntries: this.opts.catchUpEntries ?? 5_000,
       proposalTimeoutMs: this.opts.proposalTimeoutMs ?? 60_000,
+      maxPendingProposals: this.opts.maxPendingProposals,
       readTimeoutMs: 2_000,
       clock: this.clock,
       onFatal: (err) => {
@@ -660,6 +662,50 @@ describe('RaftNode with a state machine that applies in batches', () => {
     expect((err as Error).message).toMatch(/applyBatch returned 0 results for 1 commands/);
     expect(fatal).toEqual([leader.id]);
     expect(isRaftNodeError(await leader.propose(put('y', '1')).catch((e: unknown) => e), 'FATAL')).toBe(true);
+  });
+});
+
+describe('RaftNode maxPendingProposals', () => {
+  it('refuses proposals beyond the bound at once with PROPOSAL_QUEUE_FULL, queued and in flight alike', async () => {
+    const c = (cluster = new Cluster({ maxPendingProposals: 5 }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    // Cut off, the leader cannot commit: three proposals go in flight...
+    c.net.isolate(leader.id);
+    const inFlight = [0, 1, 2].map((i) => leader.propose(put(`f${i}`, 'x')));
+    await c.runUntil(() => leader.stats().proposals >= 4);
+    // ...two more are queued in this turn, and the next ones are refused before any I/O.
+    const queued = [0, 1].map((i) => leader.propose(put(`q${i}`, 'x')));
+    const refused = await Promise.all([leader.propose(put('r0', 'x')), leader.propose(put('r1', 'x'))].map((p) => p.catch((e: unknown) => e)));
+    for (const err of refused) expect(isRaftNodeError(err, 'PROPOSAL_QUEUE_FULL'), String(err)).toBe(true);
+    expect(leader.stats().proposalsRefusedQueueFull).toBe(2);
+    c.net.healAll();
+    const done = await c.drive(Promise.all([...inFlight, ...queued]));
+    expect(done).toHaveLength(5);
+    // Refused means never proposed: not applied anywhere.
+    await c.runUntil(() => [...c.sms.values()].every((sm) => sm.get('q1') === 'x'));
+    for (const sm of c.sms.values()) expect(sm.get('r0') ?? sm.get('r1')).toBeUndefined();
+    // Room again once they are applied.
+    await c.drive(leader.propose(put('later', 'y')));
+  });
+
+  it('defaults to 10,000', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    // No leader yet: proposals queue until the loop hands them over (and they are dropped).
+    const n1 = c.nodes.get(1)!;
+    const outcomes = Array.from({ length: 10_001 }, () => n1.propose(put('x', 'y')).catch((e: unknown) => e));
+    const codes = (await Promise.all(outcomes)).map((e) => (isRaftNodeError(e) ? e.code : String(e)));
+    expect(codes.filter((c) => c === 'PROPOSAL_QUEUE_FULL')).toHaveLength(1);
+    expect(codes.at(-1)).toBe('PROPOSAL_QUEUE_FULL');
+    expect(codes.filter((c) => c === 'PROPOSAL_DROPPED')).toHaveLength(10_000);
+  });
+
+  it('refuses an invalid bound at start', async () => {
+    const c = (cluster = new Cluster({ maxPendingProposals: 0 }));
+    c.peers.set(1, 'local://1');
+    await expect(c.start(1)).rejects.toThrow(/maxPendingProposals must be a positive integer/);
   });
 });
 

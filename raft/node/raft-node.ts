@@ -139,6 +139,13 @@ export interface RaftNodeOptions {
   catchUpEntries?: number;
   /** A proposal not applied within this time rejects with PROPOSAL_OUTCOME_UNKNOWN. Default 10 s. */
   proposalTimeoutMs?: number;
+  /**
+   * Proposals (membership changes included) that may be pending at once, queued for the core
+   * or in flight until applied; beyond it propose() rejects at once with PROPOSAL_QUEUE_FULL
+   * (nothing proposed). It bounds the memory and the latency a backlog builds up when clients
+   * propose faster than the cluster commits. Default 10 000.
+   */
+  maxPendingProposals?: number;
   /** A read barrier not confirmed within this time rejects with READ_INDEX_FAILED. Default 5 s. */
   readTimeoutMs?: number;
   /** Byte limit of entries in one append message. Default 1 MiB. */
@@ -172,6 +179,8 @@ export interface RaftNodeStats {
   messagesSent: number;
   /** propose() calls accepted by the core. */
   proposals: number;
+  /** propose() calls refused at once because maxPendingProposals were pending (PROPOSAL_QUEUE_FULL). */
+  proposalsRefusedQueueFull: number;
   /** Milliseconds spent waiting for durable writes. */
   saveMs: number;
   /** Milliseconds spent applying committed entries (the state machine included). */
@@ -310,6 +319,7 @@ export class RaftNode {
     entriesAppliedAhead: 0,
     messagesSent: 0,
     proposals: 0,
+    proposalsRefusedQueueFull: 0,
     saveMs: 0,
     applyMs: 0,
     snapshots: 0,
@@ -333,7 +343,12 @@ export class RaftNode {
       clock: realClock,
       logger: noopLogger,
       ...options,
+      // (An option passed as undefined takes the default too.)
+      maxPendingProposals: options.maxPendingProposals ?? 10_000,
     };
+    if (!Number.isInteger(this.o.maxPendingProposals) || this.o.maxPendingProposals < 1) {
+      throw new RangeError(`maxPendingProposals must be a positive integer, got ${this.o.maxPendingProposals}`);
+    }
   }
 
   /**
@@ -420,11 +435,17 @@ export class RaftNode {
    * Rejects with PROPOSAL_DROPPED when the command was certainly not applied (no leader known,
    * leadership transfer in progress, or its log slot was taken by another leader's entry), and
    * with PROPOSAL_OUTCOME_UNKNOWN when it may have been (timeout, stop, or a snapshot that
-   * skipped past it): a caller that retries after UNKNOWN must tolerate duplicates.
+   * skipped past it): a caller that retries after UNKNOWN must tolerate duplicates. Rejects at
+   * once with PROPOSAL_QUEUE_FULL, nothing proposed, when maxPendingProposals are pending
+   * (retry after a while).
    */
   propose(command: Uint8Array): Promise<{ index: number; result: unknown }> {
     const closed = this.closedError();
     if (closed) return Promise.reject(closed);
+    if (this.proposals.size >= this.o.maxPendingProposals) {
+      this.counters.proposalsRefusedQueueFull++;
+      return Promise.reject(new RaftNodeError('PROPOSAL_QUEUE_FULL', `${this.proposals.size} proposals pending (maxPendingProposals): not proposed, retry later`));
+    }
     const seq = this.nextSeq++;
     return new Promise((resolve, reject) => {
       const p: PendingProposal = {

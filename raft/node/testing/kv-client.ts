@@ -50,7 +50,8 @@ export async function kvPut(baseUrl: string, key: string, value: string, timeout
   try {
     const res = await request(`${baseUrl}/put`, 'POST', JSON.stringify({ key, value }), timeoutMs);
     if (res.status === 200) return { kind: 'ok', index: (JSON.parse(res.body) as { index: number }).index };
-    if (res.status === 503) return { kind: 'failed', why: res.body };
+    // 503 and 429 (too many proposals pending): the server says it did not propose it.
+    if (res.status === 503 || res.status === 429) return { kind: 'failed', why: res.body };
     return { kind: 'unknown', why: `${res.status} ${res.body}` };
   } catch (err) {
     const e = err as Error & { sent?: boolean };

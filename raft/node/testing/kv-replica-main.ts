@@ -2,7 +2,8 @@
 // multi-process tests and the benchmark: a RaftNode over LevelDB (fsync on) and the HTTP/2
 // mutual-TLS transport, replicating KvStateMachine, with a tiny HTTP/1.1 client API:
 //   POST /put {key,value}      → 200 {index} once committed and applied here; 400 on a bad body
-//                                 503 {code} certainly not applied, 504 {code} outcome unknown
+//                                 503 {code} certainly not applied, 504 {code} outcome unknown,
+//                                 429 {code} with Retry-After: too many proposals pending
 //   GET  /get?key=k            → 200 {value, index} after a ReadIndex barrier; 503 on failure
 //   GET  /status               → RaftNode status (role, leader, term, commit, applied)
 //   GET  /stats                → RaftNode.stats() (batching and time counters)
@@ -67,14 +68,16 @@ const node = await RaftNode.start({
   },
 });
 
-function reply(res: http.ServerResponse, status: number, body: unknown): void {
+function reply(res: http.ServerResponse, status: number, body: unknown, headers: string[] = []): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text))]);
+  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(text)), ...headers]);
   res.end(text);
 }
 
 function failure(res: http.ServerResponse, err: unknown): void {
-  if (isRaftNodeError(err)) {
+  if (isRaftNodeError(err, 'PROPOSAL_QUEUE_FULL')) {
+    reply(res, 429, { code: err.code, message: err.message }, ['retry-after', '1']);
+  } else if (isRaftNodeError(err)) {
     const unknown = err.code === 'PROPOSAL_OUTCOME_UNKNOWN';
     reply(res, unknown ? 504 : 503, { code: err.code, message: err.message });
   } else {

@@ -601,8 +601,10 @@ describe('fieldsV1 as upstream writes it', () => {
   });
 });
 
-describe('performance', () => {
-  it('applies a Deployment with three managers well under a millisecond', () => {
+// Speed is measured by `make bench` (the apply scenario), never by a wall-clock bound here: a
+// loaded CI machine failed the old "well under a millisecond" assertion.
+describe('repeated applies', () => {
+  it('re-applying a Deployment with three managers is stable', () => {
     const fm = manager();
     const body = (image: string) =>
       deployment({
@@ -619,14 +621,12 @@ describe('performance', () => {
     obj = update(fm, obj, modify(obj, (o) => (spec(o).replicas = 4)), 'hpa');
     obj = apply(fm, obj, deployment({ metadata: { annotations: { note: 'x' } } }), 'bob');
     expect(managers(obj)).toHaveLength(3);
-    const run = (n: number) => {
-      const start = performance.now();
-      for (let i = 0; i < n; i++) fm.apply(obj, body(`nginx:${i % 3}`), { manager: 'alice', apiVersion: 'apps/v1', time: now() });
-      return (performance.now() - start) / n;
-    };
-    run(200);
-    const perApply = run(1000);
-    // Typically ~0.2 ms; the bound leaves room for slow CI machines.
-    expect(perApply).toBeLessThan(1);
+    const first = fm.apply(obj, body('nginx:2'), { manager: 'alice', apiVersion: 'apps/v1', time: now() });
+    for (let i = 0; i < 50; i++) {
+      const again = fm.apply(obj, body(`nginx:${i % 3}`), { manager: 'alice', apiVersion: 'apps/v1', time: now() });
+      expect(managers(again)).toHaveLength(3);
+      if (i % 3 === 2) expect(again.spec).toEqual(first.spec);
+      else expect(again.spec).not.toEqual(first.spec);
+    }
   });
 });

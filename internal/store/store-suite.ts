@@ -1,6 +1,7 @@
 // internal/store/store-suite is the conformance suite every RevisionStore implementation runs
-// (the level store over memory and over LevelDB today; the etcd backend and the watch cache's
-// store view later). It checks the contract in types.ts, not an implementation.
+// (the level store over memory and over LevelDB today; the etcd backend later). It checks the
+// contract in types.ts, not an implementation. Reads of objects with the API's read modes have
+// their own suite, run against the store and the watch cache alike: watchcache/reader-suite.
 // Imports: vitest, types.
 
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';

@@ -3,12 +3,13 @@
 // ResourceCache per stored resource. It serves get/list at its current revision, waits for a
 // revision on behalf of consistent reads, and starts watches with replay from its rings or,
 // further back, from the store's history.
-// Imports: store (types), storedobject, types, resource-cache, watcher.
+// Imports: store (types), storedobject, types, storage, resource-cache, watcher.
 
 import type { AppliedBatch, KeyValue, RevisionStore, StoreEvent } from '../store/types.js';
 import { StoreError } from '../store/types.js';
 import { decodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
 import { ResourceCache } from './resource-cache.js';
+import { tooLargeRevision } from './storage.js';
 import type { CacheEntry, CacheEvent, EntryFilter, ResourceSpec } from './types.js';
 import { CacheWatcher } from './watcher.js';
 
@@ -293,10 +294,7 @@ export class WatchCache {
       const timer = setTimeout(() => {
         const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
-        reject(new StoreError('STORE_FUTURE_REVISION', `Too large resource version: ${revision}, current: ${this.rev}`, {
-          revision,
-          currentRevision: this.rev,
-        }));
+        reject(tooLargeRevision(revision, this.rev));
       }, timeoutMs);
       timer.unref?.();
       this.waiters.push(waiter);

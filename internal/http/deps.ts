@@ -12,7 +12,6 @@ import type { ServerMetrics } from '../metrics/metrics.js';
 import type { Naming } from '../naming/naming.js';
 import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
-import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { BodyDecoder } from './body.js';
 import type { ProtobufSerializer, Serializer } from './serializers.js';
 
@@ -45,7 +44,6 @@ export interface HttpDeps {
   naming: Naming;
   catalog: ApiCatalog;
   registries: RegistrySet;
-  cache: WatchCache;
   features: FeatureGates;
   authenticators: readonly Authenticator[];
   anonymousAuth: boolean;

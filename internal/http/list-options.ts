@@ -1,11 +1,11 @@
 // internal/http/list-options owns the query parameters of get, list and watch and their
 // resourceVersion semantics (spec §4.5): which read mode each combination means, which are
 // invalid (400), and the opaque continue token (it carries the list's revision and the last
-// key). Imports: apierrors, codec/query-params, registry (types).
+// key). Imports: apierrors, codec/query-params, watchcache/storage (types).
 
 import { errors } from '../apierrors/status.js';
 import { queryBool } from '../codec/query-params.js';
-import type { ReadMode } from '../registry/generic-registry.js';
+import type { ReadMode } from '../watchcache/storage.js';
 
 export interface ContinueToken {
   revision: number;

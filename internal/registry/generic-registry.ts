@@ -1,11 +1,12 @@
 // internal/registry/generic-registry owns create, read, update, delete, list and watch for one
 // stored resource, for every kind, driven by the schema catalog and a small per-kind Strategy.
-// Reads are served by the watch cache (after it has caught up as far as the request needs);
-// exact reads at older revisions go to the store. Writes are built as Commands with a
-// compare on the object's modRevision, so concurrent writers cannot lose updates.
-// Store errors are translated into API Status errors here; nothing below knows about HTTP.
-// Imports: apierrors, store, storedobject, watchcache, admission, schema, auth (types),
-// strategy, object-rules, conversion, keys, delete-options.
+// Every read goes through the storage read interface (watchcache/storage: this replica's watch
+// cache, which decides when to wait and when history comes from the store); the registry keeps
+// the write path: Commands with a compare on the object's modRevision, so concurrent writers
+// cannot lose updates. Store errors are translated into API Status errors here; nothing below
+// knows about HTTP.
+// Imports: apierrors, store (types), storedobject, watchcache (storage and types), admission,
+// schema, auth (types), strategy, object-rules, conversion, keys, delete-options.
 
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type Qualified } from '../apierrors/status.js';
@@ -15,8 +16,8 @@ import type { UserInfo } from '../auth/user.js';
 import type { ResourceInfo } from '../schema/catalog.js';
 import { isStoreError, StoreError, type RevisionStore } from '../store/types.js';
 import { encodeStored, type JsonObject } from '../storedobject/stored-object.js';
+import type { CachedStorage, ReadMode, StorageList } from '../watchcache/storage.js';
 import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
-import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
 import { convertObject } from './conversion.js';
 import { normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from './delete-options.js';
@@ -37,27 +38,18 @@ export interface RequestContext {
 }
 
 export interface RegistryDeps {
-  store: RevisionStore;
+  /** Writes only: every read goes through `storage`. */
+  store: Pick<RevisionStore, 'execute'>;
+  /** Every read of stored objects (this replica's watch cache, with the store for history). */
+  storage: CachedStorage;
   /** Field ownership (managedFields) and server-side apply. */
   fields: ManagedFieldsTracker;
-  cache: WatchCache;
   admission: AdmissionChain;
   rules: ObjectRules;
   now: () => Date;
   /** Gate AllowUnsafeMalformedObjectDeletion. */
   unsafeDeletionEnabled: boolean;
-  /** How long get/list wait for a resource version that is newer than the cache. */
-  tooLargeWaitMs: number;
-  /** How long the cache keeps a paginated list's snapshot (gate ListFromCacheSnapshot); 0 = never. */
-  listSnapshotTtlMs: number;
 }
-
-/** How a read must relate to the store's state (spec §4.5). */
-export type ReadMode =
-  | { kind: 'consistent' }
-  | { kind: 'any' }
-  | { kind: 'notOlderThan'; revision: number }
-  | { kind: 'exact'; revision: number };
 
 export interface ListRequest {
   mode: ReadMode;
@@ -161,13 +153,13 @@ export class GenericRegistry {
 
   // ---- reads ---------------------------------------------------------------------------
 
-  /** Waits until the cache can serve a read in `mode` (504 after the too-large wait). */
-  async catchUp(mode: ReadMode): Promise<void> {
-    const { cache, store, tooLargeWaitMs } = this.deps;
+  /**
+   * Waits until reads in `mode` can be served (504 after the too-large wait); resolves with the
+   * revision they are served at.
+   */
+  async catchUp(mode: ReadMode): Promise<number> {
     try {
-      if (mode.kind === 'consistent') await cache.waitForRevision(await store.consistentRevision(), tooLargeWaitMs);
-      else if (mode.kind === 'notOlderThan') await cache.waitForRevision(mode.revision, tooLargeWaitMs);
-      else if (mode.kind === 'any' && !cache.ready) await cache.waitForRevision(0, tooLargeWaitMs);
+      return await this.deps.storage.waitUntilFresh(mode);
     } catch (e) {
       throw this.translate(e);
     }
@@ -204,17 +196,11 @@ export class GenericRegistry {
   }
 
   private async readEntry(namespace: string, name: string, mode: ReadMode): Promise<CacheEntry | undefined> {
-    const key = this.key(namespace, name);
-    if (mode.kind === 'exact') {
-      try {
-        const kv = await this.deps.store.get(key, mode.revision);
-        return kv ? this.deps.cache.entryFromKv(kv) : undefined;
-      } catch (e) {
-        throw this.translate(e);
-      }
+    try {
+      return await this.deps.storage.get(this.key(namespace, name), mode);
+    } catch (e) {
+      throw this.translate(e);
     }
-    await this.catchUp(mode);
-    return this.deps.cache.resource(this.prefix).get(key);
   }
 
   /** The stored object (storage version) as the cache holds it, or a 404. */
@@ -232,7 +218,7 @@ export class GenericRegistry {
    */
   writtenBytes(namespace: string, name: string, revision: string | undefined): Buffer | undefined {
     if (!revision) return undefined;
-    const entry = this.deps.cache.resource(this.prefix).get(this.key(namespace, name));
+    const entry = this.deps.storage.peek(this.key(namespace, name));
     return entry && !entry.corrupt && String(entry.revision) === revision ? entry.bytes : undefined;
   }
 
@@ -266,96 +252,42 @@ export class GenericRegistry {
 
   async list(req: ListRequest): Promise<ListResult> {
     const keyPrefix = req.namespace && this.storage.namespaced ? namespacePrefix(this.storage, req.namespace) : this.prefix;
-    const limit = req.limit > 0 ? req.limit : 0;
-    const afterKey = req.continueFrom ? this.prefix + req.continueFrom.afterKey : undefined;
-    const rc = this.deps.cache.resource(this.prefix);
-    const now = Date.now();
-    const options = { keyPrefix, after: afterKey, limit, filter: req.filter };
-    // Exact reads (a continuation, or an exact version) come from a kept snapshot, the live
-    // cache when it is at that version, or else the store's history.
-    const exactRevision = req.continueFrom ? req.continueFrom.revision : req.mode.kind === 'exact' ? req.mode.revision : undefined;
-    if (exactRevision !== undefined && exactRevision > 0) {
-      // Versions outside the retention window are gone even where a snapshot survives, so
-      // tokens and exact reads expire with the window, as documented.
-      if (exactRevision < this.deps.store.compactedRevision()) {
-        if (req.continueFrom) throw expiredContinue(req.continueFrom.afterKey);
-        // Upstream serves exact lists from etcd, whose compacted error reads this way.
-        throw errors.expired(`The resourceVersion for the provided list is too old.`);
-      }
-      const snapshot = rc.snapshotAt(exactRevision, now);
-      if (snapshot) {
-        const { entries, more, remaining } = snapshot.list(options);
-        return this.finishList(exactRevision, entries, more, remaining, req.hasSelector);
-      }
-      if (exactRevision !== this.deps.cache.revision) {
-        try {
-          return await this.listFromStore(keyPrefix, exactRevision, afterKey, limit, req);
-        } catch (e) {
-          if (req.continueFrom && e instanceof StatusError && e.status.code === 410) throw expiredContinue(req.continueFrom.afterKey);
-          throw e;
-        }
-      }
-    } else {
-      // Not exact (or a continuation of an inconsistent list: latest state after the key).
-      await this.catchUp(req.continueFrom ? { kind: 'consistent' } : req.mode);
+    const { continueFrom } = req;
+    // A continuation reads at its token's revision; one of an inconsistent list (revision -1)
+    // reads the latest state after the key.
+    const mode: ReadMode = continueFrom ? (continueFrom.revision > 0 ? { kind: 'exact', revision: continueFrom.revision } : { kind: 'consistent' }) : req.mode;
+    let listed: StorageList;
+    try {
+      listed = await this.deps.storage.list(keyPrefix, {
+        mode,
+        after: continueFrom ? this.prefix + continueFrom.afterKey : undefined,
+        limit: req.limit > 0 ? req.limit : 0,
+        filter: req.filter,
+        count: !req.hasSelector,
+      });
+    } catch (e) {
+      if (continueFrom && isStoreError(e, 'STORE_COMPACTED')) throw expiredContinue(continueFrom.afterKey);
+      throw this.translate(e);
     }
-    const revision = this.deps.cache.revision;
-    const { entries, more, remaining } = rc.list(options);
-    if (more && limit > 0 && this.deps.listSnapshotTtlMs > 0) rc.takeSnapshot(revision, now, this.deps.listSnapshotTtlMs);
-    return this.finishList(revision, entries, more, remaining, req.hasSelector);
-  }
-
-  private finishList(revision: number, entries: CacheEntry[], more: boolean, remaining: number, hasSelector: boolean): ListResult {
+    const { revision, entries, more, remaining = 0 } = listed;
     const corrupt = entries.find((e) => e.corrupt);
     if (corrupt) throw errors.internal(corrupt.corrupt!);
     const result: ListResult = { revision, entries };
     if (more && entries.length > 0) {
       result.continueAfterKey = entries[entries.length - 1]!.key.slice(this.prefix.length);
-      if (!hasSelector && remaining > 0) result.remainingItemCount = remaining;
+      if (!req.hasSelector && remaining > 0) result.remainingItemCount = remaining;
     }
     return result;
   }
 
-  /** An exact list at an older revision, read from the store's history. */
-  private async listFromStore(keyPrefix: string, revision: number, after: string | undefined, limit: number, req: ListRequest): Promise<ListResult> {
-    const { store, cache } = this.deps;
-    const entries: CacheEntry[] = [];
-    let cursor = after;
-    let more = false;
+  /** Starts a watch; the caller has already decided the start revision (0 = current state first). */
+  async watch(namespace: string, filter: EntryFilter, fromRevision: number, consistent: boolean): Promise<CacheWatcher> {
+    const keyPrefix = namespace && this.storage.namespaced ? namespacePrefix(this.storage, namespace) : this.prefix;
     try {
-      for (;;) {
-        const page = await store.range(keyPrefix, { revision, after: cursor, limit: limit > 0 ? Math.max(limit, 100) : 0 });
-        for (const kv of page.kvs) {
-          const entry = cache.entryFromKv(kv);
-          if (!entry || (req.filter && !entry.corrupt && !req.filter(entry))) continue;
-          if (limit > 0 && entries.length >= limit) {
-            more = true;
-            break;
-          }
-          entries.push(entry);
-        }
-        if (more || !page.more || page.kvs.length === 0) break;
-        cursor = page.kvs[page.kvs.length - 1]!.key;
-      }
-      let remaining = 0;
-      if (more && !req.hasSelector) remaining = await this.countAfter(keyPrefix, revision, entries[entries.length - 1]!.key);
-      return this.finishList(revision, entries, more, remaining, req.hasSelector);
+      return await this.deps.storage.watch({ prefix: this.prefix, keyPrefix, filter, fromRevision, consistent });
     } catch (e) {
       throw this.translate(e);
     }
-  }
-
-  private async countAfter(keyPrefix: string, revision: number, afterKey: string): Promise<number> {
-    const page = await this.deps.store.range(keyPrefix, { revision, count: true, limit: 1, after: afterKey });
-    return page.count ?? 0;
-  }
-
-  /** Starts a watch; the caller has already decided the start revision (0 = current state first). */
-  async watch(namespace: string, filter: EntryFilter, fromRevision: number, consistent: boolean): Promise<CacheWatcher> {
-    if (fromRevision === 0 && consistent) await this.catchUp({ kind: 'consistent' });
-    else if (!this.deps.cache.ready) await this.catchUp({ kind: 'any' });
-    const keyPrefix = namespace && this.storage.namespaced ? namespacePrefix(this.storage, namespace) : this.prefix;
-    return this.deps.cache.watch({ prefix: this.prefix, filter, fromRevision, keyPrefix });
   }
 
   // ---- writes --------------------------------------------------------------------------
@@ -462,7 +394,7 @@ export class GenericRegistry {
         await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
         const key = this.key(ctx.namespace, name);
         if (ctx.dryRun) {
-          if (this.deps.cache.resource(this.prefix).get(key)) throw errors.alreadyExists(this.qualified(r), name);
+          if (this.deps.storage.peek(key)) throw errors.alreadyExists(this.qualified(r), name);
           return obj;
         }
         // Upstream's storage answers this as an unclassified error: 500 with its message,

@@ -73,14 +73,12 @@ export class RegistrySet {
     const self = this;
     return {
       get store() { return self.required().store; },
+      get storage() { return self.required().storage; },
       get fields() { return self.required().fields; },
-      get cache() { return self.required().cache; },
       get admission() { return self.required().admission; },
       get rules() { return self.required().rules; },
       get now() { return self.required().now; },
       get unsafeDeletionEnabled() { return self.required().unsafeDeletionEnabled; },
-      get tooLargeWaitMs() { return self.required().tooLargeWaitMs; },
-      get listSnapshotTtlMs() { return self.required().listSnapshotTtlMs; },
     };
   }
 

@@ -44,6 +44,7 @@ import { stabilityOf } from '../schema/versions.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
 import { ClusterReplica } from '../cluster/replica.js';
 import { ReloadableFiles } from '../config/reloadable-files.js';
+import { Cacher } from '../watchcache/cacher.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
 import { bootstrapNamespaces, SYSTEM_NAMESPACES } from './bootstrap.js';
 import { migrateSeparateEvents } from './migrate-events.js';
@@ -165,14 +166,15 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const rules = options.rules ?? builtinRules(naming);
   registries.bind({
     store,
+    storage: new Cacher(store, cache, {
+      tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
+      listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
+    }),
     fields: new ManagedFieldsTracker(() => rules, naming),
-    cache,
     admission,
     rules,
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
-    tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
-    listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
   });
 
   health.add(['livez', 'readyz', 'healthz'], {
@@ -212,7 +214,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     naming,
     catalog,
     registries,
-    cache,
     features: config.featureGates,
     authenticators: [x509Authenticator],
     anonymousAuth: true,

@@ -40,8 +40,7 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   if (fromRevision < 0) {
     // sendInitialEvents=false with resourceVersion unset (most recent: caught up with the store
     // first) or 0 (any): changes from now on, no initial state.
-    if (params.consistent) await rr.registry.catchUp({ kind: 'consistent' });
-    fromRevision = deps.cache.revision;
+    fromRevision = await rr.registry.catchUp(params.consistent ? { kind: 'consistent' } : { kind: 'any' });
   }
   let watcher: CacheWatcher;
   if (tooLarge) {

@@ -1,13 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { StatusError } from '../apierrors/status.js';
-import { createNaming } from '../naming/naming.js';
-import { ApiCatalog } from '../schema/catalog.js';
 import { StoreError } from '../store/types.js';
-import { RegistrySet } from './registry-set.js';
+import { translateStoreError } from './generic-registry.js';
 
-describe('GenericRegistry.translate', () => {
-  const catalog = new ApiCatalog(createNaming('cluster'));
-  const registry = new RegistrySet(catalog).for(catalog.resource('', 'v1', 'configmaps')!)!;
+describe('translateStoreError', () => {
   it.each([
     [new StoreError('STORE_COMPACTED', 'gone', { revision: 1, compactedRevision: 5 }), 410, 'Expired'],
     [new StoreError('STORE_FUTURE_REVISION', 'later', { revision: 9, currentRevision: 3 }), 504, 'Timeout'],
@@ -16,7 +12,7 @@ describe('GenericRegistry.translate', () => {
     [new StoreError('STORE_CORRUPT', 'bad bytes'), 500, 'InternalError'],
     [new Error('boom'), 500, 'InternalError'],
   ])('%s → %i %s', (err, code, reason) => {
-    const out = registry.translate(err) as StatusError;
+    const out = translateStoreError(err) as StatusError;
     expect(out).toBeInstanceOf(StatusError);
     expect(out.status).toMatchObject({ code, reason });
   });

@@ -98,6 +98,35 @@ export class ExpiredContinueError extends StatusError {
 
 const expiredContinue = (afterKey: string): ExpiredContinueError => new ExpiredContinueError(afterKey);
 
+/** Translates store errors into Status errors; passes StatusErrors through. */
+export function translateStoreError(e: unknown): Error {
+  if (e instanceof StatusError) return e;
+  if (isStoreError(e)) {
+    switch (e.code) {
+      case 'STORE_COMPACTED':
+        return errors.expired(`The resourceVersion for the provided list is too old.`);
+      case 'STORE_FUTURE_REVISION':
+        return errors.tooLargeResourceVersion(e.details.revision ?? '', e.details.currentRevision ?? '', 1);
+      case 'STORE_CLOSED':
+      case 'STORE_UNAVAILABLE':
+        return errors.serviceUnavailable(e.message);
+      case 'STORE_NOT_PROPOSED':
+        // Never entered the log: safe to retry, and the client is told when.
+        return e.details.tooManyRequests
+          ? errors.tooManyRequests(e.message, e.details.retryAfterSeconds ?? 1)
+          : errors.serviceUnavailable(e.message, e.details.retryAfterSeconds ?? 1);
+      case 'STORE_OUTCOME_UNKNOWN':
+        // May still commit: a timeout, never a failure that invites a blind retry as "not written".
+        return errors.timeout(e.message, e.details.retryAfterSeconds ?? 1);
+      case 'STORE_READ_UNAVAILABLE':
+        return errors.serviceUnavailable(e.message, e.details.retryAfterSeconds ?? 1);
+      default:
+        return errors.internal(e.message);
+    }
+  }
+  return errors.internal(e instanceof Error ? e.message : String(e));
+}
+
 /**
  * Null label and annotation values become "", as Go's decoder makes them (a JSON null into a
  * map[string]string value); stored as null they reached the watch cache's label index.
@@ -161,45 +190,15 @@ export class GenericRegistry {
     try {
       return await this.deps.storage.waitUntilFresh(mode);
     } catch (e) {
-      throw this.translate(e);
+      throw translateStoreError(e);
     }
-  }
-
-  /** Translates store errors into Status errors; passes StatusErrors through. */
-  translate(e: unknown, name?: string): Error {
-    if (e instanceof StatusError) return e;
-    if (isStoreError(e)) {
-      switch (e.code) {
-        case 'STORE_COMPACTED':
-          return errors.expired(`The resourceVersion for the provided list is too old.`);
-        case 'STORE_FUTURE_REVISION':
-          return errors.tooLargeResourceVersion(e.details.revision ?? '', e.details.currentRevision ?? '', 1);
-        case 'STORE_CLOSED':
-        case 'STORE_UNAVAILABLE':
-          return errors.serviceUnavailable(e.message);
-        case 'STORE_NOT_PROPOSED':
-          // Never entered the log: safe to retry, and the client is told when.
-          return e.details.tooManyRequests
-            ? errors.tooManyRequests(e.message, e.details.retryAfterSeconds ?? 1)
-            : errors.serviceUnavailable(e.message, e.details.retryAfterSeconds ?? 1);
-        case 'STORE_OUTCOME_UNKNOWN':
-          // May still commit: a timeout, never a failure that invites a blind retry as "not written".
-          return errors.timeout(e.message, e.details.retryAfterSeconds ?? 1);
-        case 'STORE_READ_UNAVAILABLE':
-          return errors.serviceUnavailable(e.message, e.details.retryAfterSeconds ?? 1);
-        default:
-          return errors.internal(e.message);
-      }
-    }
-    void name;
-    return errors.internal(e instanceof Error ? e.message : String(e));
   }
 
   private async readEntry(namespace: string, name: string, mode: ReadMode): Promise<CacheEntry | undefined> {
     try {
       return await this.deps.storage.get(this.key(namespace, name), mode);
     } catch (e) {
-      throw this.translate(e);
+      throw translateStoreError(e);
     }
   }
 
@@ -267,7 +266,7 @@ export class GenericRegistry {
       });
     } catch (e) {
       if (continueFrom && isStoreError(e, 'STORE_COMPACTED')) throw expiredContinue(continueFrom.afterKey);
-      throw this.translate(e);
+      throw translateStoreError(e);
     }
     const { revision, entries, more, remaining = 0 } = listed;
     const corrupt = entries.find((e) => e.corrupt);
@@ -286,7 +285,7 @@ export class GenericRegistry {
     try {
       return await this.deps.storage.watch({ prefix: this.prefix, keyPrefix, filter, fromRevision, consistent });
     } catch (e) {
-      throw this.translate(e);
+      throw translateStoreError(e);
     }
   }
 
@@ -332,7 +331,7 @@ export class GenericRegistry {
       );
       return result.succeeded ? result.revision : undefined;
     } catch (e) {
-      throw this.translate(e);
+      throw translateStoreError(e);
     }
   }
 
@@ -639,7 +638,7 @@ export class GenericRegistry {
       const result = await this.deps.store.execute({ type: 'txn', compares: [{ key, modRevision }], ops: [{ type: 'delete', key }] });
       return result.succeeded ? result.revision : undefined;
     } catch (e) {
-      throw this.translate(e);
+      throw translateStoreError(e);
     }
   }
 

@@ -33,11 +33,11 @@ import { ServerMetrics } from '../metrics/metrics.js';
 import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
 import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
-import { REGISTRY_ROOT } from '../registry/keys.js';
+import { objectKey, REGISTRY_ROOT, resourcePrefix } from '../registry/keys.js';
 import type { ObjectRules } from '../registry/object-rules.js';
 import { builtinRules } from '../registry/builtin-rules.js';
 import { ManagedFieldsTracker } from '../registry/managed-fields.js';
-import { RegistrySet } from '../registry/registry-set.js';
+import { RegistrySet, resourceSpecs } from '../registry/registry-set.js';
 import { ApiCatalog } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
 import { stabilityOf } from '../schema/versions.js';
@@ -123,22 +123,25 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   if (cluster) await cluster.run(store);
   const catalog = new ApiCatalog(naming, enablementFrom(config.runtimeConfig, stabilityOf));
-  const registries = new RegistrySet(catalog);
   const cache = new WatchCache(store, {
     root: REGISTRY_ROOT,
-    specFor: registries.specFor,
+    specFor: resourceSpecs(catalog),
     ...(options.watcherCapacity ? { watcherCapacity: options.watcherCapacity } : {}),
   });
+  const storage = new Cacher(store, cache, {
+    tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
+    listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
+  });
   const health = new HealthChecks(config.livezGracePeriodMs);
-  const namespaces = registries.for(catalog.resource('', 'v1', 'namespaces')!)!;
+  const namespaces = catalog.resource('', 'v1', 'namespaces')!;
   const namespaceTerminating = new WeakMap<object, boolean>();
-  const services = registries.for(catalog.resource('', 'v1', 'services')!)!;
+  const servicesPrefix = resourcePrefix(catalog.resource('', 'v1', 'services')!);
   const serviceAddresses = new WeakMap<object, { ips: string[]; ports: number[] }>();
   const admission = new AdmissionChain([
     serviceAllocator(() => {
       const clusterIPs = new Set<string>();
       const nodePorts = new Set<number>();
-      for (const entry of cache.resource(services.prefix).list().entries) {
+      for (const entry of cache.resource(servicesPrefix).list().entries) {
         let held = serviceAddresses.get(entry);
         if (!held) {
           const spec = ((JSON.parse(entry.bytes.toString('utf8')) as { spec?: Record<string, unknown> }).spec ?? {}) as { clusterIPs?: string[]; clusterIP?: string; ports?: Array<{ nodePort?: number }> };
@@ -151,8 +154,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return { clusterIPs, nodePorts };
     }),
     namespaceLifecycle(async (name) => {
-      const entry = await namespaces.getEntry('', name).catch(() => undefined);
-      if (!entry) return { exists: false, terminating: false };
+      const entry = await storage.get(objectKey(namespaces, '', name), { kind: 'consistent' }).catch(() => undefined);
+      if (!entry || entry.corrupt) return { exists: false, terminating: false };
       // Every namespaced create asks: read each namespace version once, not per request.
       let terminating = namespaceTerminating.get(entry);
       if (terminating === undefined) {
@@ -164,12 +167,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     }, SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease')),
   ]);
   const rules = options.rules ?? builtinRules(naming);
-  registries.bind({
+  const registries = new RegistrySet(catalog, {
     store,
-    storage: new Cacher(store, cache, {
-      tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
-      listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
-    }),
+    storage,
     fields: new ManagedFieldsTracker(() => rules, naming),
     admission,
     rules,

@@ -46,10 +46,22 @@ export class Cacher implements CachedStorage {
     return cache.revision;
   }
 
+  /**
+   * An exact version this replica has not applied yet but the cluster has (a client that wrote
+   * through another replica): wait for it rather than answer "too large". A version nobody has
+   * reached is refused by the store at once, as before; a single replica never waits here.
+   */
+  private async reachExact(revision: number): Promise<void> {
+    if (revision <= this.cache.revision) return;
+    if ((await this.store.consistentRevision()) < revision) return;
+    await this.cache.waitForRevision(revision, this.options.tooLargeWaitMs);
+  }
+
   async get(key: string, mode: ReadMode): Promise<CacheEntry | undefined> {
     const prefix = this.cache.prefixOf(key);
     // Exact reads are history (upstream's cacher delegates them too); keys outside the object
     // root are not cached.
+    if (mode.kind === 'exact') await this.reachExact(mode.revision);
     if (mode.kind === 'exact' || prefix === undefined) return this.storage.get(key, mode);
     await this.waitUntilFresh(mode);
     return this.cache.resource(prefix).get(key);
@@ -64,6 +76,7 @@ export class Cacher implements CachedStorage {
     const listOptions = { keyPrefix, after, limit, filter };
     const exact = mode.kind === 'exact' && mode.revision > 0 ? mode.revision : undefined;
     if (exact !== undefined) {
+      await this.reachExact(exact);
       // Versions outside the retention window are gone even where a snapshot survives, so
       // tokens and exact reads expire with the window, as documented.
       const compacted = this.store.compactedRevision();

@@ -1,14 +1,22 @@
 // cmd/clusterd is the API server's entry point: parse flags (bad input: message and exit 2),
 // start one replica, print how to reach it, and turn SIGTERM/SIGINT into a graceful shutdown
-// that exits 0. Imports: internal/config, internal/server.
+// that exits 0. When the first argument names an operator subcommand (pki), that runs
+// instead. The server is imported only to serve, so that subcommands start quickly.
+// Imports: internal/config, internal/cluster-cli (subcommands), internal/server (lazily).
 
 import { FlagError, helpText, parseFlags } from '../../internal/config/flags.js';
-import { startServer } from '../../internal/server/server.js';
+import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/cluster-cli/subcommands.js';
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (isSubcommand(argv[0])) {
+    // exitCode, not exit(): output piped to another process is written asynchronously.
+    process.exitCode = await runSubcommand(argv);
+    return;
+  }
   let config;
   try {
-    config = parseFlags(process.argv.slice(2));
+    config = parseFlags(argv);
   } catch (e) {
     if (e instanceof FlagError) {
       process.stderr.write(`clusterd: ${e.message}\n`);
@@ -17,9 +25,10 @@ async function main(): Promise<void> {
     throw e;
   }
   if (config === 'help') {
-    process.stdout.write(helpText());
+    process.stdout.write(helpText() + subcommandsHelp());
     return;
   }
+  const { startServer } = await import('../../internal/server/server.js');
   const server = await startServer(config);
   process.stdout.write(
     `clusterd is serving at ${server.url}\n` +

@@ -1,0 +1,119 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandIo } from './args.js';
+import { runSubcommand } from './subcommands.js';
+import { parseReplicaFlags, pkiHelp } from './pki-command.js';
+import { clusterPkiPaths } from '../pki/cluster-pki.js';
+
+interface Captured extends CommandIo {
+  stdout: string;
+  stderr: string;
+}
+const capture = (): Captured => {
+  const io: Captured = { stdout: '', stderr: '', out: (t) => void (io.stdout += t), err: (t) => void (io.stderr += t), env: {} };
+  return io;
+};
+const pki = async (...argv: string[]) => {
+  const io = capture();
+  const code = await runSubcommand(['pki', ...argv], io);
+  return { code, stdout: io.stdout, stderr: io.stderr };
+};
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'clusterd-pki-command-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('clusterd pki', () => {
+  it('--help explains every flag and the layout', async () => {
+    const { code, stdout, stderr } = await pki('--help');
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toBe(pkiHelp());
+    for (const text of ['--out=DIR', '--replica=NAME[=HOST,HOST...]', '--replicas=NAME=HOST', '-h, --help', 'peer-ca.crt', 'join-token', 'replicas/NAME/peer.crt', 'Exit status']) {
+      expect(stdout).toContain(text);
+    }
+  });
+
+  it('writes the directory, lists what it wrote in layout order, and shows how to start each replica', async () => {
+    const out = join(dir, 'pki');
+    const { code, stdout, stderr } = await pki('--out', out, '--replica', 'a=10.0.0.1,a.example.com', '--replicas=b=10.0.0.2,b.example.com,c=10.0.0.3');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const wrote = stdout.split('\n').filter((l) => l.startsWith('  wrote ')).map((l) => l.slice(8));
+    expect(wrote).toEqual([
+      'ca.crt', 'ca.key', 'peer-ca.crt', 'peer-ca.key', 'admin.crt', 'admin.key', 'sa.key', 'sa.pub', 'join-token',
+      ...['a', 'b', 'c'].flatMap((r) => [`replicas/${r}/apiserver.crt`, `replicas/${r}/apiserver.key`, `replicas/${r}/peer.crt`, `replicas/${r}/peer.key`]),
+    ]);
+    expect(stdout).toMatch(/^Cluster PKI in .*:\n/);
+    expect(stdout).toContain(`  1. Copy ${out} to every replica`);
+    expect(stdout).toContain(`       a  clusterd --cluster-pki-dir=${out} --replica-name=a --data-dir=<its data directory>   # at 10.0.0.1, a.example.com\n`);
+    expect(stdout).toContain(`       b  clusterd --cluster-pki-dir=${out} --replica-name=b --data-dir=<its data directory>   # at 10.0.0.2, b.example.com\n`);
+    expect(stdout).toContain(`       c  clusterd --cluster-pki-dir=${out} --replica-name=c --data-dir=<its data directory>   # at 10.0.0.3\n`);
+    const b = new X509Certificate(readFileSync(clusterPkiPaths(out, 'b').serverCert));
+    expect(b.subjectAltName).toContain('DNS:b.example.com');
+    expect(b.subjectAltName).toContain('IP Address:10.0.0.2');
+    expect(b.subjectAltName).not.toContain('10.0.0.3');
+  });
+
+  it('on a second run keeps everything, adds a new replica, and warns about hosts a kept certificate lacks', async () => {
+    const out = join(dir, 'pki');
+    await pki('--out', out, '--replica', 'a=10.0.0.1');
+    const same = await pki('--out', out, '--replica', 'a=10.0.0.1');
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(/^Cluster PKI in .*: nothing to write, every file exists\.\n/);
+    const more = await pki('--out', out, '--replica', 'a=10.0.0.1,10.0.0.9', '--replica', 'd');
+    expect(more.code).toBe(0);
+    expect(more.stdout).toContain('  wrote replicas/d/peer.key\n  kept 13 existing files\n');
+    expect(more.stderr).toBe(
+      "warning: replicas/a/apiserver.crt was kept and does not name 10.0.0.9 (delete replicas/a to have the replica's certificates issued again)\n" +
+        "warning: replicas/a/peer.crt was kept and does not name 10.0.0.9 (delete replicas/a to have the replica's certificates issued again)\n",
+    );
+  });
+
+  it('exits 1 with the reason when the directory cannot be completed', async () => {
+    const out = join(dir, 'pki');
+    await pki('--out', out, '--replica', 'a');
+    unlinkSync(join(out, 'ca.key'));
+    const { code, stdout, stderr } = await pki('--out', out, '--replica', 'a');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^clusterd pki: ca\.crt exists without ca\.key: nothing can be signed with it/);
+  });
+
+  it.each([
+    [[], '--out is required (see clusterd pki --help)'],
+    [['--out', 'X'], 'name at least one replica with --replica NAME=HOST (see clusterd pki --help)'],
+    [['--out', 'X', '--replica', 'A=10.0.0.1'], 'invalid replica name "A": lower-case letters, digits and \'-\', starting and ending with a letter or digit, at most 63 characters'],
+    [['--out', 'X', '--replica', 'a=10.0.0.1:6443'], 'replica a: host "10.0.0.1:6443" is neither an IP address nor a DNS name (give the bare host, without scheme or port)'],
+    [['--out', 'X', '--replica', 'a=', '--replica', 'b'], '--replica a=: empty host (use NAME=HOST,HOST, or NAME alone for loopback only)'],
+    [['--out', 'X', '--replica', 'a=h1,,h2'], '--replica a=h1,,h2: empty host (use NAME=HOST,HOST, or NAME alone for loopback only)'],
+    [['--out', 'X', '--replica', 'a', '--replicas', 'a=h'], 'replica "a" is given twice'],
+    [['--out', 'X', '--replicas', 'h1,a=h2'], '--replicas h1,a=h2: expected NAME=HOST first, got "h1"'],
+    [['--out', 'X', '--replicas', 'a=h1,b='], '--replicas a=h1,b=: empty host'],
+    [['--out', 'X', '--replica', 'a', 'extra'], 'unexpected argument "extra" (see clusterd pki --help)'],
+    [['--out', 'X', '--out', 'Y', '--replica', 'a'], '--out given twice (see clusterd pki --help)'],
+    [['--replicaa', 'a'], 'unknown flag: --replicaa (see clusterd pki --help)'],
+  ])('exits 2 on %j, writing nothing', async (argv, message) => {
+    const { code, stdout, stderr } = await pki(...argv.map((a) => (a === 'X' ? join(dir, 'x') : a)));
+    expect(stderr).toBe(`clusterd pki: ${message.replace('X', join(dir, 'x'))}\n`);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(existsSync(join(dir, 'x'))).toBe(false);
+  });
+});
+
+describe('parseReplicaFlags', () => {
+  it('reads --replica and --replicas alike, in order', async () => {
+    expect(await parseReplicaFlags(['a=10.0.0.1,a.example.com', 'b'], ['c=10.0.0.3,c.example.com,d=fd00::4'])).toEqual([
+      { name: 'a', hosts: ['10.0.0.1', 'a.example.com'] },
+      { name: 'b', hosts: [] },
+      { name: 'c', hosts: ['10.0.0.3', 'c.example.com'] },
+      { name: 'd', hosts: ['fd00::4'] },
+    ]);
+  });
+});

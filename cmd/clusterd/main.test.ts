@@ -71,14 +71,16 @@ describe('cmd/clusterd subcommand dispatch', () => {
 
   it('runs subcommands by their first argument and keeps the server flags as they were', async () => {
     const out = join(dir, 'pki');
-    const [pkiHelp, pki, serverBad, serverHelp] = await Promise.all([
+    const [pkiHelp, membersBad, pki, serverBad, serverHelp] = await Promise.all([
       run(['pki', '--help']),
+      run(['members', '-o', 'yaml']),
       run(['pki', '--out', out, '--replica', 'a=127.0.0.1']),
       run(['--bogus']),
       run(['--help']),
     ]);
     expect(pkiHelp).toMatchObject({ code: 0, stderr: '' });
     expect(pkiHelp.stdout).toMatch(/^Usage: clusterd pki --out DIR --replica/);
+    expect(membersBad).toEqual({ code: 2, stdout: '', stderr: 'clusterd members: invalid value "yaml" for --output: must be one of json, wide\n' });
     expect(pki.stderr).toBe('');
     expect(pki.code).toBe(0);
     expect(pki.stdout).toContain('  wrote replicas/a/peer.crt\n');

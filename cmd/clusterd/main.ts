@@ -1,6 +1,6 @@
 // cmd/clusterd is the API server's entry point: parse flags (bad input: message and exit 2),
 // start one replica, print how to reach it, and turn SIGTERM/SIGINT into a graceful shutdown
-// that exits 0. When the first argument names an operator subcommand (pki), that runs
+// that exits 0. When the first argument names an operator subcommand (pki, members), that runs
 // instead. The server is imported only to serve, so that subcommands start quickly.
 // Imports: internal/config, internal/cluster-cli (subcommands), internal/server (lazily).
 

@@ -1,5 +1,5 @@
 // internal/cluster-cli/subcommands owns dispatching the operator subcommands of the clusterd
-// entry point (`clusterd pki`) and their exit statuses: 2 for a bad command
+// entry point (`clusterd pki`, `clusterd members`) and their exit statuses: 2 for a bad command
 // line, 1 for any other failure. It loads a command's module only when that command runs, so
 // the server, started by the same entry point, never loads them (nor the certificate library
 // they reach). Imports: args (statically, the UsageError class only); the commands lazily.
@@ -12,6 +12,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   pki: {
     summary: 'create or complete a multi-replica cluster\'s PKI directory (CAs, certificates, join token)',
     load: async () => (await import('./pki-command.js')).runPkiCommand,
+  },
+  members: {
+    summary: 'list the cluster\'s replicas, or remove one (members remove NAME)',
+    load: async () => (await import('./members-command.js')).runMembersCommand,
   },
 };
 

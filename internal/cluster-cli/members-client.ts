@@ -38,10 +38,22 @@ export class MembersApiError extends Error {
   }
 }
 
+export interface RequestTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface RequestOptions {
   /** Whole-request deadline. Default 30 s. */
   timeoutMs?: number;
+  /** Where the deadline's timer is set; tests fire it instead of waiting. Default: the real ones. */
+  timers?: RequestTimers;
 }
+
+const realTimers: RequestTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 const MEMBERS_PATH = '/cluster/v1/members';
 const MAX_BODY_BYTES = 16 << 20;
@@ -139,10 +151,11 @@ function call(creds: KubeconfigCredentials, method: string, path: string, option
         res.on('error', (e) => reject(new MembersApiError(`${method} ${url.href}: ${e.message}`)));
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    const timers = options.timers ?? realTimers;
+    const timer = timers.setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     let answered = false;
     req.on('response', () => (answered = true));
-    req.on('close', () => clearTimeout(timer));
+    req.on('close', () => timers.clearTimeout(timer));
     req.on('error', (e: NodeJS.ErrnoException & { reason?: string }) => {
       // OpenSSL's errors carry a one-line reason beside a message with its source location.
       const what = e.code?.startsWith('ERR_SSL_') && e.reason ? e.reason : e.message.trim();

@@ -52,8 +52,12 @@ describe('listMembers', () => {
   });
 
   it('says when the server has no membership API, and when an answer is not a MemberList', async () => {
+    const noApi = `${srv.url} has no membership API (/cluster/v1/members not found): is it a clustered clusterd?`;
     srv.respond = (_req, res) => res.writeHead(404).end('404 page not found');
-    expect((await failure(listMembers(creds()))).message).toBe(`${srv.url} has no membership API (/cluster/v1/members not found): is it a clustered clusterd?`);
+    expect((await failure(listMembers(creds()))).message).toBe(noApi);
+    // What a single-replica clusterd answers.
+    srv.respond = (_req, res) => json(res, 404, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
+    expect((await failure(listMembers(creds()))).message).toBe(noApi);
     srv.respond = (_req, res) => res.writeHead(500).end('boom\n');
     expect((await failure(listMembers(creds()))).message).toBe(`${srv.url} answered 500: boom`);
     srv.respond = (_req, res) => json(res, 200, { kind: 'MemberList', members: 'a,b' });

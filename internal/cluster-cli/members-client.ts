@@ -60,9 +60,8 @@ const MAX_BODY_BYTES = 16 << 20;
 
 export async function listMembers(creds: KubeconfigCredentials, options: RequestOptions = {}): Promise<MemberList> {
   const { status, body } = await call(creds, 'GET', MEMBERS_PATH, options);
-  if (status === 404 && !isStatus(body)) {
-    throw new MembersApiError(`${creds.server} has no membership API (${MEMBERS_PATH} not found): is it a clustered clusterd?`, status);
-  }
+  // The list always exists where the API is served, so a 404 means a server without it.
+  if (status === 404) throw new MembersApiError(`${creds.server} has no membership API (${MEMBERS_PATH} not found): is it a clustered clusterd?`, status);
   if (status < 200 || status > 299) throw refusal(creds, status, body);
   if (!isObject(body) || !Array.isArray(body['members']) || !body['members'].every(isObject)) {
     throw new MembersApiError(`unexpected answer from ${creds.server}${MEMBERS_PATH}: not a MemberList`, status);

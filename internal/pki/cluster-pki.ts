@@ -5,18 +5,16 @@
 // one peer certificate per replica under replicas/<name>. Generation is idempotent: what exists
 // is kept (and checked), what is missing is added. As in pki.ts, the certificate library stays
 // out of the server: built, the work runs in cmd/clusterd-pki; from sources, in-process.
-// Imports: pki (paths type), join-token; certificates and cluster/ids lazily (both load
+// Imports: pki (paths type, helper process, service-account keys), join-token; certificates and cluster/ids lazily (both load
 // @peculiar/x509).
 
 import {
   chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync,
 } from 'node:fs';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join, relative, resolve } from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { PkiPaths } from './pki.js';
+import { runPkiHelper, serviceAccountKeyPair, type PkiPaths } from './pki.js';
 import { makeJoinToken, parseJoinToken, verifyCaHash } from './join-token.js';
 import type { CertificateAuthority, IssueOptions, KeyPairPem } from './certificates.js';
 
@@ -133,25 +131,16 @@ export function issueReplicaCertificates(dir: string, name: string, hosts: strin
 }
 
 async function run(request: ClusterPkiRequest): Promise<ClusterPkiResult> {
-  const helper = fileURLToPath(new URL('../../cmd/clusterd-pki/main.js', import.meta.url));
-  if (!(import.meta.url.endsWith('.js') && existsSync(helper))) return writeClusterPki(request);
-  return new Promise<ClusterPkiResult>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [helper, 'cluster'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(stderr.trim().replace(/^clusterd-pki: /, '') || `generating certificates failed: exit ${code}`));
-      try {
-        resolvePromise(JSON.parse(stdout) as ClusterPkiResult);
-      } catch {
-        reject(new Error(`generating certificates: unreadable answer from ${helper}`));
-      }
-    });
-    child.stdin!.end(JSON.stringify(request));
+  const helper = runPkiHelper(['cluster'], JSON.stringify(request));
+  if (!helper) return writeClusterPki(request);
+  const stdout = await helper.catch((e: Error) => {
+    throw new Error(e.message.trim().replace(/^clusterd-pki: /, ''));
   });
+  try {
+    return JSON.parse(stdout) as ClusterPkiResult;
+  } catch {
+    throw new Error('generating certificates: cmd/clusterd-pki answered something other than JSON');
+  }
 }
 
 /** Writes `data` so that the file appears whole or not at all, with `mode` from the start. */
@@ -289,10 +278,9 @@ function ensureServiceAccountKeys(w: Writer, keyPath: string, pubPath: string): 
     if (!existsSync(pubPath)) w.file(pubPath, createPublicKey(readFileSync(keyPath)).export({ format: 'pem', type: 'spki' }).toString(), false);
     return;
   }
-  // ES256 as in pki.ts: upstream accepts ECDSA service-account keys and P-256 is fast to make.
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  w.file(keyPath, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), true);
-  w.file(pubPath, publicKey.export({ format: 'pem', type: 'spki' }).toString(), false);
+  const sa = serviceAccountKeyPair();
+  w.file(keyPath, sa.keyPem, true);
+  w.file(pubPath, sa.pubPem, false);
 }
 
 function ensureJoinToken(w: Writer, tokenPath: string, caPath: string, caPem: string): void {

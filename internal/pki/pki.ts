@@ -3,7 +3,8 @@
 // under <data-dir>/pki (private keys mode 0600) and writes <data-dir>/admin.kubeconfig; later
 // starts reuse what is there. The certificate library costs about 11 MB once loaded, so the
 // built server generates in a short-lived child process (cmd/clusterd-pki) and never loads
-// it; from sources (tests) it is imported on demand. Imports: certificates (lazily).
+// it; from sources (tests) it is imported on demand (runPkiHelper decides, for cluster-pki
+// too). Imports: certificates (lazily).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
@@ -59,18 +60,32 @@ const complete = (p: PkiPaths): boolean =>
 export async function ensurePki(dataDir: string, bindAddress: string): Promise<PkiPaths> {
   const p = pkiPaths(dataDir);
   if (complete(p)) return p;
+  const helper = runPkiHelper([`--data-dir=${dataDir}`, `--bind-address=${bindAddress}`]);
+  if (!helper) return generatePki(dataDir, bindAddress);
+  await helper.catch((e: Error) => {
+    throw new Error(`generating certificates failed: ${e.message}`);
+  });
+  return p;
+}
+
+/**
+ * Runs cmd/clusterd-pki with `args` (and `input` on its stdin) when the project is built, and
+ * resolves with its stdout; rejects with its stderr (or exit status) when it fails. Undefined
+ * when running from sources: the caller then generates in-process.
+ */
+export function runPkiHelper(args: string[], input?: string): Promise<string> | undefined {
   const helper = fileURLToPath(new URL('../../cmd/clusterd-pki/main.js', import.meta.url));
-  if (import.meta.url.endsWith('.js') && existsSync(helper)) {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [helper, `--data-dir=${dataDir}`, `--bind-address=${bindAddress}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`generating certificates failed: ${stderr || `exit ${code}`}`))));
-    });
-    return p;
-  }
-  return generatePki(dataDir, bindAddress);
+  if (!(import.meta.url.endsWith('.js') && existsSync(helper))) return undefined;
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [helper, ...args], { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(stderr || `exit ${code}`))));
+    if (input !== undefined) child.stdin!.end(input);
+  });
 }
 
 /** The generation itself (run by cmd/clusterd-pki, or in-process from sources). */
@@ -97,13 +112,19 @@ export async function generatePki(dataDir: string, bindAddress: string): Promise
     writePrivate(p.adminKey, admin.keyPem);
   }
   if (!existsSync(p.saKey) || !existsSync(p.saPub)) {
-    // ES256 service-account tokens: upstream signs with RSA or ECDSA keys alike, and a P-256
-    // key takes a millisecond where RSA-2048 takes a good part of the start-up budget.
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    writePrivate(p.saKey, privateKey.export({ format: 'pem', type: 'pkcs8' }).toString());
-    writeFileSync(p.saPub, publicKey.export({ format: 'pem', type: 'spki' }).toString());
+    const sa = serviceAccountKeyPair();
+    writePrivate(p.saKey, sa.keyPem);
+    writeFileSync(p.saPub, sa.pubPem);
   }
   return p;
+}
+
+/** A new service-account token signing key pair: PKCS#8 private key, SPKI public key. */
+export function serviceAccountKeyPair(): { keyPem: string; pubPem: string } {
+  // ES256 service-account tokens: upstream signs with RSA or ECDSA keys alike, and a P-256
+  // key takes a millisecond where RSA-2048 takes a good part of the start-up budget.
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), pubPem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
 }
 
 export interface KubeconfigOptions {

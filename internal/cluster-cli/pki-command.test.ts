@@ -51,9 +51,9 @@ describe('clusterd pki', () => {
     ]);
     expect(stdout).toMatch(/^Cluster PKI in .*:\n/);
     expect(stdout).toContain(`  1. Copy ${out} to every replica`);
-    expect(stdout).toContain(`       a  clusterd --cluster-pki-dir=${out} --replica-name=a --data-dir=<its data directory>   # at 10.0.0.1, a.example.com\n`);
-    expect(stdout).toContain(`       b  clusterd --cluster-pki-dir=${out} --replica-name=b --data-dir=<its data directory>   # at 10.0.0.2, b.example.com\n`);
-    expect(stdout).toContain(`       c  clusterd --cluster-pki-dir=${out} --replica-name=c --data-dir=<its data directory>   # at 10.0.0.3\n`);
+    expect(stdout).toContain(`       a  clusterd --name=a --pki-dir=${out} --initial-cluster=a=10.0.0.1:2380,b=10.0.0.2:2380,c=10.0.0.3:2380 --data-dir=<its data directory>   # at 10.0.0.1, a.example.com\n`);
+    expect(stdout).toContain(`       b  clusterd --name=b --pki-dir=${out} --initial-cluster=a=10.0.0.1:2380,b=10.0.0.2:2380,c=10.0.0.3:2380 --data-dir=<its data directory>   # at 10.0.0.2, b.example.com\n`);
+    expect(stdout).toContain(`       c  clusterd --name=c --pki-dir=${out} --initial-cluster=a=10.0.0.1:2380,b=10.0.0.2:2380,c=10.0.0.3:2380 --data-dir=<its data directory>   # at 10.0.0.3\n`);
     const b = new X509Certificate(readFileSync(clusterPkiPaths(out, 'b').serverCert));
     expect(b.subjectAltName).toContain('DNS:b.example.com');
     expect(b.subjectAltName).toContain('IP Address:10.0.0.2');

@@ -96,8 +96,14 @@ export async function parseReplicaFlags(replica: readonly string[], replicas: re
  * How the operator starts replica `name` from the copied directory. The flags are the server's
  * (internal/config/flags.ts): keep these names in step with them.
  */
-export function startCommand(dir: string, name: string): string {
-  return `clusterd --cluster-pki-dir=${dir} --replica-name=${name} --data-dir=<its data directory>`;
+/**
+ * The command line that starts one founding replica: every replica gets the same
+ * --initial-cluster, made of each replica's first host and the default peer port 2380.
+ */
+export function startCommand(dir: string, name: string, replicas: readonly ReplicaSpec[]): string {
+  const peer = (host: string) => (host.includes(':') ? `[${host}]` : host);
+  const initial = replicas.map((r) => `${r.name}=${peer(r.hosts[0] ?? '127.0.0.1')}:2380`).join(',');
+  return `clusterd --name=${name} --pki-dir=${dir} --initial-cluster=${initial} --data-dir=<its data directory>`;
 }
 
 export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaSpec[]): string {
@@ -128,7 +134,7 @@ export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaS
   );
   const width = Math.max(...requested.map((r) => r.name.length));
   for (const r of requested) {
-    lines.push(`       ${r.name.padEnd(width)}  ${startCommand(dir, r.name)}${r.hosts.length ? `   # at ${r.hosts.join(', ')}` : ''}`);
+    lines.push(`       ${r.name.padEnd(width)}  ${startCommand(dir, r.name, requested)}${r.hosts.length ? `   # at ${r.hosts.join(', ')}` : ''}`);
   }
   lines.push(
     '  3. Check the cluster with a kubeconfig for it (each replica writes <data-dir>/admin.kubeconfig):',

@@ -4,7 +4,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find cmd internal raft tools bench e2e -name '*.ts' -not -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: cluster install build run test test-unit test-e2e test-raft-long typecheck bench bench-native gen-schemas clean
+.PHONY: cluster install build run test test-unit test-e2e test-raft test-raft-long typecheck bench bench-native gen-schemas clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -44,6 +44,10 @@ test-unit: build
 
 test-e2e: build test-deps
 	npx vitest run --project e2e
+
+# The Raft library's tests; its process tests run the replicas from dist/, hence the build.
+test-raft: build
+	npx vitest run raft/ e2e/raft
 
 test-raft-long: build
 	RAFT_SIM_SEEDS=100000 npx vitest run raft/

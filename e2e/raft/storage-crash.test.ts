@@ -1,6 +1,7 @@
 // Crash consistency of the LevelDB log store, for real: a child process writes batches as fast
 // as it can and is killed with SIGKILL at random moments; after every kill the store must open
-// and satisfy its invariants, and nothing the child saw acknowledged may be missing.
+// and satisfy its invariants, and nothing the child saw acknowledged may be missing. The child
+// runs the compiled dist/ tree (run `make build` first).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { spawnModule } from '../../raft/launch/spawn-module.js';
+import { spawnBuiltModule } from '../../raft/launch/spawn-module.js';
 import { createLevelLogStore } from '../../raft/storage/level-log-store.js';
 import type { DurableLogState } from '../../raft/types.js';
 
@@ -62,7 +63,7 @@ describe('LevelDB log store under kill -9', () => {
     let totalAcks = 0;
     try {
       for (let i = 0; i < ITERATIONS; i++) {
-        const child = spawnModule(import.meta.url, './fixtures/log-store-crash-writer.ts', { args: [dir, String(1 + i)] });
+        const child = spawnBuiltModule(import.meta.url, './fixtures/log-store-crash-writer.ts', { args: [dir, String(1 + i)], sourceRoots: ['raft', 'e2e/raft'] });
         let lastAck: Ack | null = null;
         let acks = 0;
         let stderr = '';

@@ -2,7 +2,9 @@
 // loopback for the multi-process tests and the benchmark: it issues the mutual-TLS material,
 // picks addresses (127.0.0.1, .2, .3 when the machine allows binding them, otherwise distinct
 // ports on 127.0.0.1), writes each replica's config, and starts, kills (SIGKILL) and restarts
-// replicas with their data directories intact.
+// replicas with their data directories intact. Replicas run the compiled JavaScript of dist/
+// even when the caller runs from TypeScript (vitest): transpiling every module at each start
+// cost seconds of CPU per (re)start, which a loaded machine could not spare.
 
 import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -10,7 +12,7 @@ import * as net from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
-import { spawnModule } from '../../launch/spawn-module.js';
+import { spawnBuiltModule } from '../../launch/spawn-module.js';
 import { createClusterCa } from '../../transport/cluster-ca.js';
 import type { NodeId } from '../../types.js';
 import type { ReplicaConfig } from './kv-replica-main.js';
@@ -99,9 +101,12 @@ export class ProcessCluster {
     return this.procs.has(id);
   }
 
-  /** Starts replica `id` and resolves once it serves its API. */
+  /**
+   * Starts replica `id` and resolves once it serves its API. Throws at once when dist/ is
+   * missing or older than the sources under raft/ (run `make build`).
+   */
   async start(id: NodeId): Promise<void> {
-    const child = spawnModule(import.meta.url, './kv-replica-main.ts', { args: [join(this.dir, `member-${id}.json`)] });
+    const child = spawnBuiltModule(import.meta.url, './kv-replica-main.ts', { args: [join(this.dir, `member-${id}.json`)] });
     this.procs.set(id, child);
     createInterface({ input: child.stderr! }).on('line', (l) => this.log(`[${id}] ${l}`));
     const lines = createInterface({ input: child.stdout! });

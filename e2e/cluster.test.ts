@@ -1,0 +1,199 @@
+// Three clusterd replicas as real processes, used through the real kubectl with each replica's
+// own admin kubeconfig: the member list and readiness every replica reports; an object written
+// through one replica read, listed and watched through the others with the same bytes (same
+// resourceVersion, uid and managedFields); and writes through a follower while the leader is
+// killed with SIGKILL, whose answers must be success, 503 (never proposed: the object must not
+// appear) or 504 (outcome unknown), with every acknowledged write present afterwards.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClusterProcess, sleep, type MemberStatus } from './support/cluster-process.js';
+import { RequestFailure } from './support/https-client.js';
+import { kubectl, kubectlAvailable } from './support/kubectl.js';
+
+describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
+  let cluster: ClusterProcess;
+  const k = (replica: string, ...args: string[]) => kubectl(cluster.kubeconfig(replica), args);
+  const ok = async (replica: string, ...args: string[]): Promise<string> => {
+    const r = await k(replica, ...args);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} via ${replica} exited ${String(r.code)}: ${r.stderr}`);
+    return r.stdout;
+  };
+
+  beforeAll(async () => {
+    cluster = await ClusterProcess.create();
+    await cluster.startAll();
+    await cluster.waitAllReady();
+    await cluster.waitForLeader();
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+
+  it('every replica lists the three members with one leader, its API and peer addresses', async () => {
+    // Each replica publishes its member record (name, API address) once a second after it
+    // starts: until then the list shows its numeric id. Wait for all three records.
+    for (let waited = 0; ; waited += 200) {
+      const ms = await cluster.members(cluster.names[0]!);
+      if (ms.every((m) => m.apiAddress !== '' && /^[a-z]/.test(m.name))) break;
+      if (waited > 15_000) throw new Error(`member records not published: ${JSON.stringify(ms)}`);
+      await sleep(200);
+    }
+    const views = new Map<string, MemberStatus[]>();
+    for (const name of cluster.names) {
+      const list = JSON.parse(await ok(name, 'get', '--raw', '/cluster/v1/members')) as { kind: string; members: MemberStatus[] };
+      expect(list.kind).toBe('MemberList');
+      views.set(name, list.members);
+    }
+    for (const [via, members] of views) {
+      expect(members.map((m) => m.name).sort(), via).toEqual(['a', 'b', 'c']);
+      expect(members.filter((m) => m.role === 'leader'), via).toHaveLength(1);
+      expect(members.filter((m) => m.role === 'follower'), via).toHaveLength(2);
+      for (const m of members) {
+        expect(m.apiAddress, via).toBe(cluster.url(m.name));
+        expect(m.peerAddress, via).toBe(cluster.peerAddress(m.name));
+        expect(m.id).toBeGreaterThan(0);
+      }
+    }
+    const leaders = [...views.values()].map((ms) => ms.find((m) => m.role === 'leader')!.name);
+    expect(new Set(leaders).size).toBe(1);
+    expect(await cluster.leader()).toBe(leaders[0]);
+  });
+
+  it('readyz?verbose reports the raft and config-hash checks ok on every replica', async () => {
+    for (const name of cluster.names) {
+      const out = await ok(name, 'get', '--raw', '/readyz?verbose');
+      expect(out, name).toContain('[+]raft ok');
+      expect(out, name).toContain('[+]config-hash ok');
+      expect(out, name).toContain('readyz check passed');
+      expect((await ok(name, 'get', '--raw', '/livez')).trim()).toBe('ok');
+    }
+  });
+
+  it('an object written through one replica is read and listed with the same bytes through the others', async () => {
+    const leader = (await cluster.leader())!;
+    const follower = cluster.names.find((n) => n !== leader)!;
+    // Created through a follower (the proposal travels to the leader inside Raft)...
+    await ok(follower, 'create', 'configmap', 'shared', '--from-literal=greeting=hello', '--from-literal=via=follower');
+    const reads = new Map<string, string>();
+    for (const name of cluster.names) reads.set(name, await ok(name, 'get', 'configmap', 'shared', '-o', 'json', '--show-managed-fields'));
+    const first = JSON.parse(reads.get(follower)!) as { metadata: { uid: string; resourceVersion: string; managedFields: unknown[] }; data: Record<string, string> };
+    expect(first.data).toEqual({ greeting: 'hello', via: 'follower' });
+    expect(first.metadata.managedFields.length).toBeGreaterThan(0);
+    for (const [name, out] of reads) expect(out, `get -o json via ${name}`).toBe(reads.get(follower));
+
+    // ...then changed with server-side apply through the leader: every replica serves the new version.
+    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', namespace: 'default' }, data: { applied: 'yes' } });
+    const r = await kubectl(cluster.kubeconfig(leader), ['apply', '--server-side', '--field-manager=e2e-applier', '-f', '-'], manifest);
+    expect(r.code, r.stderr).toBe(0);
+    const after = new Map<string, string>();
+    for (const name of cluster.names) after.set(name, await ok(name, 'get', 'configmap', 'shared', '-o', 'json', '--show-managed-fields'));
+    const second = JSON.parse(after.get(leader)!) as { metadata: { uid: string; resourceVersion: string; managedFields: Array<{ manager: string }> }; data: Record<string, string> };
+    expect(second.metadata.uid).toBe(first.metadata.uid);
+    expect(Number(second.metadata.resourceVersion)).toBeGreaterThan(Number(first.metadata.resourceVersion));
+    expect(second.metadata.managedFields.map((f) => f.manager)).toContain('e2e-applier');
+    for (const [name, out] of after) expect(out, `get -o json via ${name} after apply`).toBe(after.get(leader));
+
+    // Lists agree item for item (the list's own resourceVersion is each read's revision).
+    const lists = new Map<string, string>();
+    for (const name of cluster.names) {
+      const list = JSON.parse(await ok(name, 'get', 'configmaps', '-o', 'json')) as { items: unknown[] };
+      lists.set(name, JSON.stringify(list.items));
+    }
+    for (const [name, items] of lists) expect(items, `list via ${name}`).toBe(lists.get(leader));
+    expect(lists.get(leader)).toContain(second.metadata.resourceVersion);
+  });
+
+  it('kubectl get -w on every replica prints a change written through another', async () => {
+    const watchers: Array<{ name: string; child: ChildProcess; out: () => string; err: () => string }> = [];
+    try {
+      for (const name of cluster.names) {
+        const child = spawn(
+          'kubectl',
+          [`--kubeconfig=${cluster.kubeconfig(name)}`, 'get', 'configmaps', '-l', 'watched=yes', '--watch-only', '-v=6', '-o', 'jsonpath={.metadata.name}={.metadata.resourceVersion}={.data.step}{"\\n"}'],
+          { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECACHEDIR: `${cluster.kubeconfig(name)}.cache` } },
+        );
+        let out = '';
+        let err = '';
+        child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+        watchers.push({ name, child, out: () => out, err: () => err });
+      }
+      const waitFor = async (what: string, pred: () => boolean, ms = 30_000): Promise<void> => {
+        const deadline = Date.now() + ms;
+        while (!pred()) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${watchers.map((w) => `${w.name}: ${w.out()}\n${w.err().slice(-800)}`).join('\n')}`);
+          await sleep(50);
+        }
+      };
+      // kubectl -v=6 logs the watch request once the server answered it.
+      await waitFor('the watches to start', () => watchers.every((w) => /watch=true\S* 200 OK/.test(w.err())));
+      const rvs: string[] = [];
+      for (const [step, via] of cluster.names.entries()) {
+        const body =
+          step === 0
+            ? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched', labels: { watched: 'yes' } }, data: { step: String(step) } }
+            : { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched', labels: { watched: 'yes' }, resourceVersion: rvs[step - 1] }, data: { step: String(step) } };
+        const res =
+          step === 0
+            ? await cluster.http.json<{ metadata: { resourceVersion: string } }>(cluster.url(via), 'POST', '/api/v1/namespaces/default/configmaps', body)
+            : await cluster.http.json<{ metadata: { resourceVersion: string } }>(cluster.url(via), 'PUT', '/api/v1/namespaces/default/configmaps/watched', body);
+        // clusterd answers a create 200 (its spec §4.4 item 5), an update 200.
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        rvs.push(res.body.metadata.resourceVersion);
+      }
+      const expected = rvs.map((rv, step) => `watched=${rv}=${step}`).join('\n') + '\n';
+      await waitFor('every watch to print the three versions', () => watchers.every((w) => w.out() === expected));
+      for (const w of watchers) expect(w.out(), w.name).toBe(expected);
+    } finally {
+      for (const w of watchers) w.child.kill();
+    }
+  });
+
+  it('writes through a follower while the leader is killed: success, 503 or 504, and no acknowledged write lost', async () => {
+    const leader = (await cluster.waitForLeader())!;
+    const follower = cluster.names.find((n) => n !== leader)!;
+    const outcomes = new Map<string, number | string>();
+    let stop = false;
+    let seq = 0;
+    const writers = Array.from({ length: 6 }, async () => {
+      while (!stop) {
+        const name = `during-failover-${seq++}`;
+        try {
+          const r = await cluster.http.request(cluster.url(follower), 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: name } }, 30_000);
+          outcomes.set(name, r.status === 200 || r.status === 201 ? 'ok' : `${r.status} ${(JSON.parse(r.body) as { reason?: string }).reason ?? ''}`);
+        } catch (e) {
+          outcomes.set(name, e instanceof RequestFailure ? e.code : String(e));
+        }
+      }
+    });
+    await sleep(1500);
+    await cluster.kill(leader);
+    await sleep(2500);
+    await cluster.start(leader);
+    await cluster.waitAllReady();
+    await sleep(500);
+    stop = true;
+    await Promise.all(writers);
+
+    const counts: Record<string, number> = {};
+    for (const o of outcomes.values()) counts[String(o)] = (counts[String(o)] ?? 0) + 1;
+    console.log(`follower ${follower}, killed leader ${leader}: ${JSON.stringify(counts)}`);
+    for (const [name, o] of outcomes) {
+      expect(['ok', '503 ServiceUnavailable', '504 Timeout', '429 TooManyRequests'], `${name}: ${String(o)}`).toContain(String(o));
+    }
+    expect(counts.ok).toBeGreaterThan(10);
+    for (const via of cluster.names) {
+      const list = await cluster.http.json<{ items: Array<{ metadata: { name: string } }> }>(cluster.url(via), 'GET', '/api/v1/namespaces/default/configmaps');
+      const present = new Set(list.body.items.map((i) => i.metadata.name));
+      for (const [name, o] of outcomes) {
+        if (o === 'ok') expect(present.has(name), `acknowledged ${name} missing on ${via}`).toBe(true);
+        if (String(o).startsWith('503') || String(o).startsWith('429')) expect(present.has(name), `${name} answered ${String(o)} yet present on ${via}`).toBe(false);
+      }
+      if (via === leader) {
+        const unknown = [...outcomes].filter(([, o]) => String(o).startsWith('504')).map(([n]) => n);
+        console.log(`504 (outcome unknown): ${unknown.length}, of which applied: ${unknown.filter((n) => present.has(n)).length}`);
+      }
+    }
+    expect(cluster.unexpectedExits).toEqual([]);
+  });
+});

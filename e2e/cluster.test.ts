@@ -149,6 +149,61 @@ describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
     }
   });
 
+  it('a follower cut off from its peers serves no stale consistent read, refuses writes, and catches up when healed', async () => {
+    const leader = await cluster.waitForLeader();
+    const cut = cluster.names.find((n) => n !== leader)!;
+    const path = '/api/v1/namespaces/default/configmaps/partitioned';
+    const created = await cluster.http.json<{ metadata: { resourceVersion: string } }>(cluster.url(leader), 'POST', '/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'partitioned' },
+      data: { n: '0' },
+    });
+    expect(created.status).toBe(200);
+    await cluster.waitReady(cut);
+    expect((await cluster.http.json<{ data: { n: string } }>(cluster.url(cut), 'GET', path)).body.data.n).toBe('0');
+
+    cluster.isolate(cut);
+    let rv = created.body.metadata.resourceVersion;
+    for (let n = 1; n <= 10; n++) {
+      const r = await cluster.http.json<{ metadata: { resourceVersion: string } }>(cluster.url(leader), 'PUT', path, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'partitioned', resourceVersion: rv },
+        data: { n: String(n) },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      rv = r.body.metadata.resourceVersion;
+    }
+    // The leader sees the cut-off follower fall behind.
+    const behind = (await cluster.members(leader)).find((m) => m.name === cut)!;
+    expect(behind.lag, JSON.stringify(behind)).toBeGreaterThanOrEqual(10);
+    // A consistent read there cannot confirm the leader's commit index: 503, never the stale "0".
+    const stale = await cluster.http.request(cluster.url(cut), 'GET', path, undefined, 30_000);
+    expect(stale.status, stale.body).toBe(503);
+    expect(stale.headers['retry-after']).toBeDefined();
+    // A read at any version (resourceVersion=0) may be served from its cache, stale.
+    const any = await cluster.http.json<{ data: { n: string } }>(cluster.url(cut), 'GET', `${path}?resourceVersion=0`);
+    expect(any.status).toBe(200);
+    expect(any.body.data.n).toBe('0');
+    // An update there is not acknowledged (503: never proposed, or 504: unknown).
+    const write = await cluster.http.request(cluster.url(cut), 'PUT', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'partitioned', resourceVersion: rv }, data: { n: 'cut' } }, 30_000);
+    expect([503, 504], write.body).toContain(write.status);
+    const ready = await cluster.http.request(cluster.url(cut), 'GET', '/readyz?verbose');
+    expect(ready.status).toBe(500);
+    expect(ready.body).toContain('[-]raft failed');
+    expect((await cluster.http.request(cluster.url(cut), 'GET', '/livez')).status).toBe(200);
+
+    cluster.heal(cut);
+    await cluster.waitReady(cut);
+    const caught = await cluster.http.json<{ metadata: { resourceVersion: string }; data: { n: string } }>(cluster.url(cut), 'GET', path);
+    expect(caught.status).toBe(200);
+    // 503: certainly not applied; 504: it may have been, after the heal (its precondition held).
+    if (write.status === 503) expect(caught.body.data.n).toBe('10');
+    else expect(['10', 'cut']).toContain(caught.body.data.n);
+    if (caught.body.data.n === '10') expect(caught.body.metadata.resourceVersion).toBe(rv);
+  });
+
   it('writes through a follower while the leader is killed: success, 503 or 504, and no acknowledged write lost', async () => {
     const leader = (await cluster.waitForLeader())!;
     const follower = cluster.names.find((n) => n !== leader)!;

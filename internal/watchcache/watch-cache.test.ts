@@ -30,6 +30,25 @@ describe('WatchCache', () => {
     await store.close();
   });
 
+  it('primes again when a compaction applied while it pages through the store removes the revision it read at', async () => {
+    for (let i = 0; i < 2500; i++) await put('a', `cm-${String(i).padStart(4, '0')}`);
+    const range = store.range.bind(store);
+    let calls = 0;
+    // A replica catching up applies the log's compactions while the cache loads.
+    store.range = async (prefix, options) => {
+      if (++calls === 2) {
+        await put('b', 'late');
+        await store.compact(store.currentRevision());
+      }
+      return range(prefix, options);
+    };
+    await cache.start();
+    expect(cache.ready).toBe(true);
+    expect(cache.revision).toBe(store.currentRevision());
+    expect(cache.resource(PREFIX).list().entries).toHaveLength(2501);
+    expect(calls).toBeGreaterThan(3);
+  });
+
   it('primes from the store, then follows applied batches; bytes carry the resource version', async () => {
     await put('a', 'one');
     await put('b', 'two');

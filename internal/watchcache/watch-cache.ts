@@ -130,7 +130,36 @@ export class WatchCache {
   private held: AppliedBatch[] | null = null;
 
   private async prime(): Promise<void> {
-    this.held = [];
+    for (let attempt = 1; ; attempt++) {
+      this.held = [];
+      let revision: number;
+      try {
+        revision = await this.load();
+      } catch (e) {
+        // A replica catching up applies compactions (and may install a snapshot) while the
+        // paged range is read at one revision: that revision can vanish under it. Read again
+        // at the new current revision; what was held meanwhile is in that read.
+        const moved = this.held.some((b) => b.reset || b.compactedRevision !== undefined);
+        this.held = null;
+        if (attempt < 20 && (moved || (e instanceof StoreError && (e.code === 'STORE_COMPACTED' || e.code === 'STORE_CORRUPT')))) {
+          this.resources.clear();
+          continue;
+        }
+        throw e;
+      }
+      this.rev = revision;
+      const held = this.held;
+      this.held = null;
+      for (const batch of held) {
+        if (batch.reset) return this.reload();
+        if (batch.revision > this.rev) this.onBatch(batch);
+      }
+      return;
+    }
+  }
+
+  /** Loads every stored object at the current revision (paged); returns that revision. */
+  private async load(): Promise<number> {
     // Paged, so priming never holds every stored value at once on top of the cache itself.
     const revision = this.store.currentRevision();
     let after: string | undefined;
@@ -140,15 +169,8 @@ export class WatchCache {
         const entry = this.toEntry(kv, kv.modRevision);
         if (entry) this.resourceFor(kv.key, revision)?.load(entry);
       }
-      if (!page.more || page.kvs.length === 0) break;
+      if (!page.more || page.kvs.length === 0) return revision;
       after = page.kvs[page.kvs.length - 1]!.key;
-    }
-    this.rev = revision;
-    const held = this.held;
-    this.held = null;
-    for (const batch of held) {
-      if (batch.reset) return this.reload();
-      if (batch.revision > this.rev) this.onBatch(batch);
     }
   }
 
@@ -166,14 +188,18 @@ export class WatchCache {
     try {
       await this.prime();
       this.started = true;
+      this.wakeWaiters();
     } catch {
-      // A reset arriving while loading is handled by the load it triggers; anything else left
-      // the cache empty: the next reset or a restart brings it back.
+      // Reads keep waiting (and time out with 504) rather than see a half-loaded cache; the
+      // store is readable again once what disturbed the load is over.
+      if (!this.stopped) setTimeout(() => void this.reload(), 500).unref();
     }
-    this.wakeWaiters();
   }
 
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     this.unsubscribe?.();
     for (const rc of this.resources.values()) for (const w of rc.watchers) w.close('cache-stopped');
   }

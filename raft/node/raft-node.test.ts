@@ -414,6 +414,34 @@ describe('RaftNode', () => {
     c.net.healAll();
   });
 
+  it('a single voter does not tell learners of a commit before its own write of the entry is durable', async () => {
+    // The voter alone is a quorum: it commits an entry in the Ready that appends it. Sent
+    // early, that commit index let the learner apply an entry a crash of the voter could lose.
+    const c = (cluster = new Cluster({ bootstrapLearners: [2] }));
+    await c.startAll(2);
+    const leader = await c.electLeader([c.nodes.get(1)!]);
+    const warm = await c.drive(leader.propose(put('warm', 'up')));
+    await c.runUntil(() => c.sms.get(2)!.get('warm') === 'up');
+    const gate = c.gates.get(leader.id)!;
+    gate.closed = true;
+    const sentBefore = c.sent.get(leader.id)!.length;
+    let xDone = false;
+    const x = leader.propose(put('x', '1')).then((r) => ((xDone = true), r));
+    try {
+      await c.runUntil(() => gate.held === 1);
+      await c.runUntil(() => false, 10).catch(() => undefined);
+      const early = c.sent.get(leader.id)!.slice(sentBefore).flat();
+      expect(early.filter((m) => m.commit > warm.index)).toEqual([]);
+      expect(c.sms.get(2)!.get('x')).toBeUndefined();
+      expect(xDone).toBe(false);
+    } finally {
+      gate.closed = false;
+      gate.release();
+    }
+    await c.drive(x);
+    await c.runUntil(() => c.sms.get(2)!.get('x') === '1');
+  });
+
   it('keeps committing while a snapshot image is encoded, then persists it and compacts', async () => {
     const c = (cluster = new Cluster({ snapshotEntries: 5, catchUpEntries: 1, stateMachine: () => new SlowSnapshotKv() }));
     await c.startAll(3);

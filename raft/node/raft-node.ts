@@ -21,10 +21,10 @@
 //   - group commit: propose() only queues; the loop hands everything queued since the last
 //     Ready to the core in one step, so many callers cost one fsync and one message per
 //     follower (flushProposals);
-//   - a leader sends before its own write (thesis §10.2.1), applies entries that its
-//     followers alone hold durably on a quorum without waiting for that write
-//     (maybeApplyAhead), and every member applies entries durable from earlier writes while
-//     the current one is in flight;
+//   - a leader sends before its own write (thesis §10.2.1; but not a commit index that rests
+//     on that write, as a single voter's does), applies entries that its followers alone hold
+//     durably on a quorum without waiting for that write (maybeApplyAhead), and every member
+//     applies entries durable from earlier writes while the current one is in flight;
 //   - a hard state that only moves the commit index is not written on its own;
 //   - snapshots are captured on the loop but encoded, written and compacted beside it.
 
@@ -38,6 +38,7 @@ import {
   isProposalDropped,
   noopLogger,
   type RaftLogger,
+  type RandomSource,
   type Ready,
 } from '../core/index.js';
 import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot } from '../types.js';
@@ -153,6 +154,8 @@ export interface RaftNodeOptions {
   /** Max append messages in flight to one follower. Default 256. */
   maxInflightMsgs?: number;
   clock?: Clock;
+  /** Source of the randomized election timeouts. Default: node:crypto. Seeded in tests, for reproducible runs. */
+  random?: RandomSource;
   logger?: RaftLogger;
   /** Called once if the node stops itself on a storage failure or broken invariant. */
   onFatal?: (err: Error) => void;
@@ -341,6 +344,7 @@ export class RaftNode {
       maxSizePerMsg: 1 << 20,
       maxInflightMsgs: 256,
       clock: realClock,
+      random: { int: (n: number) => randomInt(n) },
       logger: noopLogger,
       ...options,
       // (An option passed as undefined takes the default too.)
@@ -400,7 +404,7 @@ export class RaftNode {
       preVote: true,
       checkQuorum: true,
       readOnlyOption: 'safe',
-      random: { int: (n: number) => randomInt(n) },
+      random: o.random,
       logger: o.logger,
     });
 
@@ -665,14 +669,23 @@ export class RaftNode {
 
   private async handleReady(rd: Ready): Promise<void> {
     if (rd.softState) this.role = rd.softState.raftState;
+    // Everything up to here is durable from earlier writes (the image lags the disk).
+    const durable = this.memory.lastIndex();
     // A leader may send in parallel with its own disk write (Raft thesis §10.2.1, as etcd
-    // does): its appends promise nothing about its own log, and it counts itself towards a
-    // commit only once the core learns, at advance(), that its entries are durable. Only when
-    // this Ready changes neither term nor vote, so no vote can be on the wire unpersisted.
+    // does): its appends promise nothing about its own log. Only when this Ready changes
+    // neither term nor vote, so no vote can be on the wire unpersisted; and only when no
+    // message carries a commit index beyond what is durable here: the core counts the
+    // leader's own entries towards a commit as soon as they are appended, so a single voter
+    // commits its new entries in the very Ready that appends them, and learners told so early
+    // would apply entries that a crash of the leader before its write completes takes back.
+    // (With other voters, a commit needs their acknowledgements of entries already sent,
+    // which reach the core only while this write is in flight: their messages wait for the
+    // next Ready, which comes after this write.)
     const sendEarly =
       this.role === StateType.Leader &&
       (!rd.hardState || (rd.hardState.term === this.term && rd.hardState.vote === this.vote)) &&
-      !rd.snapshot;
+      !rd.snapshot &&
+      rd.messages.every((m) => m.commit <= durable);
     const c = this.counters;
     c.readies++;
     if (sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
@@ -696,8 +709,6 @@ export class RaftNode {
         c.entriesSaved += rd.entries.length;
       });
     }
-    // Everything up to here is durable from earlier writes (the image lags the disk).
-    const durable = this.memory.lastIndex();
     // Once the write is durable: update the image the core reads, then send (unless sent
     // above). This runs as soon as the write completes, even while step 3a is applying, so
     // a follower's acknowledgement never waits for its state machine.

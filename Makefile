@@ -4,7 +4,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find cmd internal raft tools bench e2e -name '*.ts' -not -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: cluster install build run test test-unit test-e2e test-raft test-raft-long typecheck bench bench-native gen-schemas clean
+.PHONY: cluster install build run test test-unit test-e2e test-raft test-chaos test-raft-long typecheck bench bench-native gen-schemas clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -48,6 +48,13 @@ test-e2e: build test-deps
 # The Raft library's tests; its process tests run the replicas from dist/, hence the build.
 test-raft: build
 	npx vitest run raft/ e2e/raft
+
+# The long chaos run of the multi-replica cluster (e2e/cluster-chaos.test.ts, which `make test`
+# skips): hundreds of faults under load, tens of minutes. CHAOS_ROUNDS=n fault rounds (default
+# 250), CHAOS_SEED=n the seed of the fault mix.
+test-chaos: build
+	CLUSTERD_CHAOS=1 CLUSTERD_CHAOS_ROUNDS=$(or $(CHAOS_ROUNDS),250) CLUSTERD_CHAOS_SEED=$(or $(CHAOS_SEED),7) \
+		npx vitest run --project e2e e2e/cluster-chaos.test.ts
 
 test-raft-long: build
 	RAFT_SIM_SEEDS=100000 npx vitest run raft/

@@ -21,7 +21,8 @@ export type FaultKind =
   | 'isolate-follower'
   | 'isolate-leader'
   | 'pause'
-  | 'kill-all';
+  | 'kill-all'
+  | 'isolate-and-kill-leader';
 
 export interface FailoverOptions {
   mode: 'failover' | 'chaos';
@@ -115,8 +116,13 @@ export async function runFailoverScenario(o: FailoverOptions): Promise<FailoverR
       const leader = await cluster.waitForLeader(60_000);
       const any = cluster.names[rand(cluster.names.length)]!;
       const target = kind === 'kill-leader' || kind === 'isolate-leader' ? leader : kind === 'kill-follower' || kind === 'isolate-follower' ? followerOf(leader) : any;
-      log(`round ${round}: ${kind} ${kind === 'kill-all' ? '' : target} (leader ${leader}; ${acked()} acknowledged)`);
-      count(kind);
+      log(`round ${round}: ${kind} ${kind === 'kill-all' || kind === 'isolate-and-kill-leader' ? '' : target} (leader ${leader}; ${acked()} acknowledged)`);
+      if (kind === 'isolate-and-kill-leader') {
+        count('isolate-follower');
+        count('kill-leader');
+      } else if (kind === 'kill-all') {
+        for (let i = 0; i < cluster.names.length; i++) count('kill-all');
+      } else count(kind);
       switch (kind) {
         case 'kill-leader':
         case 'kill-follower':
@@ -146,6 +152,19 @@ export async function runFailoverScenario(o: FailoverOptions): Promise<FailoverR
           await sleep(rand(1000));
           await Promise.all(cluster.names.map((n) => cluster.start(n)));
           break;
+        case 'isolate-and-kill-leader': {
+          // A follower cut off while the leader dies: no quorum until the leader is back.
+          const f = followerOf(leader);
+          log(`round ${round}: (isolating ${f}, killing ${leader})`);
+          cluster.isolate(f);
+          await sleep(500 + rand(1000));
+          await cluster.kill(leader);
+          await sleep(500 + rand(1000));
+          await cluster.start(leader);
+          await sleep(rand(2000));
+          cluster.heal(f);
+          break;
+        }
       }
       await cluster.waitAllReady(90_000);
     };
@@ -159,20 +178,7 @@ export async function runFailoverScenario(o: FailoverOptions): Promise<FailoverR
           await sleep(1000);
         }
         if (round === 3) {
-          // A follower cut off while the leader dies: no quorum until the leader is back.
-          const leader = await cluster.waitForLeader(60_000);
-          const f = followerOf(leader);
-          log(`round ${round}: isolate-follower ${f} and kill-leader ${leader} (${acked()} acknowledged)`);
-          count('isolate-follower');
-          count('kill-leader');
-          cluster.isolate(f);
-          await sleep(1000);
-          await cluster.kill(leader);
-          await sleep(1000);
-          await cluster.start(leader);
-          await sleep(1500);
-          cluster.heal(f);
-          await cluster.waitAllReady(90_000);
+          await inject('isolate-and-kill-leader', round);
           continue;
         }
         await inject('kill-leader', round);
@@ -186,6 +192,7 @@ export async function runFailoverScenario(o: FailoverOptions): Promise<FailoverR
         ['isolate-leader', 12],
         ['pause', 10],
         ['kill-all', 3],
+        ['isolate-and-kill-leader', 8],
       ];
       const total = menu.reduce((s, [, w]) => s + w, 0);
       for (let round = 0; round < o.rounds; round++) {

@@ -1,7 +1,8 @@
 // bench/targets/clusterd-process owns running the server under test for the bench: the built
 // entry point (dist/cmd/clusterd/main.js) with LevelDB and fsync (the defaults), on a loopback
 // port picked beforehand, timed from spawn to the first /readyz 200; restartable on the same
-// data directory and port. Imports: load/protocol (types), support/*, targets/free-port.
+// data directory and port, and killable with SIGKILL (a replica of a cluster, see
+// targets/clusterd-cluster). Imports: load/protocol (types), support/*, targets/free-port.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,6 +22,9 @@ export interface ClusterdStart {
 export class ClusterdProcess {
   private exitCode: Promise<number | null>;
   private stderr = '';
+  private exitedFlag = false;
+  /** Where the admin certificate and the CA are: --pki-dir when given, else <data-dir>/pki. */
+  readonly pkiDir: string;
 
   private constructor(
     readonly child: ChildProcess,
@@ -34,6 +38,9 @@ export class ClusterdProcess {
     });
     child.stdout!.resume();
     this.exitCode = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    void this.exitCode.then(() => (this.exitedFlag = true));
+    const pkiArg = args.find((a) => a.startsWith('--pki-dir='));
+    this.pkiDir = pkiArg ? pkiArg.slice('--pki-dir='.length) : join(dataDir, 'pki');
   }
 
   /** Starts the server and waits for /readyz; throws with its stderr if it exits first. */
@@ -72,9 +79,14 @@ export class ClusterdProcess {
     return `https://127.0.0.1:${this.port}`;
   }
 
+  /** False once the process has exited (stopped, killed or crashed). */
+  get running(): boolean {
+    return !this.exitedFlag;
+  }
+
   /** The admin's client certificate and the CA, as the load generators need them. */
   adminTls(): TlsMaterial {
-    const pki = join(this.dataDir, 'pki');
+    const pki = this.pkiDir;
     return { ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') };
   }
 
@@ -95,6 +107,12 @@ export class ClusterdProcess {
   /** SIGTERM and wait for the process to exit. */
   async stop(): Promise<number | null> {
     this.child.kill('SIGTERM');
+    return this.exitCode;
+  }
+
+  /** SIGKILL (no shutdown at all, as a crash) and wait for the process to be gone. */
+  async kill(): Promise<number | null> {
+    this.child.kill('SIGKILL');
     return this.exitCode;
   }
 

@@ -29,6 +29,8 @@ export interface Measured {
   maxGeneratorCpu: number;
   /** Everything else on the machine (other users' processes included). */
   otherCpu: number | undefined;
+  /** Each generator's own result when several ran at once (measure with split, measureSpread). */
+  parts?: HttpLoadResult[];
 }
 
 /** A generator at or above this share of a core is taken as the bottleneck of its phase. */
@@ -48,6 +50,8 @@ export class BenchContext {
   admin: ApiClient;
   /** The busiest generator process of every measured phase, for the generator check row. */
   readonly generatorPeaks: { label: string; cpu: number }[] = [];
+  /** What scenarios started and have not stopped yet (see track). */
+  readonly stoppers = new Set<() => Promise<unknown>>();
 
   constructor(
     readonly plan: BenchPlan,
@@ -135,16 +139,39 @@ export class BenchContext {
     const conns = job.kind === 'http' ? `${job.connections} connections` : `${job.inFlight} in flight`;
     const split = options.split === true && job.kind === 'http' && job.connections >= 2;
     this.progress.step(`${label}: ${what}, ${conns}${split ? ' from two generator processes' : ''}`);
-    const target = cpuMeter(targetPid);
-    const machine = machineMeter();
-    let results: HttpLoadResult[];
     if (split && job.kind === 'http') {
       const half = Math.floor(job.connections / 2);
-      results = await Promise.all([this.gen.run({ ...job, connections: half }), this.watchGens[0]!.run({ ...job, connections: job.connections - half })]);
-    } else {
-      results = [await this.gen.run(job)];
+      return this.runMeasured(label, [[this.gen, { ...job, connections: half }], [this.watchGens[0]!, { ...job, connections: job.connections - half }]], [targetPid]);
     }
-    const targetCpu = target.stop();
+    return this.runMeasured(label, [[this.gen, job]], [targetPid]);
+  }
+
+  /** Every generator process: the main one, then the watch generators. */
+  get generators(): GeneratorProcess[] {
+    return [this.gen, ...this.watchGens];
+  }
+
+  /**
+   * Runs several jobs at once, job i from generator process i (at most one job per process;
+   * for load spread over the replicas of a cluster), measuring the CPU of `targetPids`
+   * together (a cluster's processes: "target" CPU is then their sum).
+   */
+  async measureSpread(label: string, jobs: (HttpJob | EtcdJob)[], targetPids: number[]): Promise<Measured> {
+    const gens = this.generators;
+    if (jobs.length > gens.length) throw new Error(`${jobs.length} jobs but ${gens.length} generator processes`);
+    const first = jobs[0]!;
+    const what = first.requests !== undefined ? `${jobs.reduce((a, j) => a + (j.requests ?? 0), 0)} requests` : `${(first.durationMs ?? 0) / 1000} s`;
+    const conns = jobs.map((j) => (j.kind === 'http' ? j.connections : j.inFlight)).join('+');
+    this.progress.step(`${label}: ${what}, ${conns} in flight from ${jobs.length} generator processes`);
+    return this.runMeasured(label, jobs.map((j, i) => [gens[i]!, j]), targetPids);
+  }
+
+  private async runMeasured(label: string, runs: [GeneratorProcess, HttpJob | EtcdJob][], targetPids: number[]): Promise<Measured> {
+    const targets = targetPids.map((pid) => cpuMeter(pid));
+    const machine = machineMeter();
+    const results: HttpLoadResult[] = await Promise.all(runs.map(([g, job]) => g.run(job)));
+    const targetShares = targets.map((t) => t.stop());
+    const targetCpu = targetShares.some((x) => x === undefined) ? undefined : targetShares.reduce<number>((a, x) => a + x!, 0);
     const machineCpu = machine.stop();
     const result = mergeConcurrent(results);
     const measured: Measured = {
@@ -152,6 +179,7 @@ export class BenchContext {
       targetCpu,
       maxGeneratorCpu: Math.max(...results.map((r) => r.generatorCpu)),
       otherCpu: machineCpu === undefined || targetCpu === undefined ? undefined : Math.max(0, machineCpu - targetCpu - result.generatorCpu),
+      ...(results.length > 1 ? { parts: results } : {}),
     };
     this.generatorPeaks.push({ label, cpu: measured.maxGeneratorCpu });
     const errors = Object.entries(result.errors).map(([k, v]) => `${k}×${v}`).join(', ');
@@ -159,6 +187,15 @@ export class BenchContext {
     const { histogram: _histogram, ...shown } = result;
     this.raw[label] = [...((this.raw[label] as unknown[]) ?? []), { ...shown, targetCpu, otherCpu: measured.otherCpu }];
     return measured;
+  }
+
+  /**
+   * Registers a process group a scenario started (a cluster), so that an interrupted run stops
+   * it too; returns the function that unregisters it once the scenario stopped it itself.
+   */
+  track(stop: () => Promise<unknown>): () => void {
+    this.stoppers.add(stop);
+    return () => void this.stoppers.delete(stop);
   }
 
   /**

@@ -1,0 +1,81 @@
+// bench/scenarios/cluster-setup owns what the multi-replica scenarios share: the run's cluster
+// PKI (replicas a, b and c on 127.0.0.1, made once under the scratch directory), a fresh
+// three-replica clusterd and, when etcd is installed, a fresh three-member etcd with the same
+// certificates for one scenario (stopped when it ends, tracked so an interrupted run stops
+// them too), an admin client for one replica, and splitting a number of requests in flight
+// over the replicas. Imports: context, internal/testserver (the test HTTPS client),
+// targets/clusterd-cluster, targets/etcd-process.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiClient } from '../../internal/testserver/api-client.js';
+import { CREATED, type BenchContext } from '../context.js';
+import { ClusterdCluster, makeClusterPki } from '../targets/clusterd-cluster.js';
+import { EtcdCluster, etcdVersion } from '../targets/etcd-process.js';
+
+export const REPLICAS = ['a', 'b', 'c'] as const;
+
+/** The run's PKI for replicas a, b and c (made on first use). */
+export async function clusterPki(ctx: BenchContext): Promise<string> {
+  const dir = join(ctx.scratchDir, 'cluster-pki');
+  await makeClusterPki(dir, REPLICAS);
+  return dir;
+}
+
+let clusterSerial = 0;
+
+/**
+ * Runs `fn` with a fresh three-replica clusterd (default heartbeat and election timeout) and,
+ * when `etcd` is asked for and installed, a fresh three-member etcd; both are stopped after.
+ */
+export async function withClusters<T>(ctx: BenchContext, label: string, o: { etcd: boolean }, fn: (clusterd: ClusterdCluster, etcd: EtcdCluster | undefined) => Promise<T>): Promise<T> {
+  const pki = await clusterPki(ctx);
+  const dir = join(ctx.scratchDir, `${label}-${++clusterSerial}`);
+  mkdirSync(dir, { recursive: true });
+  ctx.progress.step(`${label}: starting three clusterd replicas (Raft, fsync on, 100 ms heartbeat, 1 s election timeout)`);
+  const clusterd = await ClusterdCluster.start(join(dir, 'clusterd'), pki, REPLICAS);
+  const untrackClusterd = ctx.track(() => clusterd.stop());
+  let etcd: EtcdCluster | undefined;
+  let untrackEtcd: () => void = () => undefined;
+  try {
+    ctx.progress.step(`${label}: clusterd leader is ${await clusterd.leader()}`);
+    if (o.etcd && etcdVersion()) {
+      ctx.progress.step(`${label}: starting three etcd members (peer mutual TLS, fsync on, same certificates)`);
+      etcd = await EtcdCluster.start(join(dir, 'etcd'), pki, REPLICAS, { ca: clusterd.tls.ca, clientCert: clusterd.tls.cert!, clientKey: clusterd.tls.key! });
+      const started = etcd;
+      untrackEtcd = ctx.track(() => started.stop());
+      ctx.progress.step(`${label}: etcd leader is ${await etcd.leader()}`);
+    } else if (o.etcd) {
+      ctx.progress.step(`${label}: etcd is not installed (apt-get install etcd-server): etcd baselines are n/a`);
+    }
+    return await fn(clusterd, etcd);
+  } finally {
+    ctx.progress.step(`${label}: stopping the clusters`);
+    await etcd?.stop().catch(() => undefined);
+    untrackEtcd();
+    await clusterd.stop().catch(() => undefined);
+    untrackClusterd();
+  }
+}
+
+/** A client for one replica with the admin's certificate. */
+export function adminClient(cluster: ClusterdCluster, name: string): ApiClient {
+  return new ApiClient(cluster.url(name), { caPem: cluster.tls.ca, certPem: cluster.tls.cert, keyPem: cluster.tls.key });
+}
+
+export async function ensureNamespace(client: ApiClient, name: string): Promise<void> {
+  const r = await client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  if (!CREATED.includes(r.status) && r.status !== 409) throw new Error(`creating namespace ${name}: ${r.status} ${r.text()}`);
+}
+
+/** `total` split into `parts` nearly equal whole shares (32 over 3: 11, 11, 10). */
+export function spread(total: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+}
+
+export function median(xs: number[]): number | null {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}

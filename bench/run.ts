@@ -20,6 +20,7 @@ import { planFor, type BenchMode, type BenchPlan } from './plan.js';
 import { markdownNotes, markdownTable } from './report/markdown.js';
 import { notAvailable } from './report/rows.js';
 import { applyScenario } from './scenarios/apply.js';
+import { clusterReadsScenario } from './scenarios/cluster-reads.js';
 import { clusterWritesScenario } from './scenarios/cluster-writes.js';
 import { encodingsScenario } from './scenarios/encodings.js';
 import { getObjectScenario } from './scenarios/get-object.js';
@@ -50,6 +51,7 @@ const SCENARIOS: { name: string; run: (ctx: BenchContext) => Promise<void> }[] =
 /** Scenarios that start clusters of their own, after the single server and etcd are stopped. */
 const CLUSTER_SCENARIOS: typeof SCENARIOS = [
   { name: 'cluster-writes', run: clusterWritesScenario },
+  { name: 'cluster-reads', run: clusterReadsScenario },
 ];
 
 function argValue(args: string[], name: string): string | undefined {

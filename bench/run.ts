@@ -20,6 +20,7 @@ import { planFor, type BenchMode, type BenchPlan } from './plan.js';
 import { markdownNotes, markdownTable } from './report/markdown.js';
 import { notAvailable } from './report/rows.js';
 import { applyScenario } from './scenarios/apply.js';
+import { clusterFailoverScenario } from './scenarios/cluster-failover.js';
 import { clusterReadsScenario } from './scenarios/cluster-reads.js';
 import { clusterWritesScenario } from './scenarios/cluster-writes.js';
 import { encodingsScenario } from './scenarios/encodings.js';
@@ -52,6 +53,7 @@ const SCENARIOS: { name: string; run: (ctx: BenchContext) => Promise<void> }[] =
 const CLUSTER_SCENARIOS: typeof SCENARIOS = [
   { name: 'cluster-writes', run: clusterWritesScenario },
   { name: 'cluster-reads', run: clusterReadsScenario },
+  { name: 'cluster-failover', run: clusterFailoverScenario },
 ];
 
 function argValue(args: string[], name: string): string | undefined {

@@ -26,6 +26,7 @@ import { clusterWritesScenario } from './scenarios/cluster-writes.js';
 import { encodingsScenario } from './scenarios/encodings.js';
 import { getObjectScenario } from './scenarios/get-object.js';
 import { listScenario } from './scenarios/list.js';
+import { oneMemberScenario } from './scenarios/one-member.js';
 import { raftScenario } from './scenarios/raft.js';
 import { startupEmptyScenario, storedObjectsScenario } from './scenarios/startup-memory.js';
 import { watchScenario } from './scenarios/watch.js';
@@ -54,6 +55,7 @@ const CLUSTER_SCENARIOS: typeof SCENARIOS = [
   { name: 'cluster-writes', run: clusterWritesScenario },
   { name: 'cluster-reads', run: clusterReadsScenario },
   { name: 'cluster-failover', run: clusterFailoverScenario },
+  { name: 'one-member', run: oneMemberScenario },
 ];
 
 function argValue(args: string[], name: string): string | undefined {

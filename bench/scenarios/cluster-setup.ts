@@ -38,7 +38,7 @@ export async function withClusters<T>(ctx: BenchContext, label: string, o: { etc
   let etcd: EtcdCluster | undefined;
   let untrackEtcd: () => void = () => undefined;
   try {
-    ctx.progress.step(`${label}: clusterd leader is ${await clusterd.leader()}`);
+    ctx.progress.step(`${label}: clusterd leader is ${await clusterd.leader()} (pids ${clusterd.running().map((n) => `${n} ${clusterd.pid(n)}`).join(', ')})`);
     if (o.etcd && etcdVersion()) {
       ctx.progress.step(`${label}: starting three etcd members (peer mutual TLS, fsync on, same certificates)`);
       etcd = await EtcdCluster.start(join(dir, 'etcd'), pki, REPLICAS, { ca: clusterd.tls.ca, clientCert: clusterd.tls.cert!, clientKey: clusterd.tls.key! });
@@ -66,6 +66,35 @@ export function adminClient(cluster: ClusterdCluster, name: string): ApiClient {
 export async function ensureNamespace(client: ApiClient, name: string): Promise<void> {
   const r = await client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   if (!CREATED.includes(r.status) && r.status !== 409) throw new Error(`creating namespace ${name}: ${r.status} ${r.text()}`);
+}
+
+/** Raft counters of every running replica, to describe a phase afterwards (raftNote). */
+export async function raftSnapshot(cluster: ClusterdCluster): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const name of cluster.running()) {
+    const c = await cluster.raftCounters(name);
+    if (c) out.set(name, c);
+  }
+  return out;
+}
+
+/**
+ * What each replica's Raft log did between two snapshots: entries committed, synced log writes
+ * (entries per fsync, mean time per fsync), CPU seconds. Counts include warm-ups.
+ */
+export async function raftNote(cluster: ClusterdCluster, before: Map<string, Record<string, number>>, leader: string): Promise<string> {
+  const after = await raftSnapshot(cluster);
+  const parts: string[] = [];
+  for (const [name, a] of after) {
+    const b = before.get(name);
+    if (!b) continue;
+    const d = (k: string) => (a[k] ?? 0) - (b[k] ?? 0);
+    const fsyncs = d('wal_fsyncs_total');
+    const committed = d('proposals_committed_total');
+    const per = (x: number) => (fsyncs > 0 ? (x / fsyncs).toFixed(1) : 'n/a');
+    parts.push(`${name}${name === leader ? ' (leader)' : ''}: ${committed} entries, ${fsyncs} log fsyncs (${per(committed)} entries and ${per(d('wal_fsync_seconds_total') * 1000)} ms each), ${d('process_cpu_seconds_total').toFixed(1)} CPU s`);
+  }
+  return parts.length ? `Raft logs over the clusterd rounds — ${parts.join('; ')}` : 'Raft counters unavailable';
 }
 
 /** `total` split into `parts` nearly equal whole shares (32 over 3: 11, 11, 10). */

@@ -11,7 +11,7 @@
 import { cpuNote, CREATED, type BenchContext, type Measured } from '../context.js';
 import type { EtcdJob, HttpJob } from '../load/protocol.js';
 import { ratioOf } from '../report/rows.js';
-import { adminClient, ensureNamespace, REPLICAS, spread, withClusters } from './cluster-setup.js';
+import { adminClient, ensureNamespace, raftNote, raftSnapshot, REPLICAS, spread, withClusters } from './cluster-setup.js';
 
 const NAMESPACE = 'bench';
 
@@ -44,10 +44,15 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
 
     for (const inFlight of plan.clusterWriteInFlight) {
       const shares = spread(inFlight, REPLICAS.length);
+      let raft = '';
       const phases: ((round: number) => Promise<Measured>)[] = [
         async (r) => {
+          const before = await raftSnapshot(clusterd);
           const jobs: HttpJob[] = REPLICAS.map((name, i) => ({ kind: 'http', baseUrl: clusterd.url(name), tls: clusterd.tls, ...timed, connections: shares[i]!, startIndex: next.clusterd[i]!, request: { method: 'POST', path: podPath, body: { template: createBody } }, okStatus: CREATED }));
-          return advance(next.clusterd, await ctx.measureSpread(`cluster create ${inFlight}: clusterd ×3, round ${r + 1}`, jobs, clusterd.pids()));
+          const m = advance(next.clusterd, await ctx.measureSpread(`cluster create ${inFlight}: clusterd ×3, round ${r + 1}`, jobs, clusterd.pids()));
+          raft = await raftNote(clusterd, before, leaderBefore);
+          ctx.progress.step(`  ${raft}`);
+          return m;
         },
       ];
       if (etcd) {
@@ -79,6 +84,7 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
         `clusterd p50 ${o.latency.p50Ms} ms; leader ${leaderBefore}${leaderAfter !== leaderBefore ? ` then ${leaderAfter} (an election during the run)` : ' throughout'}`,
         `${cpuNote('clusterd ×3', ours!)}${errors ? `; errors ${errors}: ${o.firstError}` : ''}`,
         etcdNote,
+        `${raft} (last round)`,
       ].join('; ');
       const tput = ratioOf(o.okPerSecond, e?.okPerSecond);
       const p99 = ratioOf(o.latency.p99Ms, e?.latency.p99Ms);

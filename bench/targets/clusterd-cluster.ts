@@ -136,6 +136,25 @@ export class ClusterdCluster {
     throw new Error(`no leader among ${this.running().join(', ')} within ${timeoutMs / 1000} s`);
   }
 
+  /**
+   * The replica's Raft counters and its CPU seconds from /metrics (clusterd_raft_* and
+   * process_cpu_seconds_total, names without the clusterd_raft_ prefix), or undefined.
+   */
+  async raftCounters(name: string): Promise<Record<string, number> | undefined> {
+    try {
+      const r = await httpsCall(this.agent, `${this.url(name)}/metrics`, { timeoutMs: 2000 });
+      if (r.status !== 200) return undefined;
+      const out: Record<string, number> = {};
+      for (const line of r.body.toString('utf8').split('\n')) {
+        const m = /^(clusterd_raft_\w+|process_cpu_seconds_total) (\S+)$/.exec(line);
+        if (m) out[m[1]!.replace('clusterd_raft_', '')] = Number(m[2]);
+      }
+      return out;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Waits until every running replica answers /readyz 200 (a leader known, caught up). */
   async allReady(timeoutMs = 60_000): Promise<void> {
     const deadline = performance.now() + timeoutMs;

@@ -1,9 +1,11 @@
 // raft/node/testing/crash-scenario.ts owns seeded crash scenarios of RaftNode in one process:
-// three or five members over LocalNetwork (each behind a PartitionableTransport, which cuts a
-// crashed member off at once), one ManualClock, memory-level stores behind CrashableLogStore.
-// A seed drives every choice: when disk writes complete, when members crash (between ticks
-// or between turns of the event loop, with their writes in flight), restart, are partitioned,
-// and when clients propose. Safety is checked throughout:
+// three or five members (all voters, or one voter and learners) over LocalNetwork, each behind
+// a PartitionableTransport that cuts a crashed member off at once, one ManualClock, seeded
+// election timeouts, memory-level stores behind CrashableLogStore, state machines applying one
+// command at a time or in batches. A seed drives every choice: when disk writes complete (a
+// disk may stall for a while), when members crash (between ticks or between turns of the
+// event loop, with their writes in flight), restart, are partitioned, and when clients
+// propose. Safety is checked throughout:
 //   - at most one leader per term (a vote lost in a crash could elect two);
 //   - no two different commands applied at one index, by any member or incarnation;
 //   - no member fails unless crashed on purpose;

@@ -472,6 +472,33 @@ export class ClusterProcess {
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /**
+   * What each running replica says of itself and its peers (members, Raft figures from
+   * /metrics) and which peer links are open, for a failure report.
+   */
+  async diagnose(): Promise<string> {
+    const lines = [`peer network: ${this.network.describe()}`];
+    for (const name of this.runningNames()) {
+      if (this.replica(name).paused) {
+        lines.push(`${name}: paused`);
+        continue;
+      }
+      try {
+        const ms = await this.members(name, true);
+        lines.push(`${name} members: ${ms.map((m) => `${m.name}/${m.role} term ${m.term} applied ${m.applied} lag ${m.lag}`).join('; ')}`);
+        const metrics = await this.http.request(this.url(name), 'GET', '/metrics', undefined, 5000);
+        const figures = metrics.body
+          .split('\n')
+          .filter((l) => /^clusterd_raft_(has_leader|is_leader|term|proposals_committed_total|proposals_applied_total|proposals_pending|snapshot_index|leader_changes_seen_total) /.test(l))
+          .join(', ');
+        lines.push(`${name} raft: ${figures}`);
+      } catch (e) {
+        lines.push(`${name}: ${String(e)}`);
+      }
+    }
+    return lines.join('\n');
+  }
+
   /** Fatal lines in any replica's output (a Raft node that stopped, an apply that failed). */
   fatalLines(): string[] {
     const out: string[] = [];

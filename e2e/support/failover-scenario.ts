@@ -245,6 +245,7 @@ export async function runFailoverScenario(o: FailoverOptions): Promise<FailoverR
     log(`\n${summary}`);
     return { faults, faultsTotal, analysis, watchers: w, problems, elapsedMs: Date.now() - started, summary };
   } catch (e) {
+    o.log(`--- diagnosis ---\n${await cluster.diagnose().catch((d: unknown) => String(d))}`);
     for (const n of cluster.names) o.log(`--- ${n} log tail ---\n${cluster.logs(n).split('\n').slice(-25).join('\n')}`);
     throw e;
   } finally {

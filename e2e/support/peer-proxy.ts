@@ -134,6 +134,12 @@ export class PeerNetwork {
     for (const name of [...this.isolated]) this.heal(name);
   }
 
+  /** The links now open, for a failure report: caller→replica and whether each is cut. */
+  describe(): string {
+    const links = [...this.links].map((l) => `${l.from ?? '?'}→${l.to} ${l.blackholed ? 'cut' : l.backend ? (l.backend.connecting ? 'connecting' : 'up') : 'identifying'}`);
+    return `isolated [${[...this.isolated].join(',')}]; pids ${JSON.stringify(Object.fromEntries(this.pids))}; ${links.length} links: ${links.sort().join(', ')}`;
+  }
+
   isIsolated(name: string): boolean {
     return this.isolated.has(name);
   }

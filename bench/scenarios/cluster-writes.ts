@@ -9,7 +9,8 @@
 // load/protocol, report/rows, scenarios/cluster-setup.
 
 import { cpuNote, CREATED, type BenchContext, type Measured } from '../context.js';
-import type { EtcdJob, HttpJob } from '../load/protocol.js';
+import { mergeSequential } from '../load/merge.js';
+import type { EtcdJob, HttpJob, HttpLoadResult } from '../load/protocol.js';
 import { ratioOf } from '../report/rows.js';
 import { adminClient, ensureNamespace, raftNote, raftSnapshot, REPLICAS, spread, withClusters } from './cluster-setup.js';
 
@@ -45,11 +46,14 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
     for (const inFlight of plan.clusterWriteInFlight) {
       const shares = spread(inFlight, REPLICAS.length);
       let raft = '';
+      // Each replica's own clients over the rounds (does a follower's client fare worse?).
+      const perReplica: HttpLoadResult[][] = REPLICAS.map(() => []);
       const phases: ((round: number) => Promise<Measured>)[] = [
         async (r) => {
           const before = await raftSnapshot(clusterd);
           const jobs: HttpJob[] = REPLICAS.map((name, i) => ({ kind: 'http', baseUrl: clusterd.url(name), tls: clusterd.tls, ...timed, connections: shares[i]!, startIndex: next.clusterd[i]!, request: { method: 'POST', path: podPath, body: { template: createBody } }, okStatus: CREATED }));
           const m = advance(next.clusterd, await ctx.measureSpread(`cluster create ${inFlight}: clusterd ×3, round ${r + 1}`, jobs, clusterd.pids()));
+          (m.parts ?? [m.result]).forEach((p, i) => perReplica[i]!.push(p));
           raft = await raftNote(clusterd, before, leaderBefore);
           ctx.progress.step(`  ${raft}`);
           return m;
@@ -71,6 +75,10 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
       }
       const [ours, grpc, gateway] = await ctx.alternate(plan.rounds, phases);
       const leaderAfter = await clusterd.leader();
+      const byReplica = REPLICAS.map((name, i) => {
+        const x = mergeSequential(perReplica[i]!);
+        return `${name}${name === leaderBefore ? ' (leader)' : ''} ${Math.round(x.okPerSecond)}/s, p50 ${x.latency.p50Ms} ms, p99 ${x.latency.p99Ms} ms`;
+      });
       const best = grpc && gateway ? (grpc.result.okPerSecond >= gateway.result.okPerSecond ? { name: 'etcd ×3, etcd3 gRPC', m: grpc } : { name: 'etcd ×3, JSON gateway', m: gateway }) : undefined;
       const o = ours!.result;
       const e = best?.m.result;
@@ -81,7 +89,7 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
         : 'etcd not installed';
       const note = [
         `${Buffer.byteLength(createBody)}-byte request bodies, the ${etcdValue.length}-byte object as clusterd serves it for etcd`,
-        `clusterd p50 ${o.latency.p50Ms} ms; leader ${leaderBefore}${leaderAfter !== leaderBefore ? ` then ${leaderAfter} (an election during the run)` : ' throughout'}`,
+        `clusterd p50 ${o.latency.p50Ms} ms; by the replica the clients talk to: ${byReplica.join(', ')}; leader ${leaderBefore}${leaderAfter !== leaderBefore ? ` then ${leaderAfter} (an election during the run)` : ' throughout'}`,
         `${cpuNote('clusterd ×3', ours!)}${errors ? `; errors ${errors}: ${o.firstError}` : ''}`,
         etcdNote,
         `${raft} (last round)`,

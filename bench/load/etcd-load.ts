@@ -33,8 +33,18 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
     const fixedCount = job.requests !== undefined;
     const measureFrom = fixedCount ? t0 : t0 + job.warmupMs;
     const stopAt = fixedCount ? Infinity : measureFrom + (job.durationMs ?? 10_000);
+    const byCompletion = !fixedCount && job.countBy === 'completion';
     let cpuAtStart = fixedCount ? process.cpuUsage() : undefined;
     let windowStart = fixedCount ? t0 : NaN;
+    // Counting completions, the window opens at measureFrom even when no request starts then
+    // (every connection still waiting on one sent during the warm-up).
+    const opener = byCompletion
+      ? setTimeout(() => {
+          if (cpuAtStart !== undefined) return;
+          cpuAtStart = process.cpuUsage();
+          windowStart = performance.now();
+        }, Math.max(0, measureFrom - performance.now()))
+      : undefined;
     const loop = async () => {
       for (;;) {
         const now = performance.now();
@@ -54,7 +64,7 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
           firstError ??= (e as Error).message;
         }
         const ended = performance.now();
-        if (started < measureFrom) continue;
+        if (byCompletion ? ended < measureFrom || ended > stopAt : started < measureFrom) continue;
         measured++;
         latency.record(ended - started);
         if (failed === undefined) ok++;
@@ -62,9 +72,12 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
       }
     };
     await Promise.all(Array.from({ length: job.inFlight }, loop));
+    clearTimeout(opener);
     const end = performance.now();
     const cpu = process.cpuUsage(cpuAtStart);
-    const elapsedMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
+    // The generator's CPU is over the whole measured span (the drain included), whatever is counted.
+    const spanMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
+    const elapsedMs = byCompletion ? stopAt - measureFrom : spanMs;
     return {
       requests: measured,
       ok,
@@ -76,7 +89,7 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
       histogram: latency.toJSON(),
       bytesIn: 0,
       nextIndex: next,
-      generatorCpu: elapsedMs > 0 ? (cpu.user + cpu.system) / 1000 / elapsedMs : 0,
+      generatorCpu: spanMs > 0 ? (cpu.user + cpu.system) / 1000 / spanMs : 0,
     };
   } finally {
     client.close();

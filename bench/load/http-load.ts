@@ -62,8 +62,18 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
   const fixedCount = job.requests !== undefined;
   const measureFrom = fixedCount ? t0 : t0 + job.warmupMs;
   const stopAt = fixedCount ? Infinity : measureFrom + (job.durationMs ?? 10_000);
+  const byCompletion = !fixedCount && job.countBy === 'completion';
   let cpuAtStart = fixedCount ? process.cpuUsage() : undefined;
   let windowStart = fixedCount ? t0 : NaN;
+  // Counting completions, the window opens at measureFrom even when no request starts then
+  // (every connection still waiting on one sent during the warm-up).
+  const opener = byCompletion
+    ? setTimeout(() => {
+        if (cpuAtStart !== undefined) return;
+        cpuAtStart = process.cpuUsage();
+        windowStart = performance.now();
+      }, Math.max(0, measureFrom - performance.now()))
+    : undefined;
 
   const loop = async () => {
     for (;;) {
@@ -87,7 +97,7 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
         firstError ??= (e as Error).message;
       }
       const ended = performance.now();
-      if (started < measureFrom) continue;
+      if (byCompletion ? ended < measureFrom || ended > stopAt : started < measureFrom) continue;
       measured++;
       bytesIn += bytes;
       latency.record(ended - started);
@@ -99,10 +109,13 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
     }
   };
   await Promise.all(Array.from({ length: job.connections }, loop));
+  clearTimeout(opener);
   const end = performance.now();
   const cpu = process.cpuUsage(cpuAtStart);
   agent.destroy();
-  const elapsedMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
+  // The generator's CPU is over the whole measured span (the drain included), whatever is counted.
+  const spanMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
+  const elapsedMs = byCompletion ? stopAt - measureFrom : spanMs;
   return {
     requests: measured,
     ok: okCount,
@@ -114,6 +127,6 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
     histogram: latency.toJSON(),
     bytesIn,
     nextIndex: next,
-    generatorCpu: elapsedMs > 0 ? (cpu.user + cpu.system) / 1000 / elapsedMs : 0,
+    generatorCpu: spanMs > 0 ? (cpu.user + cpu.system) / 1000 / spanMs : 0,
   };
 }

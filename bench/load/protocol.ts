@@ -38,6 +38,14 @@ export interface HttpJob {
   requests?: number;
   startIndex?: number;
   modulo?: number;
+  /**
+   * Timed jobs: which requests the figures count. `start` (default): those sent during the
+   * measured window, over the time until the last of them has completed. `completion`: those
+   * completing inside the window, over the window's length — the steady-state rate, which
+   * does not charge a slow system for draining its queue after the window (with hundreds in
+   * flight and seconds of latency, `start` understates it by about latency / window).
+   */
+  countBy?: 'start' | 'completion';
   request: RequestTemplate;
   okStatus: number[];
   /** Sent once on each connection before anything is measured (opens it, TLS included). */
@@ -72,6 +80,14 @@ export interface EtcdJob {
   warmupMs: number;
   durationMs?: number;
   requests?: number;
+  /**
+   * Timed jobs: which requests the figures count. `start` (default): those sent during the
+   * measured window, over the time until the last of them has completed. `completion`: those
+   * completing inside the window, over the window's length — the steady-state rate, which
+   * does not charge a slow system for draining its queue after the window (with hundreds in
+   * flight and seconds of latency, `start` understates it by about latency / window).
+   */
+  countBy?: 'start' | 'completion';
   op: 'put' | 'delete';
   /** Key template with `{n}`/`{m}` as in RequestTemplate. */
   key: string;

@@ -40,6 +40,11 @@ export interface BenchPlan {
    * starts clusters of its own, tens of seconds before anything is measured.
    */
   clusterScenarios: boolean;
+  /**
+   * Warm-up of each round of the multi-replica rows, which count completions in the window
+   * (countBy): long enough for hundreds in flight at seconds of latency to reach steady state.
+   */
+  clusterWarmupMs: number;
   /** Creates in flight, each level a row, through three replicas and three etcd members. */
   clusterWriteInFlight: number[];
   /** Pods a replica reads (consistent GET of one of them, consistent LIST of all). */
@@ -53,10 +58,10 @@ export interface BenchPlan {
 export function planFor(mode: BenchMode): BenchPlan {
   switch (mode) {
     case 'full':
-      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true, clusterScenarios: true, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 7 };
+      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true, clusterScenarios: true, clusterWarmupMs: 2_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 7 };
     case 'quick':
-      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false, clusterScenarios: true, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 3 };
+      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false, clusterScenarios: true, clusterWarmupMs: 1_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 3 };
     case 'tiny':
-      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false, clusterScenarios: false, clusterWriteInFlight: [4, 8], clusterReadPods: 50, clusterListConnections: 2, failoverRounds: 1 };
+      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false, clusterScenarios: false, clusterWarmupMs: 100, clusterWriteInFlight: [4, 8], clusterReadPods: 50, clusterListConnections: 2, failoverRounds: 1 };
   }
 }

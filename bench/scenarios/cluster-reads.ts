@@ -36,7 +36,8 @@ export async function clusterReadsScenario(ctx: BenchContext): Promise<void> {
     if (listed.items !== count) throw new Error(`a consistent list on follower ${follower} returned ${listed.items} pods, expected ${count}`);
 
     const headers = { accept: 'application/json' };
-    const timed = { warmupMs: plan.warmupMs, durationMs: plan.durationMs / plan.rounds };
+    // Completions inside each round's window count (see countBy), after a longer warm-up.
+    const timed = { warmupMs: plan.clusterWarmupMs, durationMs: plan.durationMs / plan.rounds, countBy: 'completion' as const };
     const getRequest = { method: 'GET', path: `${podPath}/read-{m}`, headers };
     const listRequest = { method: 'GET', path: podPath, headers };
     const on = (name: string, connections: number, request: HttpJob['request']): HttpJob[] =>

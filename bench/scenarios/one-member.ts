@@ -46,7 +46,8 @@ export async function oneMemberScenario(ctx: BenchContext): Promise<void> {
     }
     const podPath = `/api/v1/namespaces/${NAMESPACE}/pods`;
     const body = ctx.pod({ namespace: NAMESPACE, name: 'bench-c-{n}' });
-    const timed = { warmupMs: plan.warmupMs, durationMs: plan.durationMs / plan.rounds };
+    // Completions inside each round's window count (see countBy), after a longer warm-up.
+    const timed = { warmupMs: plan.clusterWarmupMs, durationMs: plan.durationMs / plan.rounds, countBy: 'completion' as const };
     const next = { raft: 0, local: 0 };
     const job = (baseUrl: string, tls: HttpJob['tls'], startIndex: number): HttpJob => ({ kind: 'http', baseUrl, tls, ...timed, connections: plan.writeInFlight, startIndex, request: { method: 'POST', path: podPath, body: { template: body } }, okStatus: CREATED });
     const [oneMember, localRep] = await ctx.alternate(plan.rounds, [

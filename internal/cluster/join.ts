@@ -42,17 +42,27 @@ interface JoinResponse {
   peers: Array<[number, string]>;
 }
 
-async function request(url: string, method: string, ca: string | undefined, body?: string): Promise<{ status: number; body: string }> {
+/**
+ * One HTTPS request to another replica's API. Without `tls.ca` the server is not verified: only
+ * the joiner's first request (for the CA itself) does that, and its answer is checked against
+ * the token's pinned hash before anything is trusted or sent.
+ */
+export async function replicaRequest(
+  url: string,
+  method: string,
+  tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer },
+  body?: string,
+  timeoutMs = 10_000,
+): Promise<{ status: number; body: string }> {
   const https = await import('node:https');
   return new Promise((resolve, reject) => {
     const req = https.request(
       url,
       {
         method,
-        // Only the first request (for the CA itself) goes unverified; its answer is checked
-        // against the token's pinned hash before anything is trusted or sent.
-        ...(ca ? { ca } : { rejectUnauthorized: false }),
-        timeout: 10_000,
+        ...(tls.ca ? { ca: tls.ca } : { rejectUnauthorized: false }),
+        ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+        timeout: timeoutMs,
         headers: body ? { 'content-type': 'application/json' } : {},
       },
       (res) => {
@@ -74,7 +84,7 @@ export async function joinCluster(
   log: Logger,
 ): Promise<Map<number, string>> {
   const token = parseJoinToken(o.token);
-  const caRes = await request(`${o.api}/cluster/v1/join/ca`, 'GET', undefined);
+  const caRes = await replicaRequest(`${o.api}/cluster/v1/join/ca`, 'GET', {});
   if (caRes.status !== 200) throw new Error(`joining via ${o.api}: fetching the cluster CA answered ${caRes.status}: ${caRes.body.slice(0, 300)}`);
   const { ca } = JSON.parse(caRes.body) as { ca: string };
   if (!verifyCaHash(ca, token.caHash)) throw new Error(`joining via ${o.api}: the cluster CA does not match the join token's hash (wrong token, or not the cluster it was made for)`);
@@ -83,7 +93,7 @@ export async function joinCluster(
   let res: { status: number; body: string } | undefined;
   // The member may be between leaders for a moment: retry what it says is retryable.
   for (let attempt = 0; attempt < 20; attempt++) {
-    res = await request(`${o.api}/cluster/v1/join`, 'POST', ca, body);
+    res = await replicaRequest(`${o.api}/cluster/v1/join`, 'POST', { ca }, body);
     if (res.status !== 503 && res.status !== 429) break;
     await new Promise((r) => setTimeout(r, 500));
   }

@@ -23,7 +23,7 @@ import type { PkiPaths } from '../pki/pki.js';
 import type { LevelRevisionStore } from '../store/revision-store.js';
 import { nodeIdOf, REPLICA_NAME } from './ids.js';
 import { RaftReplicator } from './raft-replicator.js';
-import { clusterFiles, joinCluster, loadJoinedPeers, type ClusterFiles } from './join.js';
+import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
 
 /** Where member records live in the store: outside /registry/, so no API serves them. */
 export const MEMBER_PREFIX = '/cluster/members/';
@@ -336,7 +336,6 @@ export class ClusterReplica {
 
   /** Admits a joining replica: checks its token, issues its certificates, adds it as a learner. */
   private async admit(raw: string): Promise<Response> {
-    const { admitJoiner } = await import('./join.js');
     return admitJoiner(raw, {
       pkiDir: this.paths.dir,
       paths: this.paths,
@@ -437,28 +436,6 @@ function splitHostPort(hp: string): [string, number] {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A request to another replica's API with the admin certificate every replica holds. */
-export async function adminRequest(pki: PkiPaths, method: string, url: string, body?: string): Promise<{ status: number; body: string }> {
-  const https = await import('node:https');
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      url,
-      {
-        method,
-        ca: readFileSync(pki.caCert),
-        cert: readFileSync(pki.adminCert),
-        key: readFileSync(pki.adminKey),
-        timeout: 3000,
-        headers: body ? { 'content-type': 'application/json' } : {},
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (data += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end(body);
-  });
+export function adminRequest(pki: PkiPaths, method: string, url: string, body?: string): Promise<{ status: number; body: string }> {
+  return replicaRequest(url, method, { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) }, body, 3000);
 }

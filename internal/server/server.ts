@@ -36,6 +36,8 @@ import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
 import { objectKey, REGISTRY_ROOT, resourcePrefix } from '../registry/keys.js';
 import type { ObjectRules } from '../registry/object-rules.js';
 import { builtinRules } from '../registry/builtin-rules.js';
+import { translateStoreError } from '../registry/generic-registry.js';
+import type { CacheEntry } from '../watchcache/types.js';
 import { ManagedFieldsTracker } from '../registry/managed-fields.js';
 import { RegistrySet, resourceSpecs } from '../registry/registry-set.js';
 import { ApiCatalog } from '../schema/catalog.js';
@@ -154,7 +156,16 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       return { clusterIPs, nodePorts };
     }),
     namespaceLifecycle(async (name) => {
-      const entry = await storage.get(objectKey(namespaces, '', name), { kind: 'consistent' }).catch(() => undefined);
+      // As upstream's plugin: this replica's cache first (no quorum round trip per create),
+      // and a consistent read only for a namespace the cache does not hold yet. A failed read
+      // (no leader) is that failure, never "namespace not found".
+      const key = objectKey(namespaces, '', name);
+      let entry: CacheEntry | undefined;
+      try {
+        entry = (await storage.get(key, { kind: 'any' })) ?? (await storage.get(key, { kind: 'consistent' }));
+      } catch (e) {
+        throw translateStoreError(e);
+      }
       if (!entry || entry.corrupt) return { exists: false, terminating: false };
       // Every namespaced create asks: read each namespace version once, not per request.
       let terminating = namespaceTerminating.get(entry);

@@ -671,6 +671,57 @@ describe('RaftNode with a state machine that applies in batches', () => {
     expect(batching(c, leader.id).singleApplies).toBe(0);
   });
 
+  it('never captures a snapshot while a batch applied ahead is still being applied', async () => {
+    // The state machine's applyBatch is asynchronous (the store writes LevelDB). A snapshot
+    // captured while a batch applied ahead is in flight records the index before the batch
+    // with state that may already hold it: a member restoring that image applies the batch a
+    // second time (replicas then disagree on revisions). Slow applies and writes, frequent
+    // snapshots, waves of proposals: the interleavings where a wave's early applies make a
+    // snapshot due while the next batch is applied ahead.
+    class SlowApply extends KvStateMachine {
+      inFlight = 0;
+      capturedDuringApply = 0;
+      snapshots = 0;
+      async applyBatch(commands: Parameters<KvStateMachine['apply']>[0][]): Promise<(string | null)[]> {
+        this.inFlight++;
+        try {
+          await settle(3);
+          return commands.map((c) => super.apply(c));
+        } finally {
+          this.inFlight--;
+        }
+      }
+      override snapshot(): Promise<Uint8Array> {
+        this.snapshots++;
+        if (this.inFlight > 0) this.capturedDuringApply++;
+        return super.snapshot();
+      }
+    }
+    const c = (cluster = new Cluster({ snapshotEntries: 3, catchUpEntries: 1, stateMachine: () => new SlowApply() }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const sm = c.sms.get(leader.id) as SlowApply;
+    const gate = c.gates.get(leader.id)!;
+    // A seeded stream of proposals, one every few I/O turns, with the leader's own writes
+    // held now and then: followers' acknowledgements then start applies ahead of them.
+    let seed = 7;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const proposals: Promise<unknown>[] = [];
+    for (let turn = 0; turn < 600; turn++) {
+      if (rand(3) === 0) proposals.push(leader.propose(put(`k${turn}`, String(turn))));
+      if (rand(40) === 0) gate.closed = !gate.closed;
+      if (!gate.closed) gate.release();
+      if (rand(10) === 0) c.clock.advance(TICK);
+      await new Promise((r) => setImmediate(r));
+    }
+    gate.closed = false;
+    gate.release();
+    await c.drive(Promise.all(proposals));
+    expect(leader.stats().entriesAppliedAhead).toBeGreaterThan(0);
+    expect(sm.snapshots).toBeGreaterThan(5);
+    expect(sm.capturedDuringApply).toBe(0);
+  });
+
   it('stops on a batch result of the wrong length (the proposal: OUTCOME_UNKNOWN, later ones: FATAL)', async () => {
     const fatal: NodeId[] = [];
     class ShortResults extends BatchingKvStateMachine {

@@ -657,6 +657,8 @@ export class RaftNode {
         this.persistPreparedSnapshot();
         this.flushProposals();
         if (!this.rn.hasReady()) {
+          // One put off while a batch was applied ahead may be due (between applies here).
+          this.maybeSnapshot();
           await new Promise<void>((resolve) => (this.wake = resolve));
           continue;
         }
@@ -752,6 +754,7 @@ export class RaftNode {
     if (rd.softState) this.onSoftState(rd.softState.lead);
 
     // 3b. Install the snapshot, then apply the (other) committed entries in order.
+    while (rd.snapshot && this.applyingAhead) await this.applyingAhead;
     if (rd.snapshot) await this.installSnapshot(rd.snapshot.metadata.index, rd.snapshot.metadata.confState, rd.snapshot.data);
     await this.applyEntries(rd.committedEntries, appliedEarly, rd.committedEntries.length);
 
@@ -830,7 +833,11 @@ export class RaftNode {
       this.counters.entriesAppliedAhead += n;
     })()
       .catch((err: unknown) => this.die(err as Error))
-      .finally(() => (this.applyingAhead = null));
+      .finally(() => {
+        this.applyingAhead = null;
+        // A snapshot put off while this batch was applied (maybeSnapshot) is taken next turn.
+        this.kick();
+      });
   }
 
   /** Remembers where our own proposals landed in the log, to tell later whether they survived. */
@@ -1013,8 +1020,11 @@ export class RaftNode {
    * megabytes are encoded and written. One snapshot at a time.
    */
   private maybeSnapshot(): void {
-    // (Entries applied ahead may not be in the log image yet: then later.)
-    if (this.snapshotInFlight || this.applied > this.memory.lastIndex()) return;
+    // (Entries applied ahead may not be in the log image yet: then later.) Nor while a batch
+    // is applied ahead: the state machine may already hold part of it (its write finished,
+    // its promise not yet settled) while `applied` is still before it, and a member restoring
+    // that image would apply the batch a second time.
+    if (this.snapshotInFlight || this.applyingAhead || this.applied > this.memory.lastIndex()) return;
     const due = this.applied - this.snapshotIndex >= this.o.snapshotEntries;
     if (!due && !(this.snapshotWanted && this.applied > this.snapshotIndex)) return;
     this.snapshotWanted = false;

@@ -37,10 +37,17 @@ export interface PeerNetworkStats {
 
 const noop = (): void => undefined;
 
-/** Finds the inode of the TCP socket whose local port is `localPort` and remote port `remotePort` (loopback). */
+/**
+ * Finds the inode of the caller's end of a proxied connection: the TCP socket from
+ * 127.0.0.1:`localPort` to 127.0.0.1:`remotePort`. Sockets in TIME_WAIT (inode 0) and other
+ * addresses with the same ports are not it.
+ */
 function socketInode(localPort: number, remotePort: number): string | undefined {
-  const lp = localPort.toString(16).toUpperCase().padStart(4, '0');
-  const rp = remotePort.toString(16).toUpperCase().padStart(4, '0');
+  const hex = (port: number): string => port.toString(16).toUpperCase().padStart(4, '0');
+  const local4 = `0100007F:${hex(localPort)}`;
+  const remote4 = `0100007F:${hex(remotePort)}`;
+  const local6 = `0000000000000000FFFF00000100007F:${hex(localPort)}`;
+  const remote6 = `0000000000000000FFFF00000100007F:${hex(remotePort)}`;
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text: string;
     try {
@@ -51,9 +58,8 @@ function socketInode(localPort: number, remotePort: number): string | undefined 
     for (const line of text.split('\n')) {
       const f = line.trim().split(/\s+/);
       if (f.length < 10) continue;
-      const local = f[1]!;
-      const rem = f[2]!;
-      if (local.endsWith(`:${lp}`) && rem.endsWith(`:${rp}`)) return f[9];
+      const matches = (f[1] === local4 && f[2] === remote4) || (f[1] === local6 && f[2] === remote6);
+      if (matches && f[9] !== '0') return f[9];
     }
   }
   return undefined;
@@ -87,6 +93,9 @@ export class PeerNetwork {
   private readonly isolated = new Set<string>();
   private readonly pids = new Map<string, number>();
   private readonly stat: PeerNetworkStats = { connections: 0, blackholed: 0, unknownCallers: 0 };
+  /** Connections accepted per caller→callee (and the last one's time), for failure reports. */
+  private readonly pairs = new Map<string, { count: number; last: number }>();
+  private readonly started = Date.now();
 
   /** Tells the network which process is replica `name` (call again after every restart). */
   setPid(name: string, pid: number | undefined): void {
@@ -137,7 +146,8 @@ export class PeerNetwork {
   /** The links now open, for a failure report: caller→replica and whether each is cut. */
   describe(): string {
     const links = [...this.links].map((l) => `${l.from ?? '?'}→${l.to} ${l.blackholed ? 'cut' : l.backend ? (l.backend.connecting ? 'connecting' : 'up') : 'identifying'}`);
-    return `isolated [${[...this.isolated].join(',')}]; pids ${JSON.stringify(Object.fromEntries(this.pids))}; ${links.length} links: ${links.sort().join(', ')}`;
+    const pairs = [...this.pairs].sort().map(([k, v]) => `${k} ${v.count}× (last at ${((v.last - this.started) / 1000).toFixed(1)}s)`);
+    return `isolated [${[...this.isolated].join(',')}]; pids ${JSON.stringify(Object.fromEntries(this.pids))}; ${JSON.stringify(this.stat)}; now ${((Date.now() - this.started) / 1000).toFixed(1)}s\n  ${links.length} links: ${links.sort().join(', ')}\n  connections accepted: ${pairs.join(', ')}`;
   }
 
   isIsolated(name: string): boolean {
@@ -176,6 +186,9 @@ export class PeerNetwork {
         setTimeout(identify, 20);
         return;
       }
+      const pair = `${link.from ?? '?'}→${to}`;
+      const p = this.pairs.get(pair) ?? { count: 0, last: 0 };
+      this.pairs.set(pair, { count: p.count + 1, last: Date.now() });
       if (link.from === undefined) {
         // Nobody we know (a replica that died meanwhile): refuse, the sender will retry.
         this.stat.unknownCallers++;

@@ -59,7 +59,7 @@ test-chaos: build
 test-raft-long: build
 	RAFT_SIM_SEEDS=100000 npx vitest run raft/
 
-# Figures next to their baselines (ceiling, etcd) in one run; QUICK=1 runs a two-minute subset.
+# Figures next to their baselines (ceiling, etcd) in one run; QUICK=1 runs a subset in a few minutes.
 # test-deps installs etcd, the store-level baseline, when it is missing.
 bench: build test-deps bench-native
 	node dist/bench/run.js $(if $(QUICK),--quick,)

@@ -1,5 +1,5 @@
 // bench/plan owns the sizes of a bench run for each mode: `full` (the issue's figures),
-// `quick` (a subset in about two minutes) and `tiny` (seconds; the smoke test's proof that the
+// `quick` (a subset in a few minutes) and `tiny` (seconds; the smoke test's proof that the
 // harness works end to end — its numbers mean nothing). Imports: none.
 
 export type BenchMode = 'full' | 'quick' | 'tiny';

@@ -72,7 +72,8 @@ Starts a fresh clusterd (LevelDB, fsync on), the ceiling baseline and etcd, runs
 scenario, prints progress on stderr and the table on stdout, and writes the results.
 
 flags:
-  --quick          a subset in about two minutes (what make bench QUICK=1 runs)
+  --quick          a subset in a few minutes (what make bench QUICK=1 runs; about six on two
+                   cores, half of it the multi-replica scenarios)
   --tiny           seconds; proves the harness works, its figures mean nothing
   --out-dir DIR    where <timestamp>.json and .md go (default bench/results)
   --only A,B,...   run only these scenarios: ${SCENARIO_NAMES.join(', ')}

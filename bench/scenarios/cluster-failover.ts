@@ -37,8 +37,13 @@ interface FailoverTarget {
   running(): string[];
   kill(member: string): Promise<void>;
   restart(member: string): Promise<void>;
-  /** One write on `member`: true when acknowledged, else what went wrong. */
-  write(agent: Agent, member: string, key: string): Promise<true | string>;
+  /** One write on `member`: true when acknowledged, else what went wrong (a status or error code, and the start of the answer). */
+  write(agent: Agent, member: string, key: string): Promise<true | Failure>;
+}
+
+interface Failure {
+  code: string;
+  detail?: string;
 }
 
 interface Round {
@@ -47,6 +52,8 @@ interface Round {
   by: string;
   probes: number;
   failures: Record<string, number>;
+  /** The first answer seen for each failure code. */
+  details: Record<string, string>;
   newLeader: string;
   restartMs: number;
 }
@@ -77,8 +84,10 @@ export async function clusterFailoverScenario(ctx: BenchContext): Promise<void> 
     const list = (xs: Round[]) => xs.map((x) => (Number.isFinite(x.ms) ? Math.round(x.ms) : 'none')).join(', ');
     const failed = (xs: Round[]) => {
       const all: Record<string, number> = {};
+      const details: Record<string, string> = {};
       for (const x of xs) for (const [k, v] of Object.entries(x.failures)) all[k] = (all[k] ?? 0) + v;
-      return Object.entries(all).map(([k, v]) => `${k}×${v}`).join(', ') || 'none';
+      for (const x of xs) for (const [k, v] of Object.entries(x.details)) details[k] ??= v;
+      return Object.entries(all).map(([k, v]) => `${k}×${v}${details[k] ? ` (${details[k]})` : ''}`).join(', ') || 'none';
     };
     const scenario = `3 replicas: leader failover, kill -9 → first acknowledged write on a survivor (100 ms heartbeat, 1 s election timeout)`;
     const note = [
@@ -104,26 +113,32 @@ async function failoverRound(ctx: BenchContext, t: FailoverTarget, tag: string):
     for (const s of survivors) {
       const warm = await Promise.all(Array.from({ length: 4 }, (_, k) => t.write(agent, s, `${tag}-warm-${s}-${k}`)));
       const bad = warm.find((w) => w !== true);
-      if (bad !== undefined) throw new Error(`${t.name}: a write on ${s} before the kill failed: ${bad}`);
+      if (bad !== undefined) throw new Error(`${t.name}: a write on ${s} before the kill failed: ${bad.code} ${bad.detail ?? ''}`);
     }
     const killedAt = performance.now();
     await t.kill(leader);
-    const first = await new Promise<{ ms: number; by: string; probes: number; failures: Record<string, number> }>((resolve) => {
+    const first = await new Promise<{ ms: number; by: string; probes: number; failures: Record<string, number>; details: Record<string, string> }>((resolve) => {
       let sent = 0;
       let done = false;
       const failures: Record<string, number> = {};
+      const details: Record<string, string> = {};
       const finish = (ms: number, by: string) => {
         if (done) return;
         done = true;
         clearInterval(timer);
         clearTimeout(giveUp);
-        resolve({ ms, by, probes: sent, failures });
+        resolve({ ms, by, probes: sent, failures, details });
       };
       const fire = () => {
         const member = survivors[sent % survivors.length]!;
         const key = `${tag}-${sent++}`;
         t.write(agent, member, key).then(
-          (r) => (r === true ? finish(performance.now() - killedAt, member) : done || (failures[r] = (failures[r] ?? 0) + 1)),
+          (r) => {
+            if (r === true) return finish(performance.now() - killedAt, member);
+            if (done) return;
+            failures[r.code] = (failures[r.code] ?? 0) + 1;
+            if (r.detail) details[r.code] ??= `on ${member}: ${r.detail}`;
+          },
           () => undefined,
         );
       };
@@ -153,9 +168,9 @@ function clusterdTarget(c: ClusterdCluster): FailoverTarget {
       const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `fo-${key}`, namespace: NAMESPACE }, data: { k: 'v' } });
       try {
         const r = await httpsCall(agent, `${c.url(m)}/api/v1/namespaces/${NAMESPACE}/configmaps`, { method: 'POST', body, timeoutMs: PROBE_TIMEOUT_MS });
-        return r.status === 201 || r.status === 200 ? true : String(r.status);
+        return r.status === 201 || r.status === 200 ? true : { code: String(r.status), detail: answer(r.body) };
       } catch (e) {
-        return errorCode(e);
+        return { code: errorCode(e) };
       }
     },
   };
@@ -174,14 +189,25 @@ function etcdTarget(e: EtcdCluster): FailoverTarget {
       const body = JSON.stringify({ key: Buffer.from(`/bench/failover/${key}`).toString('base64'), value: Buffer.from('v').toString('base64') });
       try {
         const r = await httpsCall(agent, `${e.url(m)}/v3/kv/put`, { method: 'POST', body, timeoutMs: PROBE_TIMEOUT_MS });
-        if (r.status !== 200) return String(r.status);
+        if (r.status !== 200) return { code: String(r.status), detail: answer(r.body) };
         // The gateway answers errors as JSON with an `error` field (not always with a non-200 status).
-        return (JSON.parse(r.body.toString('utf8')) as { error?: string }).error === undefined ? true : 'error';
+        return (JSON.parse(r.body.toString('utf8')) as { error?: string }).error === undefined ? true : { code: 'error', detail: answer(r.body) };
       } catch (err) {
-        return errorCode(err);
+        return { code: errorCode(err) };
       }
     },
   };
+}
+
+/** The message of a Status (or the start of any other body), for notes. */
+function answer(body: Buffer): string {
+  const text = body.toString('utf8');
+  try {
+    const j = JSON.parse(text) as { message?: string; error?: string };
+    return (j.message ?? j.error ?? text).slice(0, 160);
+  } catch {
+    return text.slice(0, 160);
+  }
 }
 
 function errorCode(e: unknown): string {

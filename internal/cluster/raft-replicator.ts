@@ -24,6 +24,9 @@ import { decodeCommand, encodeCommand } from './command-codec.js';
 export interface SnapshotableStore {
   captureImage(): Promise<Uint8Array>;
   restoreImage(image: Uint8Array): Promise<void>;
+  /** The same image as chunks (captured at the call), so that it is never whole in memory. */
+  captureImageStream(): AsyncIterable<Uint8Array>;
+  restoreImageStream(chunks: AsyncIterable<Uint8Array>): Promise<void>;
 }
 
 export interface RaftReplicatorOptions {
@@ -77,6 +80,8 @@ export class RaftReplicator implements Replicator {
       applyBatch: (commands) => this.applyEntries(commands),
       snapshot: () => this.store!.captureImage(),
       restore: (image) => this.store!.restoreImage(image),
+      snapshotStream: () => this.store!.captureImageStream(),
+      restoreStream: (chunks) => this.store!.restoreImageStream(chunks),
     };
     const onFatal = this.options.node.onFatal;
     this.node = await RaftNode.start({

@@ -118,7 +118,9 @@ export class ClusterReplica {
         id: nodeIdOf(config.name),
         peers,
         ...(config.join ? { join: true } : {}),
-        store: createLevelLogStore(raftDir),
+        // Snapshots stay in files end to end (taken as a stream, sent and received as one,
+        // restored from one): a store of any size is never held whole in memory.
+        store: createLevelLogStore(raftDir, { snapshotRefs: true }),
         transport: (handler) =>
           new Http2Transport({
             id: nodeIdOf(config.name),
@@ -130,6 +132,7 @@ export class ClusterReplica {
             handler,
             peerCommonName: (id) => `raft-member-${id}`,
             backoff: { initialMs: 50, maxMs: 1000 },
+            snapshotSpoolDir: join(raftDir, 'snapshots'),
             log: (line) => log.debug(line),
           }),
         tickMs: config.heartbeatIntervalMs,

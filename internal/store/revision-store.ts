@@ -288,25 +288,42 @@ export class LevelRevisionStore implements RevisionStore {
    * and the applier's counters), so applies may go on while the image is read.
    */
   captureImage(): Promise<Uint8Array> {
+    return concatChunks(this.captureImageStream());
+  }
+
+  /**
+   * captureImage() as chunks of about IMAGE_CHUNK_BYTES, read from the database as they are
+   * consumed: the image goes to the Raft snapshot file without ever being whole in memory.
+   * The state is captured before this returns.
+   */
+  captureImageStream(): AsyncIterable<Uint8Array> {
     const snapshot = this.db.snapshot();
     const { revision, compacted, applied } = this.applier.state;
-    return (async () => {
+    const db = this.db;
+    return (async function* (): AsyncGenerator<Uint8Array> {
       try {
-        const chunks: Buffer[] = [];
-        const header = Buffer.allocUnsafe(IMAGE_MAGIC.length + 24);
+        const header = Buffer.allocUnsafe(IMAGE_HEADER_BYTES);
         header.write(IMAGE_MAGIC, 0, 'latin1');
         header.writeDoubleBE(applied, IMAGE_MAGIC.length);
         header.writeDoubleBE(revision, IMAGE_MAGIC.length + 8);
         header.writeDoubleBE(compacted, IMAGE_MAGIC.length + 16);
-        chunks.push(header);
-        for await (const [key, value] of this.db.iterator({ gte: HISTORY_PREFIX, lt: 'h0', snapshot })) {
+        yield header;
+        let parts: Buffer[] = [];
+        let size = 0;
+        for await (const [key, value] of db.iterator({ gte: HISTORY_PREFIX, lt: 'h0', snapshot })) {
           const k = Buffer.from(key, 'utf8');
           const len = Buffer.allocUnsafe(8);
           len.writeUInt32BE(k.length, 0);
           len.writeUInt32BE(value.length, 4);
-          chunks.push(len, k, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+          parts.push(len, k, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+          size += 8 + k.length + value.length;
+          if (size >= IMAGE_CHUNK_BYTES) {
+            yield Buffer.concat(parts, size);
+            parts = [];
+            size = 0;
+          }
         }
-        return Buffer.concat(chunks);
+        if (size > 0) yield Buffer.concat(parts, size);
       } finally {
         await snapshot.close();
       }
@@ -319,37 +336,47 @@ export class LevelRevisionStore implements RevisionStore {
    * the local state is a later state of the same log). Subscribers get a `reset` batch.
    */
   async restoreImage(image: Uint8Array): Promise<void> {
-    const img = parseImage(image);
-    if (this.applier.state.applied >= img.applied) return;
-    const db = this.db;
-    await db.put(META_RESTORING, Buffer.from('1'), { sync: this.sync });
-    await wipeState(db, false);
-    let batch = db.batch();
-    let n = 0;
-    this.index.clear();
-    for (const { key, value } of img.records()) {
-      batch.put(key, value);
-      const { key: k, revision } = parseHistoryKey(key);
-      const r = decodeRecord(value);
-      this.index.restore(k, { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version });
-      if (++n % 1000 === 0) {
-        await batch.write();
-        batch = db.batch();
+    await this.restoreImageStream([image]);
+  }
+
+  /** restoreImage() from chunks, read as they are written (the image is never whole in memory). */
+  async restoreImageStream(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    const reader = new ImageReader(chunks);
+    try {
+      const img = await reader.header();
+      if (this.applier.state.applied >= img.applied) return;
+      const db = this.db;
+      await db.put(META_RESTORING, Buffer.from('1'), { sync: this.sync });
+      await wipeState(db, false);
+      let batch = db.batch();
+      let n = 0;
+      this.index.clear();
+      for (let r = await reader.record(); r; r = await reader.record()) {
+        batch.put(r.key, r.value);
+        const { key: k, revision } = parseHistoryKey(r.key);
+        const rec = decodeRecord(r.value);
+        this.index.restore(k, { revision, tombstone: rec.tombstone, createRevision: rec.createRevision, version: rec.version });
+        if (++n % 1000 === 0) {
+          await batch.write();
+          batch = db.batch();
+        }
       }
+      batch.put(META_REVISION, encodeNumber(img.revision));
+      batch.put(META_COMPACTED, encodeNumber(img.compacted));
+      batch.put(META_APPLIED, encodeNumber(img.applied));
+      batch.del(META_RESTORING);
+      await batch.write({ sync: this.sync });
+      this.applier.state.revision = img.revision;
+      this.applier.state.compacted = img.compacted;
+      this.applier.state.applied = img.applied;
+      this.durableRevision = img.revision;
+      this.readFloor = img.compacted;
+      const reset: AppliedBatch = { revision: img.revision, events: [], reset: true };
+      if (img.compacted > 0) reset.compactedRevision = img.compacted;
+      for (const listener of this.listeners) listener(reset);
+    } finally {
+      await reader.close();
     }
-    batch.put(META_REVISION, encodeNumber(img.revision));
-    batch.put(META_COMPACTED, encodeNumber(img.compacted));
-    batch.put(META_APPLIED, encodeNumber(img.applied));
-    batch.del(META_RESTORING);
-    await batch.write({ sync: this.sync });
-    this.applier.state.revision = img.revision;
-    this.applier.state.compacted = img.compacted;
-    this.applier.state.applied = img.applied;
-    this.durableRevision = img.revision;
-    this.readFloor = img.compacted;
-    const reset: AppliedBatch = { revision: img.revision, events: [], reset: true };
-    if (img.compacted > 0) reset.compactedRevision = img.compacted;
-    for (const listener of this.listeners) listener(reset);
   }
 
   async close(): Promise<void> {
@@ -364,36 +391,74 @@ export { encodeNumber };
 
 const IMAGE_MAGIC = 'clusterd-store-image/1\n';
 
-interface ParsedImage {
-  applied: number;
-  revision: number;
-  compacted: number;
-  records(): Generator<{ key: string; value: Uint8Array }>;
+const IMAGE_HEADER_BYTES = IMAGE_MAGIC.length + 24;
+/** Bytes of records per chunk of a streamed image. */
+const IMAGE_CHUNK_BYTES = 1 << 20;
+
+/** Chunks joined into one buffer. */
+async function concatChunks(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const c of chunks) parts.push(c);
+  return Buffer.concat(parts);
 }
 
-function parseImage(image: Uint8Array): ParsedImage {
-  const b = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
-  const h = IMAGE_MAGIC.length;
-  if (b.length < h + 24 || b.toString('latin1', 0, h) !== IMAGE_MAGIC) throw new StoreError('STORE_CORRUPT', 'not a store snapshot image');
-  return {
-    applied: b.readDoubleBE(h),
-    revision: b.readDoubleBE(h + 8),
-    compacted: b.readDoubleBE(h + 16),
-    *records() {
-      let o = h + 24;
-      while (o < b.length) {
-        if (o + 8 > b.length) throw new StoreError('STORE_CORRUPT', 'store snapshot image truncated');
-        const kl = b.readUInt32BE(o);
-        const vl = b.readUInt32BE(o + 4);
-        o += 8;
-        if (o + kl + vl > b.length) throw new StoreError('STORE_CORRUPT', 'store snapshot image truncated');
-        const key = b.toString('utf8', o, o + kl);
-        o += kl;
-        yield { key, value: Uint8Array.prototype.slice.call(b, o, o + vl) };
-        o += vl;
+/** Reads an image (header, then records) from chunks, pulling only as many as it needs. */
+class ImageReader {
+  private readonly it: Iterator<Uint8Array> | AsyncIterator<Uint8Array>;
+  private buf: Buffer = Buffer.alloc(0);
+  private at = 0;
+  private ended = false;
+
+  constructor(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+    this.it = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+  }
+
+  async header(): Promise<{ applied: number; revision: number; compacted: number }> {
+    if (!(await this.fill(IMAGE_HEADER_BYTES)) || this.buf.toString('latin1', this.at, this.at + IMAGE_MAGIC.length) !== IMAGE_MAGIC) {
+      throw new StoreError('STORE_CORRUPT', 'not a store snapshot image');
+    }
+    const h = this.at + IMAGE_MAGIC.length;
+    const out = { applied: this.buf.readDoubleBE(h), revision: this.buf.readDoubleBE(h + 8), compacted: this.buf.readDoubleBE(h + 16) };
+    this.at += IMAGE_HEADER_BYTES;
+    return out;
+  }
+
+  /** The next record, or null at the end of the image. */
+  async record(): Promise<{ key: string; value: Uint8Array } | null> {
+    if (!(await this.fill(1))) return null;
+    if (!(await this.fill(8))) throw new StoreError('STORE_CORRUPT', 'store snapshot image truncated');
+    const kl = this.buf.readUInt32BE(this.at);
+    const vl = this.buf.readUInt32BE(this.at + 4);
+    if (!(await this.fill(8 + kl + vl))) throw new StoreError('STORE_CORRUPT', 'store snapshot image truncated');
+    const o = this.at + 8;
+    const key = this.buf.toString('utf8', o, o + kl);
+    const value = Uint8Array.prototype.slice.call(this.buf, o + kl, o + kl + vl);
+    this.at = o + kl + vl;
+    return { key, value };
+  }
+
+  /** Stops reading (closes a file the chunks come from). */
+  async close(): Promise<void> {
+    if (!this.ended) await this.it.return?.();
+    this.ended = true;
+  }
+
+  /** Whether `n` bytes are available from the read position, pulling chunks as needed. */
+  private async fill(n: number): Promise<boolean> {
+    while (this.buf.length - this.at < n) {
+      if (this.ended) return false;
+      const next = await this.it.next();
+      if (next.done) {
+        this.ended = true;
+        return false;
       }
-    },
-  };
+      const c = next.value;
+      const rest = this.buf.subarray(this.at);
+      this.buf = rest.length === 0 ? Buffer.from(c.buffer, c.byteOffset, c.byteLength) : Buffer.concat([rest, c]);
+      this.at = 0;
+    }
+    return true;
+  }
 }
 
 /** Deletes every history record and the revision metadata (in small batches). */

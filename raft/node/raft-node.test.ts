@@ -9,7 +9,10 @@
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LevelLogStore } from '../storage/level-log-store.js';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LevelLogStore, type LevelLogStoreOptions } from '../storage/level-log-store.js';
 import type { DurableLogStore, LogSaveBatch } from '../storage/log-store.js';
 import { LocalNetwork } from '../transport/local-transport.js';
 import { encodeConfChange } from '../core/conf-change.js';
@@ -49,6 +52,8 @@ class Cluster {
       bootstrapLearners?: NodeId[];
       onFatal?: (id: NodeId, err: Error) => void;
       maxPendingProposals?: number;
+      /** Options of each member's (memory-level) log store: a snapshot directory, say. */
+      storeOptions?: (id: NodeId) => LevelLogStoreOptions;
     } = {},
   ) {}
 
@@ -69,7 +74,7 @@ class Cluster {
       peers,
       join,
       bootstrapLearners: this.opts.bootstrapLearners,
-      store: recordingStore(new LevelLogStore(db), writes, this.gates.get(id) ?? this.gates.set(id, new SaveGate()).get(id)!),
+      store: recordingStore(new LevelLogStore(db, this.opts.storeOptions?.(id)), writes, this.gates.get(id) ?? this.gates.set(id, new SaveGate()).get(id)!),
       transport: (handler) => {
         const t = this.net.transport(id, handler);
         const send = t.send.bind(t);
@@ -172,6 +177,9 @@ function recordingStore(inner: DurableLogStore, writes: StoreWrite[], gate: Save
       writes.push({ kind: 'compact', index });
       return inner.compact(index);
     },
+    ...(inner.stageSnapshot ? { stageSnapshot: (snap) => inner.stageSnapshot!(snap) } : {}),
+    ...(inner.stageSnapshotStream ? { stageSnapshotStream: (meta, chunks) => inner.stageSnapshotStream!(meta, chunks) } : {}),
+    ...(inner.recordedSnapshotData ? { recordedSnapshotData: () => inner.recordedSnapshotData!() } : {}),
   };
 }
 
@@ -294,6 +302,70 @@ describe('RaftNode', () => {
     const after = await c.drive(leader.removeMember(victim.id));
     expect(after.voters).not.toContain(victim.id);
     await c.drive(c.nodes.get(4)!.propose(put('z', 'z')));
+  });
+
+  it('with stores that keep snapshots in files: streams images to files, ships and installs them from files', async () => {
+    // A state machine that streams its image (in small slices) and restores from a stream.
+    class StreamingKv extends KvStateMachine {
+      streamedOut = 0;
+      streamedIn = 0;
+      snapshotStream(): AsyncIterable<Uint8Array> {
+        const image = this.snapshot();
+        const self = this;
+        return (async function* () {
+          const bytes = await image;
+          self.streamedOut++;
+          for (let at = 0; at < bytes.length; at += 7) yield bytes.subarray(at, at + 7);
+        })();
+      }
+      async restoreStream(chunks: AsyncIterable<Uint8Array>): Promise<void> {
+        this.streamedIn++;
+        const parts: Uint8Array[] = [];
+        for await (const c of chunks) parts.push(c);
+        this.restore(Buffer.concat(parts));
+      }
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'raft-node-files-'));
+    try {
+      const c = (cluster = new Cluster({
+        snapshotEntries: 5,
+        catchUpEntries: 0,
+        stateMachine: () => new StreamingKv(),
+        // The log in memory-level (driven by the manual clock), snapshots in real files.
+        storeOptions: (id) => ({ snapshotDir: join(dir, String(id), 'snapshots'), snapshotRefs: true }),
+      }));
+      await c.startAll(3);
+      const leader = await c.electLeader();
+      // (Snapshot files are written on libuv's threads: more turns per step than memory-level.)
+      for (let i = 0; i < 12; i++) await c.drive(leader.propose(put(`k${i}`, String(i))), 20_000);
+      expect(leader.status().snapshotIndex).toBeGreaterThan(5);
+      expect((c.sms.get(leader.id) as StreamingKv).streamedOut).toBeGreaterThan(0);
+      // The leader's snapshot is a file, recorded by reference.
+      const snapFiles = async (id: NodeId): Promise<string[]> => (await readdir(join(dir, String(id), 'snapshots'))).filter((n) => n.endsWith('.snap'));
+      // (The recorded one, and perhaps a newer one being staged.)
+      expect((await snapFiles(leader.id)).length).toBeGreaterThanOrEqual(1);
+      expect((await snapFiles(leader.id)).length).toBeLessThanOrEqual(2);
+      await c.drive(leader.addMember(4, 'local://4'), 20_000);
+      await c.start(4, new Map([...c.peers, [4, 'local://4']]), true);
+      await c.runUntil(() => c.sms.get(4)!.get('k11') === '11', 20_000);
+      const sm4 = c.sms.get(4) as StreamingKv;
+      expect(sm4.data.size).toBe(12);
+      expect(sm4.streamedIn).toBe(1);
+      // The new member holds the image in a file of its own.
+      expect((await snapFiles(4)).length).toBeGreaterThanOrEqual(1);
+      // And restarts from it (restored from the file, then the log after it).
+      await c.drive(leader.propose(put('after', 'x')), 20_000);
+      await c.runUntil(() => c.sms.get(4)!.get('after') === 'x', 20_000);
+      await c.nodes.get(4)!.stop();
+      await c.start(4, new Map([...c.peers, [4, 'local://4']]));
+      await c.runUntil(() => c.sms.get(4)!.get('after') === 'x', 20_000);
+      expect((c.sms.get(4) as StreamingKv).streamedIn).toBe(1);
+      expect(c.sms.get(4)!.get('k3')).toBe('3');
+    } finally {
+      await cluster?.stopAll();
+      cluster = null;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('adds a learner and promotes it', async () => {

@@ -41,12 +41,13 @@ import {
   type RandomSource,
   type Ready,
 } from '../core/index.js';
-import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot } from '../types.js';
+import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot, type SnapshotMetadata } from '../types.js';
 import type { DurableLogStore } from '../storage/log-store.js';
 import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
 import { RaftNodeError } from './node-errors.js';
 import { INCARNATION_BYTES, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
-import { unwrapSnapshot, wrapSnapshot } from './snapshot-envelope.js';
+import { unwrapSnapshot, unwrapSnapshotStream, wrapSnapshot, wrapSnapshotStream } from './snapshot-envelope.js';
+import { concatChunks, decodeSnapshotRef, snapshotDataChunks } from '../storage/snapshot-ref.js';
 
 /** A committed command as the state machine sees it. */
 export interface AppliedCommand {
@@ -91,6 +92,15 @@ export interface StateMachine {
   snapshot(): Promise<Uint8Array> | Uint8Array;
   /** Replaces the whole state with an image produced by snapshot() (on this or another member). */
   restore(image: Uint8Array): Promise<void> | void;
+  /**
+   * Optional. snapshot() as chunks, for images too large to hold in memory: the state is
+   * captured before this returns, as with snapshot(); the chunks are read later, beside the
+   * loop. Used when the log store can stage a stream (DurableLogStore.stageSnapshotStream):
+   * the image then goes from the state machine to a file, and from the file to peers.
+   */
+  snapshotStream?(): AsyncIterable<Uint8Array>;
+  /** Optional. restore() from chunks (used for images held in files); consumes them once. */
+  restoreStream?(image: AsyncIterable<Uint8Array>): Promise<void>;
 }
 
 export interface Clock {
@@ -381,9 +391,8 @@ export class RaftNode {
     }
     for (const [id, url] of o.peers) this.peers.set(id, url);
     if (state.snapshot) {
-      const { members, app } = unwrapSnapshot(state.snapshot.data);
+      const members = await this.restoreStateMachine(state.snapshot.data);
       for (const [id, url] of members) this.peers.set(id, url);
-      await o.stateMachine.restore(app);
       this.memory.applySnapshot(state.snapshot);
       this.applied = this.snapshotIndex = state.snapshot.metadata.index;
       this.confState = state.snapshot.metadata.confState;
@@ -716,7 +725,13 @@ export class RaftNode {
     // a follower's acknowledgement never waits for its state machine.
     const persisted = (async (): Promise<void> => {
       if (saving) await saving;
-      if (rd.snapshot) this.memory.applySnapshot(rd.snapshot);
+      if (rd.snapshot) {
+        // A store holding snapshots in files moved a received one into place: its data now
+        // refers to the store's file.
+        const data = this.o.store.recordedSnapshotData?.();
+        if (data) rd.snapshot = { ...rd.snapshot, data };
+        this.memory.applySnapshot(rd.snapshot);
+      }
       this.memory.append(rd.entries);
       if (rd.hardState) {
         this.memory.setHardState(rd.hardState);
@@ -864,9 +879,22 @@ export class RaftNode {
     for (const w of [...this.leaderWaiters]) w();
   }
 
+  /** Restores the state machine from snapshot data (inline, or a file reference) and returns the members it lists. */
+  private async restoreStateMachine(data: Uint8Array): Promise<Map<NodeId, string>> {
+    const sm = this.o.stateMachine;
+    if (!decodeSnapshotRef(data)) {
+      const { members, app } = unwrapSnapshot(data);
+      await sm.restore(app);
+      return members;
+    }
+    const { members, app } = await unwrapSnapshotStream(snapshotDataChunks(data));
+    if (sm.restoreStream) await sm.restoreStream(app);
+    else await sm.restore(await concatChunks(app));
+    return members;
+  }
+
   private async installSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<void> {
-    const { members, app } = unwrapSnapshot(data);
-    await this.o.stateMachine.restore(app);
+    const members = await this.restoreStateMachine(data);
     this.applied = this.snapshotIndex = index;
     this.confState = confState;
     for (const [id, url] of members) this.learnPeer(id, url);
@@ -1033,7 +1061,20 @@ export class RaftNode {
     const confState = this.confState;
     // The address book as of `index`, like the state machine's image.
     const members = new Map(this.peers);
-    const image = this.o.stateMachine.snapshot();
+    const sm = this.o.stateMachine;
+    const stageStream = this.o.store.stageSnapshotStream?.bind(this.o.store);
+    if (sm.snapshotStream && stageStream) {
+      const term = this.memory.term(index);
+      const chunks = sm.snapshotStream();
+      this.snapshotIndex = index;
+      this.counters.snapshotMs += performance.now() - t0;
+      this.snapshotInFlight = this.prepareStreamedSnapshot(stageStream, { index, term, confState }, members, chunks).catch((err: unknown) => {
+        this.snapshotInFlight = null;
+        if (!this.stopped) this.die(err as Error);
+      });
+      return;
+    }
+    const image = sm.snapshot();
     this.snapshotIndex = index;
     this.counters.snapshotMs += performance.now() - t0;
     this.snapshotInFlight = this.prepareSnapshot(index, confState, members, image).catch((err: unknown) => {
@@ -1065,6 +1106,25 @@ export class RaftNode {
     }
     await this.o.store.stageSnapshot?.({ metadata: { index, term, confState }, data });
     this.preparedSnapshot = { index, confState, data };
+    this.kick();
+  }
+
+  /** prepareSnapshot() for a state machine that streams its image: straight into the store's file. */
+  private async prepareStreamedSnapshot(
+    stage: (metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>) => Promise<Uint8Array>,
+    metadata: SnapshotMetadata,
+    members: ReadonlyMap<NodeId, string>,
+    image: AsyncIterable<Uint8Array>,
+  ): Promise<void> {
+    const data = await stage(metadata, wrapSnapshotStream(members, image));
+    try {
+      this.memory.term(metadata.index);
+    } catch {
+      // A newer snapshot from the leader replaced the log meanwhile: this one is moot.
+      this.snapshotInFlight = null;
+      return;
+    }
+    this.preparedSnapshot = { index: metadata.index, confState: metadata.confState, data };
     this.kick();
   }
 

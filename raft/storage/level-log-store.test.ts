@@ -13,6 +13,7 @@ import { LevelLogStore, createLevelLogStore } from './level-log-store.js';
 import { isLogStoreError } from './log-store.js';
 import { ent, runLogStoreSuite, snap } from './log-store-suite.js';
 import { encodeEntry, encodeSnapshotMetadata } from '../codec/raft-codec.js';
+import { decodeSnapshotRef, encodeSnapshotRef, readSnapshotData, spoolFileName } from './snapshot-ref.js';
 
 type Db = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 
@@ -121,6 +122,58 @@ describe('LevelDB backend', () => {
       await s.close();
       expect(await readdir(snapDir(dir))).toEqual([snapshotFileName(2, 1)]);
       await rm(dir, { recursive: true, force: true });
+    });
+
+    it('with snapshotRefs: stages a stream, adopts a spooled file, hands back references, clears stray spool files', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
+      const chunksOf = async function* (text: string): AsyncGenerator<Uint8Array> {
+        const b = new TextEncoder().encode(text);
+        for (let i = 0; i < b.length; i += 3) yield b.subarray(i, i + 3);
+      };
+      let s = createLevelLogStore(dir, { snapshotRefs: true });
+      await s.open();
+      await s.save({ entries: [ent(1, 1), ent(2, 1), ent(3, 1), ent(4, 1)], hardState: { term: 1, vote: 1, commit: 4 } });
+      // A snapshot of our own, from a stream.
+      const own = await s.stageSnapshotStream!(snap(2, 1).metadata, chunksOf('image@2 streamed'));
+      expect(decodeSnapshotRef(own)).toEqual({ path: join(snapDir(dir), snapshotFileName(2, 1)), size: 16 });
+      await s.save({ entries: [], snapshot: { metadata: snap(2, 1).metadata, data: own } });
+      expect(s.recordedSnapshotData!()).toEqual(own);
+      // A snapshot a transport spooled: moved into place, and the store says where it is now.
+      const spool = join(snapDir(dir), spoolFileName());
+      await writeFile(spool, 'image@3 received');
+      await s.save({ entries: [], snapshot: { metadata: snap(3, 1).metadata, data: encodeSnapshotRef({ path: spool, size: 16 }) } });
+      const recorded = decodeSnapshotRef(s.recordedSnapshotData!()!)!;
+      expect(recorded).toEqual({ path: join(snapDir(dir), snapshotFileName(3, 1)), size: 16 });
+      expect(await readdir(snapDir(dir))).toEqual([snapshotFileName(3, 1)]);
+      // A spool file a crash left behind goes at open; the recorded snapshot comes back as a reference.
+      await writeFile(join(snapDir(dir), spoolFileName()), 'half received');
+      await s.close();
+      s = createLevelLogStore(dir, { snapshotRefs: true });
+      const state = await s.open();
+      expect(decodeSnapshotRef(state.snapshot!.data)).toEqual(recorded);
+      expect(new TextDecoder().decode(await readSnapshotData(state.snapshot!.data))).toBe('image@3 received');
+      expect(await readdir(snapDir(dir))).toEqual([snapshotFileName(3, 1)]);
+      await s.close();
+      // Without snapshotRefs the same store reads the data itself, and offers no streams.
+      s = createLevelLogStore(dir);
+      expect(new TextDecoder().decode((await s.open()).snapshot!.data)).toBe('image@3 received');
+      expect(s.stageSnapshotStream).toBeUndefined();
+      await s.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('a memory store given a reference keeps the data itself', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'raft-log-'));
+      const file = join(dir, 'image');
+      await writeFile(file, 'image@1 from a file');
+      const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Db;
+      const s = new LevelLogStore(db);
+      await s.open();
+      await s.save({ entries: [], snapshot: { metadata: snap(1, 1).metadata, data: encodeSnapshotRef({ path: file, size: 19 }) }, hardState: { term: 1, vote: 0, commit: 1 } });
+      await rm(dir, { recursive: true, force: true });
+      await s.close();
+      expect(new TextDecoder().decode((await s.open()).snapshot!.data)).toBe('image@1 from a file');
+      await s.close();
     });
 
     it('reads a format 1 store (snapshot data in the database) and marks it format 2', async () => {

@@ -11,9 +11,12 @@
 // fsynced under a temporary name, renamed, and only then referenced by the metadata record in
 // the same atomic batch as the rest of the save; files no record references (a crash between
 // the two, or the previous snapshot) are deleted afterwards and at open().
+// With `snapshotRefs`, snapshot data travels as a reference to that file (snapshot-ref.ts):
+// written from a stream (stageSnapshotStream), adopted by rename when a transport spooled it
+// into the directory, and handed back by open() without being read into memory.
 
-import { mkdir, open as openFile, readFile, readdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open as openFile, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
@@ -43,6 +46,7 @@ import {
   snapshotFileName,
 } from './key-layout.js';
 import { LogStoreError, type DurableLogStore, type LogSaveBatch } from './log-store.js';
+import { decodeSnapshotRef, encodeSnapshotRef, isSpoolFileName, readSnapshotData, snapshotDataChunks, snapshotDataSize } from './snapshot-ref.js';
 
 type Bytes = Uint8Array;
 type LevelDb = AbstractLevel<Bytes, Bytes, Bytes>;
@@ -61,7 +65,15 @@ export interface LevelLogStoreOptions {
    * kept in the database (memory-level stores, which have no directory).
    */
   snapshotDir?: string;
+  /**
+   * With a snapshot directory: open() returns the snapshot's data as a reference to its file
+   * (snapshot-ref.ts) instead of reading it into memory, and stageSnapshotStream() is
+   * available. Consumers must then accept references (RaftNode and Http2Transport do).
+   */
+  snapshotRefs?: boolean;
 }
+
+
 
 /** A store backed by LevelDB at `location` (a directory), fsyncing every save. */
 export function createLevelLogStore(location: string, options: Omit<LevelLogStoreOptions, 'snapshotDir'> = {}): DurableLogStore {
@@ -98,6 +110,7 @@ export class LevelLogStore implements DurableLogStore {
 
   private readonly compactBatch: number;
   private readonly snapshotDir: string | undefined;
+  private readonly snapshotRefs: boolean;
   /** Snapshot data files being written by stageSnapshot(), and written but not yet recorded. */
   private readonly staging = new Set<string>();
   private readonly staged = new Set<string>();
@@ -109,7 +122,19 @@ export class LevelLogStore implements DurableLogStore {
   ) {
     this.compactBatch = Math.max(1, Math.floor(options.compactBatch ?? 512));
     this.snapshotDir = options.snapshotDir;
+    this.snapshotRefs = options.snapshotRefs === true && options.snapshotDir !== undefined;
+    // Offered only where references can be kept: a driver checks for the method.
+    if (this.snapshotRefs) this.stageSnapshotStream = (metadata, chunks) => this.stageStream(metadata, chunks);
   }
+
+  /** With snapshotRefs: the reference to the recorded snapshot's file (see recordedSnapshotData). */
+  private recorded: Uint8Array | undefined;
+
+  recordedSnapshotData(): Uint8Array | undefined {
+    return this.recorded;
+  }
+
+  readonly stageSnapshotStream?: (metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>) => Promise<Uint8Array>;
 
   async open(): Promise<DurableLogState> {
     try {
@@ -221,7 +246,7 @@ export class LevelLogStore implements DurableLogStore {
       }
       ops.push({ type: 'put', key: SNAPSHOT_META_KEY, value: encodeSnapshotMetadata(meta) });
       if (this.snapshotDir) ops.push({ type: 'del', key: SNAPSHOT_DATA_KEY });
-      else ops.push({ type: 'put', key: SNAPSHOT_DATA_KEY, value: batch.snapshot.data });
+      else ops.push({ type: 'put', key: SNAPSHOT_DATA_KEY, value: await readSnapshotData(batch.snapshot.data) });
       next.snapshot = meta;
     }
 
@@ -277,6 +302,7 @@ export class LevelLogStore implements DurableLogStore {
     await this.write(ops, batch.sync ?? true);
     this.bounds = next;
     if (batch.snapshot && fileName) {
+      if (this.snapshotRefs) this.recorded = encodeSnapshotRef({ path: join(this.snapshotDir!, fileName), size: snapshotDataSize(batch.snapshot.data) });
       this.staged.delete(fileName);
       await this.removeSnapshotFilesExcept(batch.snapshot.metadata);
     }
@@ -305,18 +331,57 @@ export class LevelLogStore implements DurableLogStore {
     }
   }
 
-  /** Writes snapshot data to its file durably: temporary name, fsync, rename, fsync the directory. */
-  private async writeSnapshotFile(meta: SnapshotMetadata, data: Uint8Array): Promise<void> {
+  /**
+   * stageSnapshot() for data produced as a stream (an image larger than memory should hold):
+   * writes it to the snapshot's file and returns the reference that stands for it in the
+   * Snapshot handed to save() and to peers. Needs `snapshotRefs`.
+   */
+  private async stageStream(metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+    this.openBounds();
+    const name = snapshotFileName(metadata.index, metadata.term);
+    if (this.staging.has(name)) throw new LogStoreError('LOG_INVARIANT', `snapshot ${name} is being staged already`);
+    this.staging.add(name);
+    let size = 0;
+    const write = this.writeSnapshotFile(metadata, chunks, (n) => (size = n)).then(() => {
+      this.staged.add(name);
+    });
+    this.stagingWrites.add(write);
+    try {
+      await write;
+    } finally {
+      this.staging.delete(name);
+      this.stagingWrites.delete(write);
+    }
+    return encodeSnapshotRef({ path: join(this.snapshotDir!, name), size });
+  }
+
+  /**
+   * Writes snapshot data to its file durably: temporary name, fsync, rename, fsync the
+   * directory. Data given as a reference to a file elsewhere in the directory (a snapshot a
+   * transport spooled) is renamed into place; chunks are written as they come.
+   */
+  private async writeSnapshotFile(meta: SnapshotMetadata, data: Uint8Array | AsyncIterable<Uint8Array>, written?: (bytes: number) => void): Promise<void> {
     const dir = this.snapshotDir!;
     const name = snapshotFileName(meta.index, meta.term);
     try {
+      const ref = data instanceof Uint8Array ? decodeSnapshotRef(data) : null;
+      if (ref && ref.path === join(dir, name)) return;
       const tmp = join(dir, `${name}.tmp`);
-      const fh = await openFile(tmp, 'w');
-      try {
-        await fh.writeFile(data);
-        await fh.sync();
-      } finally {
-        await fh.close();
+      if (ref && dirname(ref.path) === dir) {
+        await rename(ref.path, tmp);
+      } else {
+        const fh = await openFile(tmp, 'w');
+        try {
+          let n = 0;
+          for await (const chunk of data instanceof Uint8Array ? snapshotDataChunks(data) : data) {
+            await fh.write(chunk);
+            n += chunk.length;
+          }
+          written?.(n);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
       }
       await rename(tmp, join(dir, name));
       const dh = await openFile(dir, 'r');
@@ -356,6 +421,16 @@ export class LevelLogStore implements DurableLogStore {
     }
   }
 
+  /** Received snapshots a crash left before they were recorded. */
+  private async removeSpoolFiles(): Promise<void> {
+    if (!this.snapshotDir) return;
+    try {
+      for (const name of await readdir(this.snapshotDir)) if (isSpoolFileName(name)) await rm(join(this.snapshotDir, name), { force: true });
+    } catch {
+      /* disk space only */
+    }
+  }
+
   /** Deletes up to `maxDeletes` of the lowest stored entries ≤ index; resolves whether any remain. */
   private async doCompact(index: number, maxDeletes: number): Promise<boolean> {
     const cur = this.openBounds();
@@ -382,10 +457,17 @@ export class LevelLogStore implements DurableLogStore {
     return hi < Math.min(index, cur.lastStored);
   }
 
-  /** The data of the snapshot `meta` names, from its file; undefined when there is no such file. */
+  /**
+   * The data of the snapshot `meta` names, from its file (or a reference to the file, with
+   * `snapshotRefs`); undefined when there is no such file.
+   */
   private async readSnapshotFile(meta: SnapshotMetadata): Promise<Uint8Array | undefined> {
     const name = snapshotFileName(meta.index, meta.term);
     try {
+      if (this.snapshotRefs) {
+        const path = join(this.snapshotDir!, name);
+        return encodeSnapshotRef({ path, size: (await stat(path)).size });
+      }
       const buf = await readFile(join(this.snapshotDir!, name));
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (cause) {
@@ -434,6 +516,8 @@ export class LevelLogStore implements DurableLogStore {
     // Files of snapshots that never became current (a crash before their record was
     // written), or that a newer snapshot replaced.
     await this.removeSnapshotFilesExcept(dataInFile ? snapMeta : null);
+    await this.removeSpoolFiles();
+    this.recorded = this.snapshotRefs && dataInFile ? snapData : undefined;
     const snapIndex = snapMeta?.index ?? 0;
     const snapTerm = snapMeta?.term ?? 0;
 

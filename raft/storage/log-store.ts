@@ -3,7 +3,7 @@
 // (LevelDB through classic-level, and memory-level for logic tests). Conformance suite:
 // log-store-suite.ts.
 
-import type { DurableLogState, Entry, HardState, Snapshot } from '../types.js';
+import type { DurableLogState, Entry, HardState, Snapshot, SnapshotMetadata } from '../types.js';
 
 /** What one Ready asks to make durable. */
 export interface LogSaveBatch {
@@ -88,6 +88,20 @@ export interface DurableLogStore {
    * at the latest by the next open(). Rejects with LOG_IO when the data cannot be written.
    */
   stageSnapshot?(snapshot: Snapshot): Promise<void>;
+  /**
+   * Optional. stageSnapshot() for data produced as chunks (an image too large to hold in
+   * memory): writes them durably and resolves with the data to put in the Snapshot handed to
+   * save() and to peers — a reference to the file (snapshot-ref.ts). A store that offers it
+   * may also hand back references from open() and accept them in save(); see
+   * LevelLogStoreOptions.snapshotRefs.
+   */
+  stageSnapshotStream?(metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array>;
+  /**
+   * Optional. The data of the snapshot the last save() recorded, as open() would hand it back
+   * (a store keeping snapshots in files gives a reference to its file, which may differ from
+   * the reference save() was given: a received snapshot spooled elsewhere is moved into place).
+   */
+  recordedSnapshotData?(): Uint8Array | undefined;
   /**
    * Deletes stored entries with index ≤ `index`. `index` must not exceed the stored
    * snapshot's index: entries not covered by a snapshot are never discarded (LOG_INVARIANT).

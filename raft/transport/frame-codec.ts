@@ -14,6 +14,7 @@ import { BinaryReader } from '../codec/binary-reader.js';
 import { BinaryWriter } from '../codec/binary-writer.js';
 import { CodecError } from '../codec/codec-error.js';
 import { readMessage, writeMessage } from '../codec/raft-codec.js';
+import { snapshotDataSize } from '../storage/snapshot-ref.js';
 import { MessageType, type Message } from '../types.js';
 
 export const WIRE_VERSION = 1;
@@ -117,7 +118,8 @@ export function encodeSnapshotHeader(m: Message): Uint8Array {
   const w = new BinaryWriter(128);
   w.u32(0).byte(WIRE_VERSION);
   writeMessage(w, m, { omitSnapshotData: true });
-  w.uvarint(m.snapshot.data.length);
+  // Data held in a file travels as the file's bytes (snapshot-ref.ts).
+  w.uvarint(snapshotDataSize(m.snapshot.data));
   w.patchU32(0, w.length - 4);
   return w.finish().slice();
 }
@@ -135,10 +137,25 @@ export class SnapshotUploadDecoder {
   private received = 0;
   private done = false;
 
+  /**
+   * With `onData`, the data is handed over chunk by chunk as it arrives (to be written to a
+   * file) instead of being collected: the message push() returns then has empty data.
+   */
   constructor(
     private readonly maxHeaderBytes: number,
     private readonly maxSnapshotBytes: number,
+    private readonly onData?: (chunk: Uint8Array) => void,
   ) {}
+
+  /** The header's message once it has arrived (its data not yet). */
+  get message(): Message | null {
+    return this.header;
+  }
+
+  /** The data length the header announced. */
+  get length(): number {
+    return this.dataLength;
+  }
 
   push(chunk: Uint8Array): Message | null {
     if (this.done) throw new CodecError('CODEC_INVALID', 'bytes after the snapshot data');
@@ -164,11 +181,13 @@ export class SnapshotUploadDecoder {
     }
     if (chunk.length > 0) {
       if (this.received + chunk.length > this.dataLength) throw new CodecError('CODEC_INVALID', 'bytes after the snapshot data');
-      this.data.push(chunk);
+      if (this.onData) this.onData(chunk);
+      else this.data.push(chunk);
       this.received += chunk.length;
     }
     if (this.received < this.dataLength) return null;
     this.done = true;
+    if (this.onData) return { ...this.header, snapshot: { metadata: this.header.snapshot!.metadata, data: new Uint8Array(0) } };
     const data = new Uint8Array(this.dataLength);
     let at = 0;
     for (const c of this.data) {

@@ -2,13 +2,17 @@
 // streaming, refusal of peers without a valid certificate (or claiming another member's id),
 // bounded queues, hostile frames, reconnection. No sleeps: tests wait for the events they expect.
 
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import * as http2 from 'node:http2';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EntryType, MessageType, type Message, type NodeId } from '../types.js';
 import { createClusterCa, memberCommonName, type ClusterCa, type TlsMaterial } from './cluster-ca.js';
 import { encodeFrame } from './frame-codec.js';
 import { Http2Transport, type Http2TransportOptions } from './http2-transport.js';
 import type { SnapshotStatus, TransportHandler } from './transport.js';
+import { decodeSnapshotRef, encodeSnapshotRef, isSpoolFileName, readSnapshotData } from '../storage/snapshot-ref.js';
 
 /** A handler that records everything and lets a test await a condition. */
 class Recorder implements TransportHandler {
@@ -109,6 +113,48 @@ describe('Http2Transport', () => {
     expect(got.snapshot!.metadata.index).toBe(500);
     expect(Buffer.compare(Buffer.from(got.snapshot!.data), Buffer.from(data))).toBe(0);
     await b.rec.until(() => b.rec.messages.some((m) => m.index === 501));
+  });
+
+  it('streams a snapshot held in a file and spools a received one into a file of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'raft-spool-'));
+    try {
+      const a = await member(1);
+      const b = await member(2, { snapshotSpoolDir: dir });
+      a.t.addPeer(2, b.t.url());
+      const data = new Uint8Array((5 << 20) + 12345).map((_, i) => (i * 7) % 251);
+      const source = join(dir, 'source.img');
+      await writeFile(source, data);
+      const snap: Message = {
+        ...app(1, 2, 0),
+        type: MessageType.Snap,
+        entries: [],
+        snapshot: { metadata: { index: 70, term: 2, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: encodeSnapshotRef({ path: source, size: data.length }) },
+      };
+      a.t.send([snap]);
+      await a.rec.until(() => a.rec.snapshots.length === 1);
+      expect(a.rec.snapshots).toEqual([[2, 'finish']]);
+      const got = b.rec.messages.find((m) => m.type === MessageType.Snap)!;
+      expect(got.snapshot!.metadata.index).toBe(70);
+      // Delivered as a reference to a spool file holding exactly the bytes sent.
+      const ref = decodeSnapshotRef(got.snapshot!.data)!;
+      expect(ref.size).toBe(data.length);
+      expect(dirname(ref.path)).toBe(dir);
+      expect(isSpoolFileName(basename(ref.path))).toBe(true);
+      expect(Buffer.compare(await readFile(ref.path), Buffer.from(data))).toBe(0);
+      expect(Buffer.compare(Buffer.from(await readSnapshotData(got.snapshot!.data)), Buffer.from(data))).toBe(0);
+
+      // A refused upload (too large) leaves no spool file behind.
+      const c = await member(3, { snapshotSpoolDir: dir, maxSnapshotBytes: 1 << 20 });
+      a.t.addPeer(3, c.t.url());
+      a.t.send([{ ...snap, to: 3 }]);
+      await a.rec.until(() => a.rec.snapshots.length === 2);
+      expect(a.rec.snapshots[1]).toEqual([3, 'failure']);
+      expect(c.rec.messages).toEqual([]);
+      const spooled = (await readdir(dir)).filter(isSpoolFileName);
+      expect(spooled).toEqual([basename(ref.path)]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports a snapshot failure when the receiver refuses it', async () => {

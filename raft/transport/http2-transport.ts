@@ -10,7 +10,9 @@
 // A broken pipe drops what is queued, reports the peer unreachable and reconnects after an
 // exponential backoff.
 
+import { open as openFile, rm, type FileHandle } from 'node:fs/promises';
 import * as http2 from 'node:http2';
+import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { CodecError } from '../codec/codec-error.js';
 import { MessageType, type Message, type NodeId } from '../types.js';
@@ -18,6 +20,7 @@ import { Backoff } from './backoff.js';
 import type { TlsMaterial } from './cluster-ca.js';
 import { FrameDecoder, SnapshotUploadDecoder, encodeFrame, encodeSnapshotHeader } from './frame-codec.js';
 import { PeerQueue, type PeerQueueLimits } from './peer-queue.js';
+import { encodeSnapshotRef, snapshotDataChunks, spoolFileName } from '../storage/snapshot-ref.js';
 import type { SnapshotStatus, Transport, TransportHandler } from './transport.js';
 
 const STREAM_PATH = '/raft/v1/stream';
@@ -61,6 +64,12 @@ export interface Http2TransportOptions {
   snapshotChunkBytes?: number;
   /** A snapshot upload not acknowledged within this time fails. Default 5 minutes. */
   snapshotTimeoutMs?: number;
+  /**
+   * Where received snapshots are written as they arrive (the log store's snapshot directory,
+   * which adopts them: LevelLogStoreOptions.snapshotRefs); the message delivered then carries
+   * a reference to the file (snapshot-ref.ts). Without it a snapshot is collected in memory.
+   */
+  snapshotSpoolDir?: string;
   backoff?: { initialMs?: number; maxMs?: number };
   random?: () => number;
   timers?: TransportTimers;
@@ -79,8 +88,8 @@ export interface PeerStats {
 }
 
 export class Http2Transport implements Transport {
-  private readonly opts: Required<Omit<Http2TransportOptions, 'peerCommonName' | 'queue' | 'backoff'>> &
-    Pick<Http2TransportOptions, 'peerCommonName'>;
+  private readonly opts: Required<Omit<Http2TransportOptions, 'peerCommonName' | 'queue' | 'backoff' | 'snapshotSpoolDir'>> &
+    Pick<Http2TransportOptions, 'peerCommonName' | 'snapshotSpoolDir'>;
   readonly queueLimits: PeerQueueLimits;
   readonly backoffLimits: { initialMs: number; maxMs: number };
   private readonly peers = new Map<NodeId, PeerSender>();
@@ -246,6 +255,16 @@ export class Http2Transport implements Transport {
     }
   }
 
+  private spoolSnapshot(stream: http2.ServerHttp2Stream, from: number, valid: (m: Message) => boolean, dir: string): void {
+    spoolSnapshotInto(
+      { deliver: (m) => this.deliver(m), refuse: (st, status, why) => this.refuse(st, status, why), maxSnapshotBytes: this.opts.maxSnapshotBytes },
+      stream,
+      from,
+      valid,
+      dir,
+    );
+  }
+
   private onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
     stream.on('error', () => undefined);
     if (this.stopped) return this.refuse(stream, 503, 'stopping');
@@ -301,6 +320,7 @@ export class Http2Transport implements Transport {
       return;
     }
 
+    if (this.opts.snapshotSpoolDir) return this.spoolSnapshot(stream, from, valid, this.opts.snapshotSpoolDir);
     const upload = new SnapshotUploadDecoder(1 << 20, this.opts.maxSnapshotBytes);
     let message: Message | null = null;
     stream.on('data', (chunk: Buffer) => {
@@ -322,6 +342,85 @@ export class Http2Transport implements Transport {
     });
   }
 }
+
+/**
+ * Receives a snapshot upload into a file of `dir` as it arrives (never whole in memory), with
+ * back-pressure on the stream while the disk catches up; once the data is complete and
+ * fsynced, delivers the message with a reference to the file. A failed or cut upload deletes
+ * its file (and the log store removes leftovers of a crash when it opens).
+ */
+function spoolSnapshotInto(
+  t: { deliver(m: Message): void; refuse(stream: http2.ServerHttp2Stream, status: number, why: string): void; maxSnapshotBytes: number },
+  stream: http2.ServerHttp2Stream,
+  from: number,
+  valid: (m: Message) => boolean,
+  dir: string,
+): void {
+  const path = join(dir, spoolFileName());
+  let file: Promise<FileHandle> | null = null;
+  let writing: Promise<unknown> = Promise.resolve();
+  let pending = 0;
+  let failed = false;
+  const fail = (status: number, why: string): void => {
+    if (failed) return;
+    failed = true;
+    t.refuse(stream, status, why);
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+    void writing.catch(() => undefined).then(async () => {
+      await (await file?.catch(() => null))?.close().catch(() => undefined);
+      await rm(path, { force: true });
+    });
+  };
+  const upload = new SnapshotUploadDecoder(1 << 20, t.maxSnapshotBytes, (chunk) => {
+    file ??= openFile(path, 'wx', 0o600);
+    const f = file;
+    pending += chunk.length;
+    if (pending > SPOOL_HIGH_WATER) stream.pause();
+    writing = writing.then(async () => {
+      await (await f).write(chunk);
+      pending -= chunk.length;
+      if (pending <= SPOOL_HIGH_WATER / 2) stream.resume();
+    });
+    writing.catch((err: unknown) => fail(500, `cannot write snapshot from ${from}: ${(err as Error).message}`));
+  });
+  let message: Message | null = null;
+  stream.on('data', (chunk: Buffer) => {
+    if (failed || stream.destroyed) return;
+    try {
+      message = upload.push(chunk) ?? message;
+    } catch (err) {
+      fail(err instanceof CodecError && err.code === 'CODEC_TOO_LARGE' ? 413 : 400, `bad snapshot upload from ${from}: ${(err as Error).message}`);
+    }
+  });
+  stream.on('close', () => {
+    if (!message && !failed) fail(400, 'snapshot upload ended early');
+  });
+  stream.on('end', () => {
+    if (failed || stream.destroyed || stream.headersSent) return;
+    const m: Message | null = message;
+    if (!m) return fail(400, 'snapshot upload ended early');
+    if (!valid(m)) return fail(400, 'snapshot message not from the sender');
+    void (async () => {
+      try {
+        await writing;
+        const fh = await (file ??= openFile(path, 'wx', 0o600));
+        await fh.sync();
+        await fh.close();
+      } catch (err) {
+        return fail(500, `cannot write snapshot from ${from}: ${(err as Error).message}`);
+      }
+      if (stream.destroyed) {
+        await rm(path, { force: true });
+        return;
+      }
+      t.deliver({ ...m, snapshot: { metadata: m.snapshot!.metadata, data: encodeSnapshotRef({ path, size: upload.length }) } });
+      stream.respond({ ':status': 200 }, { endStream: true });
+    })();
+  });
+}
+
+/** Bytes of a received snapshot waiting for the disk before the upload is paused. */
+const SPOOL_HIGH_WATER = 16 << 20;
 
 /** The sending side towards one peer: its queue, its message pipe and its snapshot uploads. */
 class PeerSender {
@@ -496,22 +595,16 @@ class PeerSender {
     session.on('close', () => settle('failure'));
     req.resume();
 
-    const data = m.snapshot!.data;
-    let offset = 0;
-    const pump = (): void => {
-      if (settled) return;
-      while (offset < data.length) {
-        const end = Math.min(data.length, offset + snapshotChunkBytes);
-        const ok = req.write(data.subarray(offset, end));
-        offset = end;
-        if (!ok) {
-          req.once('drain', pump);
-          return;
-        }
+    // Inline data, or the file a reference names, read as the stream drains (snapshot-ref.ts).
+    const chunks = snapshotDataChunks(m.snapshot!.data, snapshotChunkBytes);
+    const pump = async (): Promise<void> => {
+      if (!req.write(encodeSnapshotHeader(m))) await new Promise((r) => req.once('drain', r));
+      for await (const chunk of chunks) {
+        if (settled) return;
+        if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
       }
-      req.end();
+      if (!settled) req.end();
     };
-    if (req.write(encodeSnapshotHeader(m))) pump();
-    else req.once('drain', pump);
+    pump().catch(() => settle('failure'));
   }
 }

@@ -301,6 +301,19 @@ describe('StatefulSet, DaemonSet, ReplicaSet, ReplicationController', () => {
     ]);
   });
 
+  it('StatefulSet mounts may name its volumeClaimTemplates (each pod gets that volume); other names are still not found', () => {
+    const mounting = (mounts: Obj[]) => template({ app: 'db' }, podSpec({ containers: [{ ...container(), volumeMounts: mounts }] }));
+    const claim = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    expect(check('apps/v1/StatefulSet', sts({ template: mounting([{ name: 'data', mountPath: '/data' }]), volumeClaimTemplates: [claim] }))).toEqual([]);
+    expect(check('apps/v1/StatefulSet', sts({ template: mounting([{ name: 'data', mountPath: '/data' }, { name: 'cache', mountPath: '/cache' }]), volumeClaimTemplates: [claim] }))).toEqual([
+      'spec.template.spec.containers[0].volumeMounts[1].name: Not found: "cache"',
+    ]);
+    // Only a StatefulSet adds volumes: a DaemonSet naming the same volume is refused.
+    expect(check('apps/v1/DaemonSet', ds({ template: template({ app: 'web' }, podSpec({ containers: [{ ...container(), volumeMounts: [{ name: 'data', mountPath: '/data' }] }] })) }))).toEqual([
+      'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"',
+    ]);
+  });
+
   it('DaemonSet selector is immutable', () => {
     const changed = ds({ selector: { matchLabels: { app: 'web', x: 'y' } }, template: template({ app: 'web', x: 'y' }) });
     expect(check('apps/v1/DaemonSet', changed, ds()).join('\n')).toContain('spec.selector: Invalid value');

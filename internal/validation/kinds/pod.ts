@@ -46,6 +46,11 @@ const MAX_INT32 = 2147483647;
 export interface PodSpecOptions {
   /** Pod templates (workloads, jobs): ephemeral containers are not allowed. */
   readonly template: boolean;
+  /**
+   * Volume names the owner adds to each pod it makes (a StatefulSet's volumeClaimTemplates):
+   * mounts and devices may name them although the template's volumes do not.
+   */
+  readonly ownerVolumes?: readonly string[];
 }
 
 type ContainerKind = 'init' | 'regular' | 'ephemeral';
@@ -430,6 +435,7 @@ export function validatePodSpec(spec: unknown, path: string, opts: PodSpecOption
   const errs: FieldError[] = [];
   const { errs: volumeErrs, byName: volumes } = validateVolumes(list(spec, 'volumes'), child(path, 'volumes'));
   errs.push(...volumeErrs);
+  for (const name of opts.ownerVolumes ?? []) if (!volumes.has(name)) volumes.set(name, { persistentVolumeClaim: { claimName: name } });
 
   const containers = list(spec, 'containers');
   if (containers.length === 0) errs.push(fieldErrors.required(child(path, 'containers'), ''));
@@ -504,6 +510,8 @@ export function validatePodSpec(spec: unknown, path: string, opts: PodSpecOption
 export interface PodTemplateOptions {
   /** The only restart policies the owning kind accepts (for example ["Always"] for workloads). */
   readonly restartPolicies?: readonly string[];
+  /** See PodSpecOptions.ownerVolumes. */
+  readonly ownerVolumes?: readonly string[];
 }
 
 /** A PodTemplateSpec at `path` (`spec.template`): template metadata labels and annotations, then the spec. */
@@ -514,7 +522,7 @@ export function validatePodTemplateSpec(template: unknown, path: string, opts: P
   errs.push(...validateLabels(meta?.labels, child(child(path, 'metadata'), 'labels')));
   errs.push(...validateAnnotations(meta?.annotations, child(child(path, 'metadata'), 'annotations')));
   const specPath = child(path, 'spec');
-  errs.push(...validatePodSpec(template.spec, specPath, { template: true }));
+  errs.push(...validatePodSpec(template.spec, specPath, { template: true, ...(opts.ownerVolumes ? { ownerVolumes: opts.ownerVolumes } : {}) }));
   const restart = str(obj(template, 'spec'), 'restartPolicy');
   if (opts.restartPolicies && restart && !opts.restartPolicies.includes(restart)) {
     errs.push(fieldErrors.notSupported(child(specPath, 'restartPolicy'), restart, opts.restartPolicies));

@@ -26,7 +26,7 @@ import { validatePodTemplateSpec } from './pod.js';
 const child = fieldPath.child;
 
 /** Selector present, non-empty, valid, and selecting the template's labels (apps/v1 rules). */
-export function validateSelectorAndTemplate(spec: JsonObject, kindWord: string, restartPolicies: readonly string[]): FieldError[] {
+export function validateSelectorAndTemplate(spec: JsonObject, kindWord: string, restartPolicies: readonly string[], ownerVolumes?: readonly string[]): FieldError[] {
   const errs: FieldError[] = [];
   const selector = spec.selector;
   if (!isObject(selector)) {
@@ -40,7 +40,7 @@ export function validateSelectorAndTemplate(spec: JsonObject, kindWord: string, 
   if (isObject(selector) && !isEmptySelector(selector) && !selectorMatches(selector, labels)) {
     errs.push(fieldErrors.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
   }
-  errs.push(...validatePodTemplateSpec(spec.template, 'spec.template', { restartPolicies }));
+  errs.push(...validatePodTemplateSpec(spec.template, 'spec.template', { restartPolicies, ...(ownerVolumes ? { ownerVolumes } : {}) }));
   if (template && has(obj(template, 'spec'), 'activeDeadlineSeconds')) {
     errs.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
   }
@@ -162,8 +162,11 @@ export const validateStatefulSet: KindValidator = (sts, old) => {
       errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${key}`, v, ['Retain', 'Delete']));
     }
   }
-  errs.push(...validateSelectorAndTemplate(spec, 'statefulset', ['Always']));
-  (Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []).forEach((claim, i) => {
+  const claims = Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
+  // Each pod gets a volume per claim template, named as the template: mounts may name it.
+  const claimNames = claims.map((c) => str(obj(c, 'metadata'), 'name')).filter((n): n is string => !!n);
+  errs.push(...validateSelectorAndTemplate(spec, 'statefulset', ['Always'], claimNames));
+  claims.forEach((claim, i) => {
     const p = `spec.volumeClaimTemplates[${i}]`;
     errs.push(...validateLabels(obj(obj(claim, 'metadata'), 'labels'), `${p}.metadata.labels`));
   });

@@ -9,7 +9,18 @@ import type { HttpJob, HttpLoadResult, TlsMaterial } from './protocol.js';
 import { compileTemplate, type RenderedRequest } from './request-template.js';
 
 export function tlsAgent(tls: TlsMaterial, maxSockets: number): Agent {
-  return new Agent({ ca: tls.ca, cert: tls.cert, key: tls.key, keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' });
+  return new Agent({ ...tlsOptions(tls), keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' });
+}
+
+/** The TLS options of a connection with this material (server name and verification only when set). */
+export function tlsOptions(tls: TlsMaterial): { ca: string; cert?: string; key?: string; servername?: string; rejectUnauthorized?: boolean } {
+  return {
+    ca: tls.ca,
+    cert: tls.cert,
+    key: tls.key,
+    ...(tls.servername !== undefined ? { servername: tls.servername } : {}),
+    ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+  };
 }
 
 export interface Exchange {
@@ -19,8 +30,11 @@ export interface Exchange {
   body?: Buffer;
 }
 
-/** One request over the agent; resolves when the whole response has arrived. */
-export function exchange(agent: Agent, base: URL, r: RenderedRequest, keepBody = false): Promise<Exchange> {
+/**
+ * One request over the agent; resolves when the whole response has arrived. With `timeoutMs`,
+ * a request not answered completely by then is destroyed and rejects with code ETIMEDOUT.
+ */
+export function exchange(agent: Agent, base: URL, r: RenderedRequest, keepBody = false, timeoutMs?: number): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const req = request({ host: base.hostname, port: base.port, agent, method: r.method, path: r.path, headers: r.headers }, (res) => {
       let bytes = 0;
@@ -35,6 +49,10 @@ export function exchange(agent: Agent, base: URL, r: RenderedRequest, keepBody =
       res.on('error', reject);
     });
     req.on('error', reject);
+    if (timeoutMs !== undefined) {
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+      req.on('close', () => clearTimeout(timer));
+    }
     req.end(r.body);
   });
 }

@@ -9,6 +9,10 @@ export interface TlsMaterial {
   ca: string;
   cert?: string;
   key?: string;
+  /** Name to verify the server's certificate for, when it is not the URL's host (kubeconfig tls-server-name). */
+  servername?: string;
+  /** false skips verifying the server (kubeconfig insecure-skip-tls-verify); default true. */
+  rejectUnauthorized?: boolean;
 }
 
 /**
@@ -113,6 +117,8 @@ export interface WatchJob {
    * `node` (node:http2 / node:https in the generator process). Default `node`.
    */
   client?: 'node' | 'native';
+  /** Extra request headers for each watch (a bearer token); `node` client only. */
+  headers?: Record<string, string>;
 }
 
 export interface WatchResult {

@@ -8,7 +8,7 @@
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { request as httpsRequest, type Agent } from 'node:https';
 import { LatencyRecorder } from '../support/latency.js';
-import { exchange, tlsAgent } from './http-load.js';
+import { exchange, tlsAgent, tlsOptions } from './http-load.js';
 import { wallClockMs, type WatchJob, type WatchResult, type WriterJob, type WriterResult } from './protocol.js';
 import { compileTemplate, type RenderedRequest } from './request-template.js';
 
@@ -98,6 +98,13 @@ export class WatchFleet {
 
   constructor(private readonly job: WatchJob) {}
 
+  /** Events received so far, of every type (for progress reports while it runs). */
+  get received(): number {
+    let n = 0;
+    for (const v of Object.values(this.events)) n += v;
+    return n;
+  }
+
   /** Opens every watcher; resolves once each has its response headers or failed. */
   async open(): Promise<{ established: number; failed: number; firstError?: string }> {
     const { job } = this;
@@ -108,7 +115,7 @@ export class WatchFleet {
       for (let s = 0; s < sessionCount; s++) {
         // Flow-control windows as Go's HTTP/2 client sets them (client-go: 4 MiB per stream,
         // 1 GiB per connection); Node's 64 KiB defaults would make the client the bottleneck.
-        const session = http2Connect(base.origin, { ca: job.tls.ca, cert: job.tls.cert, key: job.tls.key, settings: { initialWindowSize: 4 * 1024 * 1024 } });
+        const session = http2Connect(base.origin, { ...tlsOptions(job.tls), settings: { initialWindowSize: 4 * 1024 * 1024 } });
         session.on('connect', () => session.setLocalWindowSize(1024 * 1024 * 1024));
         session.on('error', (e) => (this.firstError ??= e.message));
         this.sessions.push(session);
@@ -130,7 +137,7 @@ export class WatchFleet {
 
   private openHttp2(session: ClientHttp2Session, path: string): Promise<void> {
     return new Promise((resolve) => {
-      const stream = session.request({ ':method': 'GET', ':path': path });
+      const stream = session.request({ ...this.job.headers, ':method': 'GET', ':path': path });
       let settled = false;
       const settle = (ok: boolean, why?: string) => {
         if (settled) return;
@@ -154,7 +161,7 @@ export class WatchFleet {
 
   private openHttp1(base: URL, path: string): Promise<void> {
     return new Promise((resolve) => {
-      const req = httpsRequest({ host: base.hostname, port: base.port, path, method: 'GET', agent: this.agent }, (res) => {
+      const req = httpsRequest({ host: base.hostname, port: base.port, path, method: 'GET', agent: this.agent, headers: this.job.headers }, (res) => {
         if (res.statusCode === 200) this.established++;
         else {
           this.failed++;

@@ -4,7 +4,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find cmd internal raft tools bench e2e -name '*.ts' -not -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: cluster install build run test test-unit test-e2e test-raft test-chaos test-raft-long typecheck bench bench-native gen-schemas clean
+.PHONY: cluster load install build run test test-unit test-e2e test-raft test-chaos test-raft-long typecheck bench bench-native gen-schemas clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -28,6 +28,12 @@ run: build
 # ./cluster): each replica's name, address and kubeconfig are printed; SIGINT stops them all.
 cluster: build
 	node dist/cmd/clusterd-cluster/main.js
+
+# Drives a running clusterd or cluster with a mix of requests and watchers for a fixed time and
+# prints throughput, latency percentiles and errors: make load ARGS="--kubeconfig FILE --duration 30s"
+# (all flags: make load ARGS=--help; README "Load tests").
+load: build
+	node dist/cmd/clusterd-load/main.js $(ARGS)
 
 typecheck: install
 	npx tsc -p tsconfig.json

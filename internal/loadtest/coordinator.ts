@@ -96,7 +96,6 @@ export class LoadRun {
   private readonly clients: TargetClient[];
   private workers: WorkerHandle[] = [];
   private interrupted = false;
-  private started = false;
 
   constructor(
     private readonly options: LoadOptions,
@@ -156,7 +155,6 @@ export class LoadRun {
         objectSize: o.objectSize,
         listLimit: o.listLimit,
         timeoutMs: o.timeoutMs,
-        progressIntervalMs: o.progressIntervalMs,
       });
       firstConnection += connections;
       firstWatcher += watchers;
@@ -184,7 +182,6 @@ export class LoadRun {
             previous = { elapsedMs, progress };
           }, o.progressIntervalMs)
         : undefined;
-    this.started = true;
     let results: WorkerLoadResult[];
     try {
       const loaded = this.workers.map((w) => w.ask('loaded'));
@@ -267,9 +264,5 @@ export class LoadRun {
     } catch (e) {
       return `clean-up failed: ${(e as Error).message}`;
     }
-  }
-
-  get running(): boolean {
-    return this.started;
   }
 }

@@ -36,7 +36,6 @@ export interface WorkerJob {
   objectSize: number;
   listLimit: number;
   timeoutMs: number;
-  progressIntervalMs: number;
 }
 
 export interface OpFigures {

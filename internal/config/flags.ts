@@ -49,6 +49,8 @@ export interface ServerConfig {
   authenticationConfig: string | undefined;
   /** Structured authorization configuration file, reloaded on change (hash compared across replicas). */
   authorizationConfig: string | undefined;
+  /** `major.minor`: show the metrics hidden in this release (checked against the release at start). */
+  showHiddenMetricsForVersion: string | undefined;
 }
 
 export class FlagError extends Error {
@@ -257,6 +259,14 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => { c.authorizationConfig = v || undefined; },
   },
   {
+    name: 'show-hidden-metrics-for-version', value: 'major.minor', default: '',
+    help: 'The previous minor release (the only value accepted; others fail the start): /metrics shows again the deprecated metrics hidden in this release, as kube-apiserver\'s flag.',
+    apply: (c, v) => {
+      if (v && !/^\d+\.\d+$/.test(v)) throw new FlagError(`invalid value "${v}" for --show-hidden-metrics-for-version: want major.minor, for example 1.34`);
+      c.showHiddenMetricsForVersion = v || undefined;
+    },
+  },
+  {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',
     help: 'Least severe log level written (JSON lines on stderr). Start-up and shutdown are logged at warn so the default shows them.',
     apply: (c, v) => { c.logLevel = oneOf('log-level', ['error', 'warn', 'info', 'debug'] as const, v); },
@@ -271,6 +281,7 @@ export function defaultConfig(): ServerConfig {
   c.initialCluster = [];
   c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = undefined;
   c.authenticationConfig = c.authorizationConfig = undefined;
+  c.showHiddenMetricsForVersion = undefined;
   for (const f of FLAGS) if (f.default !== '') f.apply(c, f.default);
   return c;
 }

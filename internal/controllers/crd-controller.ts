@@ -11,7 +11,7 @@ import type { Naming } from '../naming/naming.js';
 import { resourcePrefix } from '../registry/keys.js';
 import type { RegistrySet } from '../registry/registry-set.js';
 import { apiVersionOf, type ApiCatalog, type CustomResourceInfo, type ResourceInfo, type SubresourceInfo } from '../schema/catalog.js';
-import { stabilityOf } from '../schema/versions.js';
+import { compareVersionPriority, stabilityOf } from '../schema/versions.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
 
@@ -99,9 +99,25 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
       storageResource: `${group}/${plural}`,
       storageVersion,
       custom,
+      ...(v.deprecated === true ? { deprecation: { warning: deprecationWarning(v, versions, group, kind), removedRelease: '' } } : {}),
     });
   }
   return infos;
+}
+
+/**
+ * A deprecated version's Warning: its deprecationWarning, else upstream's default text, which
+ * names the most preferred served version that is not deprecated and ranks above this one.
+ */
+function deprecationWarning(v: Obj, versions: Obj[], group: string, kind: string): string {
+  if (typeof v.deprecationWarning === 'string') return v.deprecationWarning;
+  const name = str(v.name);
+  const text = `${group}/${name} ${kind} is deprecated`;
+  const better = versions
+    .filter((o) => o.served === true && o.deprecated !== true && compareVersionPriority(str(o.name), name) < 0)
+    .map((o) => str(o.name))
+    .sort(compareVersionPriority);
+  return better.length ? `${text}; use ${group}/${better[0]} ${kind}` : text;
 }
 
 export class CrdController {

@@ -1,81 +1,265 @@
-// internal/metrics owns the server's Prometheus metrics (served at /metrics): requests by
-// verb, resource and code with their latency, requests in flight, registered watchers, stored
-// objects per resource. prom-client does the bookkeeping and the text format.
+// internal/metrics owns the server's Prometheus metrics (served at /metrics) under upstream
+// kube-apiserver 1.32's names, types, labels, buckets and help texts, so that dashboards made
+// for kube-apiserver work: requests (count, latency, in flight, long-running), requested
+// deprecated APIs, watch events, stored objects and store latency (etcd_request_duration_seconds,
+// measuring clusterd's own store). prom-client does the bookkeeping and the text format; this
+// module keeps the per-request cost to a map lookup by caching each label set's children.
+// Metrics have a stability level and may be deprecated and hidden (stability.ts).
 // Imports: nothing from the project (prom-client).
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { decoratedHelp, isHiddenIn, showHiddenMetrics, type BinaryVersion, type MetricLifecycle } from './stability.js';
 
-export interface RequestLabels {
-  verb: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  scope: string;
-  code: string;
+/** upstream's request latency buckets (apiserver_request_duration_seconds, etcd_request_duration_seconds). */
+const LATENCY_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+
+const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
+type RequestLabel = (typeof REQUEST_LABELS)[number];
+/** One request's labels as upstream reports them (see request-labels.ts). */
+export type RequestLabels = Record<RequestLabel, string>;
+
+interface Definition extends MetricLifecycle {
+  readonly help: string;
+}
+
+/** Every metric this module defines: help text and lifecycle. Order = order in /metrics. */
+export const DEFINITIONS = {
+  apiserver_request_total: {
+    stability: 'STABLE',
+    help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+  },
+  apiserver_request_duration_seconds: {
+    stability: 'STABLE',
+    help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+  },
+  apiserver_current_inflight_requests: {
+    stability: 'STABLE',
+    help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+  },
+  apiserver_longrunning_requests: {
+    stability: 'STABLE',
+    help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+  },
+  apiserver_requested_deprecated_apis: {
+    stability: 'STABLE',
+    help: 'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+  },
+  apiserver_watch_events_total: { stability: 'ALPHA', help: 'Number of events sent in watch clients' },
+  apiserver_storage_objects: { stability: 'STABLE', help: 'Number of stored objects at the time of last check split by kind.' },
+  etcd_request_duration_seconds: {
+    stability: 'ALPHA',
+    help: 'Etcd request latency in seconds for each operation and object type. (clusterd has no etcd: this measures its own store — LevelDB, and in a cluster the Raft round of a write.)',
+  },
+  // Upstream deprecated it in 1.23 in favour of apiserver_longrunning_requests{verb="WATCH"}
+  // (and has since removed it); here it is hidden unless --show-hidden-metrics-for-version.
+  apiserver_registered_watchers: { stability: 'ALPHA', deprecatedVersion: '1.23', help: 'Number of currently registered watchers for a given resources' },
+} satisfies Record<string, Definition>;
+
+export type MetricName = keyof typeof DEFINITIONS;
+
+/** Store operations, as upstream's etcd3 store names them in etcd_request_duration_seconds. */
+export type StoreOperation = 'get' | 'list' | 'create' | 'update' | 'delete';
+
+export interface ServerMetricsOptions {
+  /** The running release (SERVER_VERSION's major and minor): decides which metrics are hidden. */
+  version: BinaryVersion;
+  /** `--show-hidden-metrics-for-version`; anything but the previous minor release throws. */
+  showHiddenMetricsForVersion?: string;
+  /** Stored objects per resource (`pods`, `deployments.apps`), read at each scrape. */
+  storedObjects: () => Iterable<{ resource: string; objects: number }>;
+  /** The `type` label of a store key prefix (`/registry/<group>/<resource>/`), as `pods` or `deployments.apps`. */
+  resourceOfPrefix: (prefix: string) => string;
+  /** Told once about each deprecated metric that is still registered. */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type GaugeChild = ReturnType<Gauge<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+
+/** Label sets cached per kind of series; past this many a request resolves its labels each time. */
+const MAX_CACHED_SERIES = 10_000;
+
+/** A request's label set with its resolved children: what withMetrics holds for one request. */
+export class RequestSeries {
+  private readonly codes = new Map<number, CounterChild>();
+  private longrunningChild: GaugeChild | undefined;
+
+  constructor(
+    private readonly metrics: ServerMetrics,
+    readonly labels: RequestLabels,
+    private readonly latency: HistogramChild,
+  ) {}
+
+  /** Counts the answered request and records its latency. */
+  done(code: number, seconds: number): void {
+    let counter = this.codes.get(code);
+    if (!counter) {
+      counter = this.metrics.requestCounter({ ...this.labels, code: String(code) });
+      this.codes.set(code, counter);
+    }
+    counter.inc();
+    this.latency.observe(seconds);
+  }
+
+  /** The long-running gauge of this label set. */
+  get longrunning(): GaugeChild {
+    return (this.longrunningChild ??= this.metrics.longrunningGauge(this.labels));
+  }
+}
+
+/** What a watch stream reports: events delivered, and (when shown) the registered-watchers gauge. */
+export interface WatchSeries {
+  readonly events: { inc(n: number): void };
+  opened(): void;
+  closed(): void;
 }
 
 export class ServerMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<keyof RequestLabels | 'component'>;
-  private readonly latency: Histogram<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
-  readonly inflight: Gauge<'request_kind'>;
-  readonly watchers: Gauge<'group' | 'kind'>;
-  private readonly objects: Gauge<'resource'>;
+  private readonly requests: Counter<RequestLabel | 'code'>;
+  private readonly latency: Histogram<RequestLabel>;
+  private readonly inflight: Gauge<'request_kind'>;
+  private readonly longrunning: Gauge<RequestLabel>;
+  private readonly deprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
+  private readonly watchEvents: Counter<'group' | 'version' | 'kind'>;
+  private readonly watchers: Gauge<'group' | 'version' | 'kind'>;
+  private readonly storeLatency: Histogram<'operation' | 'type'>;
+  /** Names of the metrics this server registered (the others are hidden). */
+  readonly shown: ReadonlySet<MetricName>;
 
-  constructor(perResource: () => Iterable<{ resource: string; objects: number; watchers: number }>) {
+  private readonly requestSeries = new Map<string, RequestSeries>();
+  private readonly watchSeriesCache = new Map<string, WatchSeries>();
+  private readonly storeSeries = new Map<string, HistogramChild>();
+  /** Requests in flight now and the most at once since the last one-second tick, per kind. */
+  private readonly inflightNow = { readOnly: 0, mutating: 0 };
+  private readonly inflightPeak = { readOnly: 0, mutating: 0 };
+  private readonly lastSecondPeak = { readOnly: 0, mutating: 0 };
+  private readonly tick: NodeJS.Timeout;
+
+  constructor(private readonly options: ServerMetricsOptions) {
+    const showHidden = showHiddenMetrics(options.showHiddenMetricsForVersion, options.version);
+    const shown = new Set<MetricName>();
+    const registersFor = (name: MetricName): Registry[] => {
+      const def: Definition = DEFINITIONS[name];
+      if (isHiddenIn(def, options.version) && !showHidden) return [];
+      if (def.deprecatedVersion) options.warn?.('metric is deprecated', { metric: name, deprecatedVersion: def.deprecatedVersion });
+      shown.add(name);
+      return [this.registry];
+    };
+    const meta = (name: MetricName) => ({ name, help: decoratedHelp(DEFINITIONS[name].help, DEFINITIONS[name]), registers: registersFor(name) });
+
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
-      registers: [this.registry],
-    });
-    this.latency = new Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
-      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
-      buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
-      registers: [this.registry],
-    });
+    this.requests = new Counter({ ...meta('apiserver_request_total'), labelNames: [...REQUEST_LABELS, 'code'] });
+    this.latency = new Histogram({ ...meta('apiserver_request_duration_seconds'), labelNames: [...REQUEST_LABELS], buckets: LATENCY_BUCKETS });
+    const self = this;
     this.inflight = new Gauge({
-      name: 'apiserver_current_inflight_requests',
-      help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      ...meta('apiserver_current_inflight_requests'),
       labelNames: ['request_kind'],
-      registers: [this.registry],
-    });
-    this.watchers = new Gauge({
-      name: 'apiserver_registered_watchers',
-      help: 'Number of currently registered watchers for a given resources',
-      labelNames: ['group', 'kind'],
-      registers: [this.registry],
-      collect: () => {
-        this.watchers.reset();
-        for (const r of perResource()) {
-          const slash = r.resource.lastIndexOf('.');
-          if (r.watchers > 0) this.watchers.set({ group: slash < 0 ? '' : r.resource.slice(slash + 1), kind: slash < 0 ? r.resource : r.resource.slice(0, slash) }, r.watchers);
-        }
+      collect() {
+        // The peak of the last full second, or of this one so far when that is higher.
+        for (const kind of ['readOnly', 'mutating'] as const) this.set({ request_kind: kind }, Math.max(self.lastSecondPeak[kind], self.inflightPeak[kind]));
       },
     });
-    this.objects = new Gauge({
-      name: 'apiserver_storage_objects',
-      help: 'Number of stored objects at the time of last check split by kind.',
+    this.longrunning = new Gauge({ ...meta('apiserver_longrunning_requests'), labelNames: [...REQUEST_LABELS] });
+    this.deprecatedApis = new Gauge({ ...meta('apiserver_requested_deprecated_apis'), labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] });
+    this.watchEvents = new Counter({ ...meta('apiserver_watch_events_total'), labelNames: ['group', 'version', 'kind'] });
+    new Gauge({
+      ...meta('apiserver_storage_objects'),
       labelNames: ['resource'],
-      registers: [this.registry],
-      collect: () => {
-        this.objects.reset();
-        for (const r of perResource()) this.objects.set({ resource: r.resource }, r.objects);
+      collect() {
+        this.reset();
+        for (const r of options.storedObjects()) this.set({ resource: r.resource }, r.objects);
       },
     });
+    this.storeLatency = new Histogram({ ...meta('etcd_request_duration_seconds'), labelNames: ['operation', 'type'], buckets: LATENCY_BUCKETS });
+    this.watchers = new Gauge({ ...meta('apiserver_registered_watchers'), labelNames: ['group', 'version', 'kind'] });
+    this.shown = shown;
+
+    this.tick = setInterval(() => {
+      for (const kind of ['readOnly', 'mutating'] as const) {
+        this.lastSecondPeak[kind] = this.inflightPeak[kind];
+        this.inflightPeak[kind] = this.inflightNow[kind];
+      }
+    }, 1000);
+    this.tick.unref();
   }
 
-  observe(labels: RequestLabels, seconds: number): void {
-    const { code, ...rest } = labels;
-    this.requests.inc({ ...rest, code, component: 'apiserver' });
-    this.latency.observe({ ...rest, component: 'apiserver' }, seconds);
+  /** The children of one request label set (cached: a request costs a key and a map lookup). */
+  request(labels: RequestLabels): RequestSeries {
+    const key = `${labels.verb}\0${labels.dry_run}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}\0${labels.component}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = new RequestSeries(this, labels, this.latency.labels(labels));
+      if (this.requestSeries.size < MAX_CACHED_SERIES) this.requestSeries.set(key, series);
+    }
+    return series;
+  }
+
+  /** @internal for RequestSeries */
+  requestCounter(labels: RequestLabels & { code: string }): CounterChild {
+    return this.requests.labels(labels);
+  }
+
+  /** @internal for RequestSeries */
+  longrunningGauge(labels: RequestLabels): GaugeChild {
+    return this.longrunning.labels(labels);
+  }
+
+  /** A non-long-running request started (readOnly: get, list; mutating: the rest). */
+  inflightStarted(kind: 'readOnly' | 'mutating'): void {
+    const now = ++this.inflightNow[kind];
+    if (now > this.inflightPeak[kind]) this.inflightPeak[kind] = now;
+  }
+
+  inflightEnded(kind: 'readOnly' | 'mutating'): void {
+    this.inflightNow[kind]--;
+  }
+
+  /** A request to a deprecated API version (spec §6 item 4): its gauge is 1 from then on. */
+  deprecatedApiRequested(labels: { group: string; version: string; resource: string; subresource: string; removedRelease: string }): void {
+    this.deprecatedApis.set({ group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, removed_release: labels.removedRelease }, 1);
+  }
+
+  /** The series a watch stream of this kind reports to (cached per kind). */
+  watch(group: string, version: string, kind: string): WatchSeries {
+    const key = `${group}\0${version}\0${kind}`;
+    let series = this.watchSeriesCache.get(key);
+    if (!series) {
+      const labels = { group, version, kind };
+      const events = this.watchEvents.labels(labels);
+      const watchers = this.shown.has('apiserver_registered_watchers') ? this.watchers.labels(labels) : undefined;
+      series = {
+        events,
+        opened: () => watchers?.inc(),
+        closed: () => watchers?.dec(),
+      };
+      if (this.watchSeriesCache.size < MAX_CACHED_SERIES) this.watchSeriesCache.set(key, series);
+    }
+    return series;
+  }
+
+  /**
+   * Records one store request. `key` is the first key it touched; its resource prefix
+   * (`/registry/<group>/<resource>/`) names the `type` label.
+   */
+  storeRequest(operation: StoreOperation, key: string, seconds: number): void {
+    const end = key.indexOf('/', key.indexOf('/', key.indexOf('/', 1) + 1) + 1);
+    const prefix = end < 0 ? key : key.slice(0, end + 1);
+    const cacheKey = `${operation}\0${prefix}`;
+    let child = this.storeSeries.get(cacheKey);
+    if (!child) {
+      child = this.storeLatency.labels({ operation, type: this.options.resourceOfPrefix(prefix) });
+      if (this.storeSeries.size < MAX_CACHED_SERIES) this.storeSeries.set(cacheKey, child);
+    }
+    child.observe(seconds);
   }
 
   async text(): Promise<string> {
     return this.registry.metrics();
+  }
+
+  close(): void {
+    clearInterval(this.tick);
   }
 }

@@ -49,6 +49,11 @@ export interface ResourceInfo {
   readonly storageVersion: string;
   /** Set for resources served from a CustomResourceDefinition. */
   readonly custom?: CustomResourceInfo;
+  /**
+   * Set when this version is deprecated (spec §9.2 item 6): requests to it get this Warning,
+   * the audit annotation and apiserver_requested_deprecated_apis. removedRelease: '' if unknown.
+   */
+  readonly deprecation?: { readonly warning: string; readonly removedRelease: string };
 }
 
 /** What a custom resource's version brings beyond the common fields. */

@@ -471,7 +471,7 @@ describe('metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toContain('text/plain');
     const text = res.text();
-    expect(text).toMatch(/apiserver_request_total\{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",code="200",component="apiserver"\} \d+/);
+    expect(text).toMatch(/apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} \d+/);
     expect(text).toMatch(/apiserver_request_duration_seconds_bucket\{/);
     expect(text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} \d+/);
     expect((await t.anonymous.get('/metrics')).status).toBe(403);

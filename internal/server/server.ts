@@ -30,6 +30,7 @@ import { buildHandlerChain } from '../http/chain.js';
 import type { HttpDeps, VersionInfo } from '../http/deps.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { ServerMetrics } from '../metrics/metrics.js';
+import { showHiddenMetrics } from '../metrics/stability.js';
 import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
 import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
@@ -96,6 +97,9 @@ export interface StartOptions {
 
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.log ?? createLogger(config.logLevel);
+  // Refused before anything starts: only the previous minor release is a meaningful value.
+  const metricsVersion = { major: Number(SERVER_VERSION.major), minor: Number(SERVER_VERSION.minor) };
+  showHiddenMetrics(config.showHiddenMetricsForVersion, metricsVersion);
   const naming = createNaming(config.naming);
   mkdirSync(config.dataDir, { recursive: true });
   // The configuration every replica must load identically, reloaded on change.
@@ -212,13 +216,20 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   const protobuf = new ProtobufSerializer(naming);
   const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');
-  const metrics = new ServerMetrics(() =>
-    cache.stats().map((st) => {
-      // `/registry/<group>/<resource>/` → `<resource>.<group>` as upstream labels it.
-      const [group, resource] = st.prefix.slice(REGISTRY_ROOT.length, -1).split('/');
-      return { resource: group === 'core' ? resource! : `${resource}.${naming.group(group!)}`, objects: st.objects, watchers: st.watchers };
-    }),
-  );
+  // `/registry/<group>/<resource>/` → `<resource>.<group>` as upstream labels it.
+  const resourceOfPrefix = (prefix: string): string => {
+    if (!prefix.startsWith(REGISTRY_ROOT)) return prefix;
+    const [group, resource] = prefix.slice(REGISTRY_ROOT.length, -1).split('/');
+    return group === 'core' || resource === undefined ? resource ?? group! : `${resource}.${naming.group(group!)}`;
+  };
+  const metrics = new ServerMetrics({
+    version: metricsVersion,
+    showHiddenMetricsForVersion: config.showHiddenMetricsForVersion,
+    storedObjects: () => cache.stats().map((st) => ({ resource: resourceOfPrefix(st.prefix), objects: st.objects })),
+    resourceOfPrefix,
+    warn: (message, fields) => log.warn(message, fields),
+  });
+  store.observeRequests((operation, key, seconds) => metrics.storeRequest(operation, key, seconds));
   if (cluster) cluster.registerMetrics(metrics.registry);
   const deps: HttpDeps = {
     metrics,
@@ -379,6 +390,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.
       cache.stop();
+      metrics.close();
       for (const s of sessions) s.close();
       const deadline = setTimeout(() => {
         for (const s of sockets) s.destroy();

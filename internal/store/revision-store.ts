@@ -45,8 +45,15 @@ export interface OpenStoreOptions {
   naming?: string;
 }
 
+/**
+ * Told about each read and write with its operation, its first key and how long it took
+ * (etcd_request_duration_seconds in internal/metrics). Compactions are not requests.
+ */
+export type StoreRequestObserver = (operation: 'get' | 'list' | 'create' | 'update' | 'delete', key: string, seconds: number) => void;
+
 export class LevelRevisionStore implements RevisionStore {
   private readonly listeners = new Set<(batch: AppliedBatch) => void>();
+  private observer: StoreRequestObserver | undefined;
   private closed = false;
   /** Revision exposed to readers: only fully written batches. */
   private durableRevision: number;
@@ -150,7 +157,27 @@ export class LevelRevisionStore implements RevisionStore {
     return revision;
   }
 
-  async get(key: string, revision?: number): Promise<KeyValue | undefined> {
+  /** Reports every later get, range and write to `observer` (one observer: the server's metrics). */
+  observeRequests(observer: StoreRequestObserver): void {
+    this.observer = observer;
+  }
+
+  private async measured<T>(operation: Parameters<StoreRequestObserver>[0], key: string, run: () => Promise<T>): Promise<T> {
+    const observer = this.observer;
+    if (!observer) return run();
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      observer(operation, key, (performance.now() - started) / 1000);
+    }
+  }
+
+  get(key: string, revision?: number): Promise<KeyValue | undefined> {
+    return this.observer ? this.measured('get', key, () => this.read(key, revision)) : this.read(key, revision);
+  }
+
+  private async read(key: string, revision?: number): Promise<KeyValue | undefined> {
     const at = this.checkRevision(revision);
     const r = this.index.visible(key, at);
     if (!r) return undefined;
@@ -159,7 +186,11 @@ export class LevelRevisionStore implements RevisionStore {
     return { key, value: decodeRecord(bytes).value, createRevision: r.createRevision, modRevision: r.revision, version: r.version };
   }
 
-  async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
+  range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
+    return this.observer ? this.measured('list', prefix, () => this.rangeAt(prefix, options)) : this.rangeAt(prefix, options);
+  }
+
+  private async rangeAt(prefix: string, options: RangeOptions): Promise<RangeResult> {
     const at = this.checkRevision(options.revision);
     const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     const picked: Array<{ key: string; revision: number; createRevision: number; version: number }> = [];
@@ -255,6 +286,13 @@ export class LevelRevisionStore implements RevisionStore {
         if (!isValidKey(op.key) || seen.has(op.key)) return Promise.reject(new Error(`invalid or duplicate key in command: ${op.key}`));
         seen.add(op.key);
       }
+    }
+    if (this.observer && command.type === 'txn' && (command.ops.length > 0 || command.compares.length > 0)) {
+      const first = command.ops[0];
+      const key = first?.key ?? command.compares[0]!.key;
+      const operation =
+        first?.type === 'delete' ? 'delete' : command.compares.some((c) => c.key === key && c.modRevision === 0) ? 'create' : 'update';
+      return this.measured(operation, key, () => this.replicator.propose(command, decoded));
     }
     return this.replicator.propose(command, decoded);
   }

@@ -1,37 +1,50 @@
 // internal/http/filters/with-metrics owns counting every request and timing it to its
 // response (for watches and streamed lists: to their first byte), with the labels upstream
-// uses, and the requests-in-flight gauge. It runs right after request info, so refused
-// requests (401, 403, 429) count too. Imports: metrics, http/context.
+// uses (metrics/request-labels), the requests-in-flight gauge (long-running requests excepted,
+// as upstream's max-in-flight filter) and the long-running gauge, which a watch holds until
+// its stream closes. It runs right after request info, so refused requests (401, 403, 429)
+// count too. Imports: metrics, http/context.
 
 import type { MiddlewareHandler } from 'hono';
 import type { ServerMetrics } from '../../metrics/metrics.js';
+import { isLongRunning, requestKind, requestLabels } from '../../metrics/request-labels.js';
 import type { Env } from '../context.js';
 
-const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+/** The part of Node's response the filter watches: a long-running request ends when it closes. */
+interface Closable {
+  once(event: 'close', listener: () => void): unknown;
+}
 
 export function withMetrics(metrics: ServerMetrics): MiddlewareHandler<Env> {
   return async (c, next) => {
     const started = performance.now();
     const info = c.get('info');
-    const kind = info.isResourceRequest && MUTATING.has(info.verb) ? 'mutating' : 'readOnly';
-    metrics.inflight.inc({ request_kind: kind });
+    const series = metrics.request(requestLabels(info, c.req.method, c.req.header('content-type'), c.get('query')));
+    const longRunning = isLongRunning(info);
+    const kind = requestKind(info);
+    let endLongRunning: (() => void) | undefined;
+    if (longRunning) {
+      // A watch answers at once and streams afterwards: it is over when the response closes.
+      const gauge = series.longrunning;
+      gauge.inc();
+      let ended = false;
+      endLongRunning = () => {
+        if (ended) return;
+        ended = true;
+        gauge.dec();
+      };
+      const outgoing = c.env?.outgoing as Closable | undefined;
+      if (typeof outgoing?.once === 'function') {
+        outgoing.once('close', endLongRunning);
+        endLongRunning = undefined;
+      }
+    } else metrics.inflightStarted(kind);
     try {
       await next();
     } finally {
-      metrics.inflight.dec({ request_kind: kind });
-      const scope = !info.isResourceRequest ? '' : info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster';
-      metrics.observe(
-        {
-          verb: info.isResourceRequest ? info.verb.toUpperCase() : c.req.method,
-          group: info.apiGroup,
-          version: info.apiVersion,
-          resource: info.resource,
-          subresource: info.subresource,
-          scope,
-          code: String(c.res?.status ?? 500),
-        },
-        (performance.now() - started) / 1000,
-      );
+      if (!longRunning) metrics.inflightEnded(kind);
+      endLongRunning?.();
+      series.done(c.res?.status ?? 500, (performance.now() - started) / 1000);
     }
   };
 }

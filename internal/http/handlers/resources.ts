@@ -14,6 +14,7 @@ import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { handlePatch } from './patch.js';
 import { resolveResourceRequest } from './resource-request.js';
+import { warningHeader } from '../respond.js';
 import { handleReview, reviewKindOf } from './reviews.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
@@ -37,6 +38,12 @@ export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<R
   if (served && review) return handleReview(c, deps, served, review);
   const rr = resolveResourceRequest(c, deps);
   const sub = rr.subresource?.name;
+  const deprecation = rr.resource.deprecation;
+  if (deprecation) {
+    // Spec §9.2 item 6: a deprecated version's requests get its Warning and set the metric.
+    c.get('warnings').push(warningHeader(deprecation.warning));
+    deps.metrics?.deprecatedApiRequested({ group: rr.resource.group, version: rr.resource.version, resource: rr.resource.resource, subresource: sub ?? '', removedRelease: deprecation.removedRelease });
+  }
   const isBinding = (sub === 'binding' || (!sub && rr.resource.resource === 'bindings' && rr.resource.group === '')) && rr.info.verb === 'create';
   if (isBinding) return handleBinding(c, deps, rr);
   if (sub && NODE_AGENT_SUBRESOURCES.has(sub)) {

@@ -12,6 +12,7 @@ import { watchParams } from '../list-options.js';
 import { chooseRepresentation, watchEventWriter } from '../representations.js';
 import type { Item } from '../serializers.js';
 import type { WatchOutput } from '../../watchcache/types.js';
+import type { WatchSeries } from '../../metrics/metrics.js';
 import { CacheWatcher } from '../../watchcache/watcher.js';
 import { StatusError } from '../../apierrors/status.js';
 import type { ResourceRequest } from './resource-request.js';
@@ -99,16 +100,17 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     if (params.allowBookmarks) watcher.bookmark();
   };
   const bookmarkEvery = params.allowBookmarks ? deps.bookmarkIntervalMs : 0;
+  const counted = deps.metrics?.watch(rr.resource.group, rr.resource.version, rr.resource.kind);
   const outgoing = c.env?.outgoing as NodeResponse | undefined;
   if (outgoing && typeof outgoing.writeHead === 'function') {
     // Straight to the Node response: a web stream per watcher costs more than the events.
     const headers: Record<string, string | string[]> = { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' };
     const warnings = c.get('warnings');
     if (warnings.length) headers.warning = warnings;
-    pumpToNode(watcher, encodeBatch, outgoing, headers, timeoutMs, bookmarkEvery, beforeTimeout);
+    pumpToNode(watcher, encodeBatch, outgoing, headers, timeoutMs, bookmarkEvery, beforeTimeout, counted);
     return RESPONSE_ALREADY_SENT;
   }
-  const stream = watchStream(watcher, encodeBatch, timeoutMs, bookmarkEvery, beforeTimeout);
+  const stream = watchStream(watcher, encodeBatch, timeoutMs, bookmarkEvery, beforeTimeout, counted);
   const headers = new Headers({ 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings')) headers.append('warning', w);
   return new Response(stream, { status: 200, headers });
@@ -147,9 +149,11 @@ function pumpToNode(
   timeoutMs: number,
   bookmarkIntervalMs: number,
   beforeTimeout: () => void,
+  counted?: WatchSeries,
 ): void {
   let gone = false;
   let finished = false;
+  counted?.opened();
   const timer = setTimeout(() => {
     beforeTimeout();
     watcher.close();
@@ -158,6 +162,7 @@ function pumpToNode(
   const finish = () => {
     if (finished) return;
     finished = true;
+    counted?.closed();
     clearTimeout(timer);
     clearInterval(bookmarks);
     res.off('close', onClose);
@@ -182,6 +187,8 @@ function pumpToNode(
     if (finished) return;
     try {
       const outs = watcher.drain();
+      // Counted per delivery round, not per event: the fan-out path stays one call per stream.
+      if (outs.length > 0) counted?.events.inc(outs.length);
       const bytes = outs.length > 0 ? encodeBatch(outs) : undefined;
       if (bytes && !res.write(bytes) && (res.writableLength ?? Infinity) > STREAM_BUFFER_LIMIT) {
         watcher.pause();
@@ -204,16 +211,21 @@ export function watchStream(
   timeoutMs: number,
   bookmarkIntervalMs: number,
   beforeTimeout: () => void,
+  counted?: WatchSeries,
 ): ReadableStream<Uint8Array> {
   let timer: NodeJS.Timeout | undefined;
   let bookmarks: NodeJS.Timeout | undefined;
+  let stopped = false;
   const stop = () => {
+    if (!stopped) counted?.closed();
+    stopped = true;
     clearTimeout(timer);
     clearInterval(bookmarks);
     watcher.close();
   };
   return new ReadableStream<Uint8Array>({
     start() {
+      counted?.opened();
       timer = setTimeout(() => {
         beforeTimeout();
         stop();
@@ -232,6 +244,7 @@ export function watchStream(
           }
           continue;
         }
+        counted?.events.inc(outs.length);
         const bytes = encodeBatch(outs);
         if (bytes) {
           controller.enqueue(bytes);

@@ -3,11 +3,13 @@
 // for kube-apiserver work: requests (count, latency, in flight, long-running), requested
 // deprecated APIs, watch events, stored objects and store latency (etcd_request_duration_seconds,
 // measuring clusterd's own store). prom-client does the bookkeeping and the text format; this
-// module keeps the per-request cost to a map lookup by caching each label set's children.
+// module keeps the per-request cost to a map lookup by caching each label set's children
+// (series.ts: a child update is a number update, no label hashing).
 // Metrics have a stability level and may be deprecated and hidden (stability.ts).
 // Imports: nothing from the project (prom-client).
 
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { CounterFamily, GaugeFamily, HistogramFamily, type CounterChild, type HistogramChild } from './series.js';
 import { decoratedHelp, isHiddenIn, showHiddenMetrics, type BinaryVersion, type MetricLifecycle } from './stability.js';
 
 /** upstream's request latency buckets (apiserver_request_duration_seconds, etcd_request_duration_seconds). */
@@ -73,17 +75,13 @@ export interface ServerMetricsOptions {
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-type CounterChild = ReturnType<Counter<string>['labels']>;
-type GaugeChild = ReturnType<Gauge<string>['labels']>;
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
-
 /** Label sets cached per kind of series; past this many a request resolves its labels each time. */
 const MAX_CACHED_SERIES = 10_000;
 
 /** A request's label set with its resolved children: what withMetrics holds for one request. */
 export class RequestSeries {
   private readonly codes = new Map<number, CounterChild>();
-  private longrunningChild: GaugeChild | undefined;
+  private longrunningChild: CounterChild | undefined;
 
   constructor(
     private readonly metrics: ServerMetrics,
@@ -98,33 +96,34 @@ export class RequestSeries {
       counter = this.metrics.requestCounter({ ...this.labels, code: String(code) });
       this.codes.set(code, counter);
     }
-    counter.inc();
+    counter.value++;
     this.latency.observe(seconds);
   }
 
-  /** The long-running gauge of this label set. */
-  get longrunning(): GaugeChild {
+  /** The long-running gauge of this label set (its value is the number open now). */
+  get longrunning(): CounterChild {
     return (this.longrunningChild ??= this.metrics.longrunningGauge(this.labels));
   }
 }
 
 /** What a watch stream reports: events delivered, and (when shown) the registered-watchers gauge. */
 export interface WatchSeries {
-  readonly events: { inc(n: number): void };
+  /** apiserver_watch_events_total of the watched kind: add the events handed to the stream. */
+  readonly events: CounterChild;
   opened(): void;
   closed(): void;
 }
 
 export class ServerMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<RequestLabel | 'code'>;
-  private readonly latency: Histogram<RequestLabel>;
+  private readonly requests: CounterFamily;
+  private readonly latency: HistogramFamily;
   private readonly inflight: Gauge<'request_kind'>;
-  private readonly longrunning: Gauge<RequestLabel>;
+  private readonly longrunning: GaugeFamily;
   private readonly deprecatedApis: Gauge<'group' | 'version' | 'resource' | 'subresource' | 'removed_release'>;
-  private readonly watchEvents: Counter<'group' | 'version' | 'kind'>;
-  private readonly watchers: Gauge<'group' | 'version' | 'kind'>;
-  private readonly storeLatency: Histogram<'operation' | 'type'>;
+  private readonly watchEvents: CounterFamily;
+  private readonly watchers: GaugeFamily;
+  private readonly storeLatency: HistogramFamily;
   /** Names of the metrics this server registered (the others are hidden). */
   readonly shown: ReadonlySet<MetricName>;
 
@@ -148,10 +147,18 @@ export class ServerMetrics {
       return [this.registry];
     };
     const meta = (name: MetricName) => ({ name, help: decoratedHelp(DEFINITIONS[name].help, DEFINITIONS[name]), registers: registersFor(name) });
+    const family = <F>(make: new (name: string, help: string, labels: readonly string[], registers: Registry[]) => F, name: MetricName, labels: readonly string[]): F => {
+      const m = meta(name);
+      return new make(m.name, m.help, labels, m.registers);
+    };
+    const histogram = (name: MetricName, labels: readonly string[]): HistogramFamily => {
+      const m = meta(name);
+      return new HistogramFamily(m.name, m.help, labels, LATENCY_BUCKETS, m.registers);
+    };
 
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ ...meta('apiserver_request_total'), labelNames: [...REQUEST_LABELS, 'code'] });
-    this.latency = new Histogram({ ...meta('apiserver_request_duration_seconds'), labelNames: [...REQUEST_LABELS], buckets: LATENCY_BUCKETS });
+    this.requests = family(CounterFamily, 'apiserver_request_total', [...REQUEST_LABELS, 'code']);
+    this.latency = histogram('apiserver_request_duration_seconds', REQUEST_LABELS);
     const self = this;
     this.inflight = new Gauge({
       ...meta('apiserver_current_inflight_requests'),
@@ -161,9 +168,9 @@ export class ServerMetrics {
         for (const kind of ['readOnly', 'mutating'] as const) this.set({ request_kind: kind }, Math.max(self.lastSecondPeak[kind], self.inflightPeak[kind]));
       },
     });
-    this.longrunning = new Gauge({ ...meta('apiserver_longrunning_requests'), labelNames: [...REQUEST_LABELS] });
+    this.longrunning = family(GaugeFamily, 'apiserver_longrunning_requests', REQUEST_LABELS);
     this.deprecatedApis = new Gauge({ ...meta('apiserver_requested_deprecated_apis'), labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] });
-    this.watchEvents = new Counter({ ...meta('apiserver_watch_events_total'), labelNames: ['group', 'version', 'kind'] });
+    this.watchEvents = family(CounterFamily, 'apiserver_watch_events_total', ['group', 'version', 'kind']);
     new Gauge({
       ...meta('apiserver_storage_objects'),
       labelNames: ['resource'],
@@ -172,8 +179,8 @@ export class ServerMetrics {
         for (const r of options.storedObjects()) this.set({ resource: r.resource }, r.objects);
       },
     });
-    this.storeLatency = new Histogram({ ...meta('etcd_request_duration_seconds'), labelNames: ['operation', 'type'], buckets: LATENCY_BUCKETS });
-    this.watchers = new Gauge({ ...meta('apiserver_registered_watchers'), labelNames: ['group', 'version', 'kind'] });
+    this.storeLatency = histogram('etcd_request_duration_seconds', ['operation', 'type']);
+    this.watchers = family(GaugeFamily, 'apiserver_registered_watchers', ['group', 'version', 'kind']);
     this.shown = shown;
 
     this.tick = setInterval(() => {
@@ -190,7 +197,7 @@ export class ServerMetrics {
     const key = `${labels.verb}\0${labels.dry_run}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}\0${labels.component}`;
     let series = this.requestSeries.get(key);
     if (!series) {
-      series = new RequestSeries(this, labels, this.latency.labels(labels));
+      series = new RequestSeries(this, labels, this.latency.child(labels));
       if (this.requestSeries.size < MAX_CACHED_SERIES) this.requestSeries.set(key, series);
     }
     return series;
@@ -198,12 +205,12 @@ export class ServerMetrics {
 
   /** @internal for RequestSeries */
   requestCounter(labels: RequestLabels & { code: string }): CounterChild {
-    return this.requests.labels(labels);
+    return this.requests.child(labels);
   }
 
   /** @internal for RequestSeries */
-  longrunningGauge(labels: RequestLabels): GaugeChild {
-    return this.longrunning.labels(labels);
+  longrunningGauge(labels: RequestLabels): CounterChild {
+    return this.longrunning.child(labels);
   }
 
   /** A non-long-running request started (readOnly: get, list; mutating: the rest). */
@@ -227,12 +234,16 @@ export class ServerMetrics {
     let series = this.watchSeriesCache.get(key);
     if (!series) {
       const labels = { group, version, kind };
-      const events = this.watchEvents.labels(labels);
-      const watchers = this.shown.has('apiserver_registered_watchers') ? this.watchers.labels(labels) : undefined;
+      const events = this.watchEvents.child(labels);
+      const watchers = this.shown.has('apiserver_registered_watchers') ? this.watchers.child(labels) : undefined;
       series = {
         events,
-        opened: () => watchers?.inc(),
-        closed: () => watchers?.dec(),
+        opened: () => {
+          if (watchers) watchers.value++;
+        },
+        closed: () => {
+          if (watchers) watchers.value--;
+        },
       };
       if (this.watchSeriesCache.size < MAX_CACHED_SERIES) this.watchSeriesCache.set(key, series);
     }
@@ -249,7 +260,7 @@ export class ServerMetrics {
     const cacheKey = `${operation}\0${prefix}`;
     let child = this.storeSeries.get(cacheKey);
     if (!child) {
-      child = this.storeLatency.labels({ operation, type: this.options.resourceOfPrefix(prefix) });
+      child = this.storeLatency.child({ operation, type: this.options.resourceOfPrefix(prefix) });
       if (this.storeSeries.size < MAX_CACHED_SERIES) this.storeSeries.set(cacheKey, child);
     }
     child.observe(seconds);

@@ -26,12 +26,12 @@ export function withMetrics(metrics: ServerMetrics): MiddlewareHandler<Env> {
     if (longRunning) {
       // A watch answers at once and streams afterwards: it is over when the response closes.
       const gauge = series.longrunning;
-      gauge.inc();
+      gauge.value++;
       let ended = false;
       endLongRunning = () => {
         if (ended) return;
         ended = true;
-        gauge.dec();
+        gauge.value--;
       };
       const outgoing = c.env?.outgoing as Closable | undefined;
       if (typeof outgoing?.once === 'function') {

@@ -188,7 +188,7 @@ function pumpToNode(
     try {
       const outs = watcher.drain();
       // Counted per delivery round, not per event: the fan-out path stays one call per stream.
-      if (outs.length > 0) counted?.events.inc(outs.length);
+      if (counted) counted.events.value += outs.length;
       const bytes = outs.length > 0 ? encodeBatch(outs) : undefined;
       if (bytes && !res.write(bytes) && (res.writableLength ?? Infinity) > STREAM_BUFFER_LIMIT) {
         watcher.pause();
@@ -244,7 +244,7 @@ export function watchStream(
           }
           continue;
         }
-        counted?.events.inc(outs.length);
+        if (counted) counted.events.value += outs.length;
         const bytes = encodeBatch(outs);
         if (bytes) {
           controller.enqueue(bytes);

@@ -1,9 +1,11 @@
 // internal/config/flags owns the server's command line: the flag table (names, defaults,
 // help), parsing into a typed ServerConfig, and `--help` text. Bad input is a FlagError, which
 // the entry point prints and exits with status 2.
-// Imports: naming (mode names), duration, feature-gates, runtime-config.
+// Imports: naming (mode names), duration, feature-gates, runtime-config, audit (config shape, modes).
 
 import { isIP } from 'node:net';
+import type { AuditConfig } from '../audit/auditor.js';
+import { AUDIT_MODES } from '../audit/log-backend.js';
 import { REPLICA_NAME } from '../cluster/ids.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
 import { formatDuration, parseDuration } from './duration.js';
@@ -51,6 +53,8 @@ export interface ServerConfig {
   authorizationConfig: string | undefined;
   /** `major.minor`: show the metrics hidden in this release (checked against the release at start). */
   showHiddenMetricsForVersion: string | undefined;
+  /** The audit log (internal/audit); off unless both a policy file and a log path are given. */
+  audit: AuditConfig;
 }
 
 export class FlagError extends Error {
@@ -267,6 +271,67 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'audit-policy-file', value: 'path', default: '',
+    help: 'Audit policy (audit.k8s.io/v1 or audit.cluster.io/v1 Policy, YAML or JSON): which requests are audited at which level. Auditing needs this and --audit-log-path; a bad file stops the start naming the field.',
+    apply: (c, v) => { c.audit.policyFile = v || undefined; },
+  },
+  {
+    name: 'audit-log-path', value: 'path|-', default: '',
+    help: 'File the audit events are written to, one per line; - writes them to standard output.',
+    apply: (c, v) => { c.audit.logPath = v || undefined; },
+  },
+  {
+    name: 'audit-log-maxage', value: 'days', default: '0',
+    help: 'Days to keep rotated audit log files, by the time in their names. 0 = no age limit.',
+    apply: (c, v) => { c.audit.maxAgeDays = count('audit-log-maxage', v); },
+  },
+  {
+    name: 'audit-log-maxbackup', value: 'n', default: '0',
+    help: 'Rotated audit log files to keep. 0 = keep all (subject to --audit-log-maxage).',
+    apply: (c, v) => { c.audit.maxBackups = count('audit-log-maxbackup', v); },
+  },
+  {
+    name: 'audit-log-maxsize', value: 'MB', default: '0',
+    help: 'Megabytes an audit log file grows to before it is rotated to <name>-<UTC time><ext>. 0 = 100 MB, as upstream\'s log backend.',
+    apply: (c, v) => { c.audit.maxSizeMB = count('audit-log-maxsize', v); },
+  },
+  {
+    name: 'audit-log-format', value: 'json|legacy', default: 'json',
+    help: 'json writes each event as one JSON line; legacy writes upstream\'s one-line text form.',
+    apply: (c, v) => { c.audit.format = oneOf('audit-log-format', ['json', 'legacy'] as const, v); },
+  },
+  {
+    name: 'audit-log-mode', value: 'batch|blocking|blocking-strict', default: 'blocking',
+    help: 'When the audit queue is full: batch drops the event (counted in apiserver_audit_error_total); blocking makes the request wait for room, at most --audit-log-blocking-timeout, then drops it (counted); blocking-strict also fails a request whose RequestReceived event could not be queued.',
+    apply: (c, v) => { c.audit.mode = oneOf('audit-log-mode', AUDIT_MODES, v); },
+  },
+  {
+    name: 'audit-log-batch-buffer-size', value: 'n', default: '10000',
+    help: 'Audit events the queue in front of the log holds (every mode; upstream uses it in batch mode only).',
+    apply: (c, v) => {
+      c.audit.bufferSize = count('audit-log-batch-buffer-size', v);
+      if (c.audit.bufferSize < 1) throw new FlagError('--audit-log-batch-buffer-size must be at least 1');
+    },
+  },
+  {
+    name: 'audit-log-batch-max-size', value: 'n', default: '1',
+    help: 'batch mode: most audit events written at once.',
+    apply: (c, v) => {
+      c.audit.batchMaxSize = count('audit-log-batch-max-size', v);
+      if (c.audit.batchMaxSize < 1) throw new FlagError('--audit-log-batch-max-size must be at least 1');
+    },
+  },
+  {
+    name: 'audit-log-batch-max-wait', value: 'duration', default: '0s',
+    help: 'batch mode: longest a batch smaller than --audit-log-batch-max-size waits before it is written.',
+    apply: (c, v) => { c.audit.batchMaxWaitMs = duration('audit-log-batch-max-wait', v); },
+  },
+  {
+    name: 'audit-log-blocking-timeout', value: 'duration', default: '10s',
+    help: 'blocking modes: longest a request waits for room in a full audit queue before its event is dropped (clusterd\'s bound; upstream waits without one).',
+    apply: (c, v) => { c.audit.blockingTimeoutMs = duration('audit-log-blocking-timeout', v); },
+  },
+  {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',
     help: 'Least severe log level written (JSON lines on stderr). Start-up and shutdown are logged at warn so the default shows them.',
     apply: (c, v) => { c.logLevel = oneOf('log-level', ['error', 'warn', 'info', 'debug'] as const, v); },
@@ -282,6 +347,8 @@ export function defaultConfig(): ServerConfig {
   c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = undefined;
   c.authenticationConfig = c.authorizationConfig = undefined;
   c.showHiddenMetricsForVersion = undefined;
+  c.audit = {} as AuditConfig;
+  c.audit.policyFile = c.audit.logPath = undefined;
   for (const f of FLAGS) if (f.default !== '') f.apply(c, f.default);
   return c;
 }

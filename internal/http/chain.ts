@@ -3,18 +3,21 @@
 // handler decodes, admits and calls the registry). Why this order:
 //   1. request info first: every later stage (metrics, authorization, routing) reads it; metrics
 //      right after, so refused requests are counted too;
-//   2. authentication before anything that depends on who asks;
+//   2. authentication before anything that depends on who asks; audit (when on) around it as
+//      upstream: the audit ID before it (failed authentication is audited too), the policy
+//      decision and RequestReceived right after it, for the authenticated user;
 //   3. impersonation after authentication (the real user must be allowed to impersonate) and
 //      before authorization (the impersonated user is what gets authorized);
 //   4. the in-flight limit after identity is known (so it could weigh users later) and
 //      before authorization, as upstream orders it;
 //   5. authorization before any body is read or any store is touched;
 //   6. handlers last; every error anywhere becomes a Status in one place (onError).
-// Imports: hono, http filters and handlers.
+// Imports: hono, http filters and handlers, audit/filter.
 
 import { Hono } from 'hono';
 import type { Env } from './context.js';
 import type { HttpDeps } from './deps.js';
+import { withAudit, withAuditInit } from '../audit/filter.js';
 import { withAuthentication } from './filters/with-authentication.js';
 import { withAuthorization } from './filters/with-authorization.js';
 import { withImpersonation } from './filters/with-impersonation.js';
@@ -32,7 +35,9 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.notFound((c) => toErrorResponse(c, errors.pathNotFound(), deps.log));
   app.use('*', withRequestInfo());
   if (deps.metrics) app.use('*', withMetrics(deps.metrics));
+  if (deps.audit) app.use('*', withAuditInit(deps.audit));
   app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));
+  if (deps.audit) app.use('*', withAudit(deps.audit, deps));
   app.use('*', withImpersonation(deps.authorizers, deps.naming));
   app.use('*', withMaxInFlight(deps.inFlight));
   app.use('*', withAuthorization(deps.authorizers));

@@ -2,6 +2,7 @@
 // assembled by internal/server. Handlers take it explicitly; nothing is global.
 // Imports: types only.
 
+import type { Auditor } from '../audit/auditor.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { FeatureGates } from '../config/feature-gates.js';
@@ -57,6 +58,8 @@ export interface HttpDeps {
   /** Optional wire formats: protobuf (built-in kinds) and CBOR (gate CBORServingAndStorage). */
   serializers: { protobuf: ProtobufSerializer | undefined; cbor: Serializer | undefined };
   log: Logger;
+  /** The audit log; undefined when auditing is off (no audit filter in the chain then). */
+  audit?: Auditor;
   /** Prometheus metrics (optional: tests may leave them out). */
   metrics?: ServerMetrics;
   /** Watches without timeoutSeconds end after a random time in [min, 2·min). */

@@ -31,6 +31,7 @@ import type { HttpDeps, VersionInfo } from '../http/deps.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { ServerMetrics } from '../metrics/metrics.js';
 import { showHiddenMetrics } from '../metrics/stability.js';
+import { createAuditor } from '../audit/auditor.js';
 import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
 import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
@@ -102,6 +103,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   showHiddenMetrics(config.showHiddenMetricsForVersion, metricsVersion);
   const naming = createNaming(config.naming);
   mkdirSync(config.dataDir, { recursive: true });
+  // First, so a bad policy file stops the start before anything is opened.
+  const audit = await createAuditor(config.audit, naming, log);
   // The configuration every replica must load identically, reloaded on change.
   const configFiles = new ReloadableFiles(
     new Map(
@@ -231,8 +234,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   store.observeRequests((operation, key, seconds) => metrics.storeRequest(operation, key, seconds));
   if (cluster) cluster.registerMetrics(metrics.registry);
+  audit?.registerMetrics(metrics.registry);
   const deps: HttpDeps = {
     metrics,
+    ...(audit ? { audit } : {}),
     naming,
     catalog,
     registries,
@@ -398,6 +403,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       }, 5000);
       await closed;
       clearTimeout(deadline);
+      // Watches ended above, so their last events are queued: written out before exit.
+      await audit?.close();
       await store.close();
       log.warn('stopped');
     })();

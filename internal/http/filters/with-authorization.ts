@@ -28,6 +28,7 @@ export function withAuthorization(authorizers: readonly Authorizer[]): Middlewar
   return async (c, next) => {
     const attrs = attributesOf(c);
     const decision = await authorize(authorizers, attrs);
+    c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
     if (decision.decision !== 'allow') {
       const reason = forbiddenReason(attrs) + (decision.reason ? `: ${decision.reason}` : '');
       const err = attrs.isResourceRequest

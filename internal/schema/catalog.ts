@@ -50,8 +50,11 @@ export interface ResourceInfo {
   /** Set for resources served from a CustomResourceDefinition. */
   readonly custom?: CustomResourceInfo;
   /**
-   * Set when this version is deprecated (spec §9.2 item 6): requests to it get this Warning,
-   * the audit annotation and apiserver_requested_deprecated_apis. removedRelease: '' if unknown.
+   * Set when this version is deprecated (spec §9.2 item 6); the one source of truth that
+   * handlers/resources turns into the Warning, the audit annotations and
+   * apiserver_requested_deprecated_apis. Only custom resource versions (`deprecated: true`) set
+   * it: no schema data says when a built-in beta version was introduced. removedRelease: `1.x`
+   * when removal is planned, '' if unknown (then no removed-release annotation).
    */
   readonly deprecation?: { readonly warning: string; readonly removedRelease: string };
 }

@@ -1,9 +1,11 @@
 // internal/http/handlers/resources owns dispatching a resource request to its verb handler
-// (or, for the review kinds, to the review handler).
-// Imports: http handlers.
+// (or, for the review kinds, to the review handler), and marking requests to deprecated versions
+// (the one place: Warning, audit annotations and metric all come from ResourceInfo.deprecation).
+// Imports: http handlers, schema/catalog (types).
 
 import type { Context } from 'hono';
 import { errors } from '../../apierrors/status.js';
+import type { ResourceInfo } from '../../schema/catalog.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { handleBinding } from './binding.js';
@@ -29,21 +31,34 @@ const NODE_AGENT_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy
 /** Sub-resources that are a partial write of the object, handled by the registry. */
 const PARTIAL_WRITE_SUBRESOURCES = new Set(['status', 'scale', 'finalize', 'ephemeralcontainers', 'resize', 'approval']);
 
+/**
+ * Spec §9.2 item 6, once per request: a request to a deprecated version gets its Warning, the
+ * audit annotations (deprecated, removed-release when one is planned) and sets
+ * apiserver_requested_deprecated_apis — all from the version's ResourceInfo.deprecation.
+ */
+function markDeprecated(c: Context<Env>, deps: HttpDeps, r: ResourceInfo, subresource: string): void {
+  const d = r.deprecation;
+  if (!d) return;
+  // An explicitly empty deprecationWarning asks for no Warning; the version is still deprecated.
+  if (d.warning) c.get('warnings').push(warningHeader(d.warning));
+  c.get('audit')?.deprecated(d.removedRelease || undefined);
+  deps.metrics?.deprecatedApiRequested({ group: r.group, version: r.version, resource: r.resource, subresource, removedRelease: d.removedRelease });
+}
+
 export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<Response> {
   // The review kinds are questions answered on POST, not stored objects: they never reach the
   // registry (reviews.ts routes them as upstream's create-only storage is routed).
   const info = c.get('info');
   const served = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
   const review = served && reviewKindOf(served);
-  if (served && review) return handleReview(c, deps, served, review);
+  if (served && review) {
+    markDeprecated(c, deps, served, '');
+    return handleReview(c, deps, served, review);
+  }
   const rr = resolveResourceRequest(c, deps);
   const sub = rr.subresource?.name;
-  const deprecation = rr.resource.deprecation;
-  if (deprecation) {
-    // Spec §9.2 item 6: a deprecated version's requests get its Warning and set the metric.
-    c.get('warnings').push(warningHeader(deprecation.warning));
-    deps.metrics?.deprecatedApiRequested({ group: rr.resource.group, version: rr.resource.version, resource: rr.resource.resource, subresource: sub ?? '', removedRelease: deprecation.removedRelease });
-  }
+  // After resolving, so only a served subresource name reaches the metric's labels.
+  markDeprecated(c, deps, rr.resource, sub ?? '');
   const isBinding = (sub === 'binding' || (!sub && rr.resource.resource === 'bindings' && rr.resource.group === '')) && rr.info.verb === 'create';
   if (isBinding) return handleBinding(c, deps, rr);
   if (sub && NODE_AGENT_SUBRESOURCES.has(sub)) {

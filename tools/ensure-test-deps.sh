@@ -4,6 +4,7 @@
 #   python3-kubernetes (Debian's package, imported by Debian's /usr/bin/python3 only)
 #   etcd-server        (Debian's etcd, for the etcd backend and benchmark baselines)
 #   libnghttp2-dev, libssl-dev, gcc (to build the bench's native watch client)
+#   docker.io, docker-compose and a running dockerd (tools/ensure-docker.sh; the deploy e2e tests)
 # Needs root for apt-get; says clearly what is missing otherwise.
 set -euo pipefail
 
@@ -15,14 +16,16 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 [ -f /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" -ne 0 ]; then
-  echo "ensure-test-deps: missing ${missing[*]}; run as root (or install them) so apt-get can add them" >&2
-  exit 1
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "ensure-test-deps: missing ${missing[*]}; run as root (or install them) so apt-get can add them" >&2
+    exit 1
+  fi
+  echo "==> installing test dependencies with apt-get: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "==> test dependencies installed"
 fi
-echo "==> installing test dependencies with apt-get: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "==> test dependencies installed"
+
+exec "$(dirname "$0")/ensure-docker.sh"

@@ -108,6 +108,7 @@ export async function hostNetworkReplicas(): Promise<{ replicas: ReplicaAddress[
     replicas.push({ name: `clusterd-${i}`, host, apiPort, peerPort, url: `https://${host}:${apiPort}` });
     env[`CLUSTERD_${i}_HOST`] = host;
     env[`CLUSTERD_${i}_BIND`] = host;
+    env[`CLUSTERD_${i}_ADVERTISE`] = host;
     env[`CLUSTERD_${i}_PORT`] = String(apiPort);
     env[`CLUSTERD_${i}_PEER`] = `${host}:${peerPort}`;
   }

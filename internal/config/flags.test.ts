@@ -38,6 +38,16 @@ describe('flags', () => {
     expect(() => parseFlags(args)).toThrow(message);
   });
 
+  it('takes an IP or a DNS name for --advertise-address, nothing else', () => {
+    const parsed = (args: string[]): ServerConfig => parseFlags(args) as ServerConfig;
+    expect(parsed(['--advertise-address=10.0.0.7']).advertiseAddress).toBe('10.0.0.7');
+    expect(parsed(['--advertise-address', 'clusterd-0.clusterd-peer']).advertiseAddress).toBe('clusterd-0.clusterd-peer');
+    expect(parsed([]).advertiseAddress).toBeUndefined();
+    for (const bad of ['https://x', 'a b', 'x:6443', '-x.example']) {
+      expect(() => parseFlags([`--advertise-address=${bad}`]), bad).toThrow(/--advertise-address: not an IP address or DNS name/);
+    }
+  });
+
   it('documents every flag in --help', () => {
     expect(parseFlags(['--help'])).toBe('help');
     const text = helpText();

@@ -37,6 +37,8 @@ export interface ServerConfig {
   initialCluster: Array<{ name: string; peerAddress: string }>;
   /** This replica's peer address when it is not in --initial-cluster (a joining replica). */
   peerAddress: string | undefined;
+  /** Host (IP or DNS name) other replicas reach this one's API at; default the bind address (127.0.0.1 for a wildcard). */
+  advertiseAddress: string | undefined;
   /** IP the peer listener binds (default: the host of this replica's peer address). */
   peerBindAddress: string | undefined;
   /** Directory of the cluster PKI (`clusterd pki`); default <data-dir>/pki. */
@@ -214,6 +216,16 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => { c.peerAddress = v ? hostPort('peer-address', v) : undefined; },
   },
   {
+    name: 'advertise-address', value: 'ip|name', default: '',
+    help: 'Host other replicas reach this replica\'s API at (with --secure-port), published in the member list: a follower asks the leader there, and joins are forwarded there. Needed when binding a wildcard address (0.0.0.0 in a container or pod); the serving certificate must name it. Default: the bind address, 127.0.0.1 for a wildcard.',
+    apply: (c, v) => {
+      if (v && !isIP(v) && !/^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i.test(v)) {
+        throw new FlagError(`invalid value "${v}" for --advertise-address: not an IP address or DNS name`);
+      }
+      c.advertiseAddress = v || undefined;
+    },
+  },
+  {
     name: 'peer-bind-address', value: 'ip', default: '',
     help: 'IP the peer listener binds (for example 0.0.0.0 in a container). Default: the host of the peer address.',
     apply: (c, v) => {
@@ -344,7 +356,7 @@ export function defaultConfig(): ServerConfig {
   c.runtimeConfig = [];
   c.tlsCertFile = c.tlsPrivateKeyFile = c.clientCaFile = undefined;
   c.initialCluster = [];
-  c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = undefined;
+  c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = c.advertiseAddress = undefined;
   c.authenticationConfig = c.authorizationConfig = undefined;
   c.showHiddenMetricsForVersion = undefined;
   c.audit = {} as AuditConfig;

@@ -355,7 +355,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     controllerStarted();
   };
   if (cluster) {
-    cluster.startBackground(url);
+    // What the member list publishes: followers ask the leader there, joins are forwarded there.
+    const advertised = config.advertiseAddress;
+    cluster.startBackground(advertised ? `https://${advertised.includes(':') ? `[${advertised}]` : advertised}:${port}` : url);
     // The API is served (and /livez is healthy) while the replica waits for its quorum.
     void cluster
       .waitForLeader()

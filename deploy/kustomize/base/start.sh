@@ -8,6 +8,8 @@
 #  - --initial-cluster: every founding replica's peer address on the headless Service,
 #    derived from $CLUSTERD_REPLICAS, which kustomize copies from the StatefulSet's replica
 #    count, so the member list and the replica count cannot disagree.
+# It also advertises the pod's API on its peer name (--advertise-address): the server binds
+# 0.0.0.0, and the member list must not say 127.0.0.1 to the other replicas.
 # Peer addresses are NAME.SERVICE (resolved through the pod's DNS search path), so neither the
 # namespace nor the cluster domain is baked into the member list or the certificates' required
 # names. The container's args are passed on to clusterd after the flags made here.
@@ -66,4 +68,5 @@ exec "$bin" \
   --pki-dir="$pki_dir" \
   --initial-cluster="$members" \
   --peer-address="$POD_NAME.$CLUSTERD_PEER_SERVICE:$peer_port" \
+  --advertise-address="$POD_NAME.$CLUSTERD_PEER_SERVICE" \
   "$@"

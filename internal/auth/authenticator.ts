@@ -17,14 +17,29 @@ export interface PeerCertificate {
 export interface AuthnRequest {
   header(name: string): string | undefined;
   peerCertificate: PeerCertificate | undefined;
+  /**
+   * Audiences the credential must be valid for (a TokenReview's spec.audiences). Undefined
+   * means the API server's own audiences (--api-audiences), as for every API request.
+   */
+  audiences?: readonly string[];
 }
 
-export type AuthnResult = { user: UserInfo; authenticator: string };
+/**
+ * A user together with the audiences the credential was found valid for (upstream's
+ * authenticator.Response). Authenticators that know nothing of audiences return a bare
+ * UserInfo instead.
+ */
+export interface AuthnResponse {
+  user: UserInfo;
+  audiences?: readonly string[];
+}
+
+export type AuthnResult = { user: UserInfo; authenticator: string; audiences?: readonly string[] };
 
 export interface Authenticator {
   readonly name: string;
   /** A user when this authenticator recognises the request, null for no opinion; throws AuthnError when it recognises but rejects the credentials. */
-  authenticate(req: AuthnRequest): Promise<UserInfo | null> | UserInfo | null;
+  authenticate(req: AuthnRequest): Promise<UserInfo | AuthnResponse | null> | UserInfo | AuthnResponse | null;
 }
 
 export class AuthnError extends Error {
@@ -36,19 +51,24 @@ export interface UnionOptions {
   anonymous: boolean;
 }
 
-/** Runs authenticators in order. Returns null when the request must get 401. */
+const isResponse = (r: UserInfo | AuthnResponse): r is AuthnResponse => 'user' in r;
+
+/** Runs authenticators in order. Returns an error when the request must get 401. */
 export async function authenticate(
   authenticators: readonly Authenticator[],
   req: AuthnRequest,
   options: UnionOptions,
-): Promise<{ user: UserInfo; authenticator: string } | { error: string }> {
+): Promise<AuthnResult | { error: string }> {
   const failures: string[] = [];
   for (const a of authenticators) {
     try {
-      const user = await a.authenticate(req);
-      if (user) return { user: withAuthenticatedGroup(user), authenticator: a.name };
+      const r = await a.authenticate(req);
+      if (!r) continue;
+      if (isResponse(r)) return { user: withAuthenticatedGroup(r.user), authenticator: a.name, ...(r.audiences ? { audiences: r.audiences } : {}) };
+      return { user: withAuthenticatedGroup(r), authenticator: a.name };
     } catch (e) {
-      failures.push(`${a.name}: ${e instanceof Error ? e.message : String(e)}`);
+      // Upstream's aggregate: the messages, without the authenticators' names.
+      failures.push(e instanceof Error ? e.message : String(e));
     }
   }
   // Credentials that were presented and rejected are a 401 even when anonymous access is on.

@@ -2,6 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { isStatusError } from '../../apierrors/status.js';
 import type { Authenticator } from '../../auth/authenticator.js';
+import { bearerTokenAuthenticator } from '../../auth/token-authenticator.js';
 import type { UserInfo } from '../../auth/user.js';
 import type { Authorizer } from '../../authz/authorizer.js';
 import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../../authz/builtin-authorizers.js';
@@ -224,7 +225,7 @@ describe('rules, identity and tokens', () => {
   });
 
   it.each([
-    ['no bearer-token authenticator', [], { user: {}, error: 'the token was not recognised: this server has no bearer-token authenticator' }],
+    ['no bearer-token authenticator', [], { user: {}, error: 'invalid bearer token' }],
     [
       'a token authenticator that knows the token',
       [{ name: 'tokens', authenticate: (r) => (r.header('Authorization') === 'Bearer t0k' ? { name: 'svc', groups: ['g'] } : null) }],
@@ -233,11 +234,22 @@ describe('rules, identity and tokens', () => {
     [
       'a token authenticator that rejects it',
       [{ name: 'tokens', authenticate: () => { throw new Error('token expired'); } }],
-      { user: {}, error: 'tokens: token expired' },
+      { user: {}, error: 'token expired' },
     ],
   ] as Array<[string, Authenticator[], Obj]>)('TokenReview with %s', async (_name, authenticators, status) => {
     const out = await run('TokenReview', { spec: { token: 't0k' } }, ctx(admin, { authenticators }));
     expect(out).toEqual({ kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: {}, spec: { token: 't0k' }, status });
+  });
+
+  it.each([
+    ['no audiences: the API audiences', undefined, { authenticated: true, user: { username: 'svc', groups: ['system:authenticated'] }, audiences: ['api'] }],
+    ['an audience the API has', ['other', 'api'], { authenticated: true, user: { username: 'svc', groups: ['system:authenticated'] }, audiences: ['api'] }],
+    ['only audiences the API lacks', ['other'], { user: {}, error: 'invalid bearer token' }],
+  ] as Array<[string, string[] | undefined, Obj]>)('TokenReview of an audience-agnostic token with %s', async (_name, audiences, status) => {
+    const tokens = bearerTokenAuthenticator([{ name: 'static', authenticateToken: (t) => (t === 't0k' ? { name: 'svc', groups: [] } : null) }], ['api']);
+    const spec = { token: 't0k', ...(audiences ? { audiences } : {}) };
+    const out = await run('TokenReview', { spec }, ctx(admin, { authenticators: [tokens] }));
+    expect(out.status).toEqual(status);
   });
 });
 

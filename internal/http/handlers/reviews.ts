@@ -395,22 +395,31 @@ export async function answerReview(kind: ReviewKind, obj: JsonObject, ctx: Revie
 }
 
 /**
- * TokenReview: the token goes through the configured authenticators as the only credential of
- * a request (an `Authorization: Bearer` header, no client certificate, anonymous off), so a
- * bearer-token authenticator added later answers here without change. The project has none
- * yet (x509 only), so every token is unauthenticated with an error saying why.
+ * TokenReview: the token goes through the request authenticators as the only credential of a
+ * request (an `Authorization: Bearer` header, no client certificate, anonymous off), with the
+ * review's audiences (the API audiences when it names none), as upstream's REST storage does.
+ * status.audiences are the audiences the token was found valid for.
  */
 async function tokenReviewStatus(ctx: ReviewContext, spec: JsonObject): Promise<JsonObject> {
   const token = str(spec.token);
   if (token === '') throw errors.badRequest('token is required for TokenReview in authentication');
+  const audiences = strings(spec.audiences);
   const result = await authenticate(
     ctx.authenticators,
-    { header: (name) => (name.toLowerCase() === 'authorization' ? `Bearer ${token}` : undefined), peerCertificate: undefined },
+    {
+      header: (name) => (name.toLowerCase() === 'authorization' ? `Bearer ${token}` : undefined),
+      peerCertificate: undefined,
+      ...(audiences.length > 0 ? { audiences } : {}),
+    },
     { anonymous: false },
   );
-  if ('user' in result) return { authenticated: true, user: userInfoOf(result.user) };
+  if ('user' in result) {
+    const status: JsonObject = { authenticated: true, user: userInfoOf(result.user) };
+    if (result.audiences && result.audiences.length > 0) status.audiences = [...result.audiences];
+    return status;
+  }
   // Upstream's status.user is a struct, written even when empty.
-  const error = result.error === 'no credentials' ? 'the token was not recognised: this server has no bearer-token authenticator' : result.error;
+  const error = result.error === 'no credentials' ? 'invalid bearer token' : result.error;
   return { user: {}, error };
 }
 

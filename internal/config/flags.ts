@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { AuditConfig } from '../audit/auditor.js';
 import { AUDIT_MODES } from '../audit/log-backend.js';
 import { REPLICA_NAME } from '../cluster/ids.js';
+import { validateControllers } from '../controllers/selection.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { FeatureGates } from './feature-gates.js';
@@ -57,6 +58,26 @@ export interface ServerConfig {
   showHiddenMetricsForVersion: string | undefined;
   /** The audit log (internal/audit); off unless both a policy file and a log path are given. */
   audit: AuditConfig;
+  /** Requests no authenticator rejects become system:anonymous (upstream default true). */
+  anonymousAuth: boolean;
+  /** Static token file (CSV: token,user,uid,"group1,group2"). */
+  tokenAuthFile: string | undefined;
+  /** Files of public (or private) keys that verify service-account tokens; empty = the PKI's sa.pub. */
+  serviceAccountKeyFiles: string[];
+  /** Private key that signs service-account tokens; default the PKI's sa.key. */
+  serviceAccountSigningKeyFile: string | undefined;
+  /** Issuers of service-account tokens: the first issues, all are accepted. */
+  serviceAccountIssuers: string[];
+  /** Audiences of the API; default the first service-account issuer. */
+  apiAudiences: string[];
+  /** Service-account tokens are valid only while their ServiceAccount (and bound object) exists. */
+  serviceAccountLookup: boolean;
+  /** Longest expiration a TokenRequest may ask for (0 = no limit). */
+  serviceAccountMaxTokenExpirationMs: number;
+  /** Bootstrap-token secrets authenticate. */
+  enableBootstrapTokenAuth: boolean;
+  /** --controllers as given: `*`, names, `-name`. */
+  controllers: string[];
 }
 
 export class FlagError extends Error {
@@ -68,8 +89,22 @@ interface FlagSpec {
   value: string;
   help: string;
   default: string;
+  /** A boolean flag: `--name` alone means true (as Go's pflag). */
+  boolean?: boolean;
+  /** Each occurrence adds to the value instead of replacing it. */
+  repeatable?: boolean;
   apply(config: ServerConfig, raw: string): void;
 }
+
+/** Go's strconv.ParseBool, which pflag's boolean flags use. */
+const bool = (flag: string, raw: string): boolean => {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(raw)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(raw)) return false;
+  throw new FlagError(`invalid value "${raw}" for --${flag}: must be true or false`);
+};
+
+/** A comma-separated list (pflag's StringSlice), empty entries dropped. */
+const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
 const oneOf = <T extends string>(flag: string, allowed: readonly T[], raw: string): T => {
   if (!(allowed as readonly string[]).includes(raw)) {
@@ -170,7 +205,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'client-ca-file', value: 'path', default: '',
-    help: 'CA bundle (PEM) that signs client certificates; the certificate CN is the user, each O a group. Default: <data-dir>/pki/ca.crt.',
+    help: 'CA bundle (PEM, one or more CA certificates) that signs client certificates; the certificate CN is the user, each O a group. Default: <data-dir>/pki/ca.crt.',
     apply: (c, v) => { c.clientCaFile = v || undefined; },
   },
   {
@@ -344,6 +379,65 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => { c.audit.blockingTimeoutMs = duration('audit-log-blocking-timeout', v); },
   },
   {
+    name: 'anonymous-auth', value: 'bool', default: 'true', boolean: true,
+    help: 'Requests that no authenticator rejects are served as user system:anonymous in group system:unauthenticated. An invalid bearer token is refused (401) either way.',
+    apply: (c, v) => { c.anonymousAuth = bool('anonymous-auth', v); },
+  },
+  {
+    name: 'token-auth-file', value: 'path', default: '',
+    help: 'Static bearer tokens, read at start: CSV lines token,user,uid[,"group1,group2"] (quoted fields as RFC 4180). A malformed file stops the server naming the line.',
+    apply: (c, v) => { c.tokenAuthFile = v || undefined; },
+  },
+  {
+    name: 'service-account-key-file', value: 'path', default: '', repeatable: true,
+    help: 'PEM file of RSA or ECDSA public keys (private keys and certificates count for their public key) that verify service-account tokens; repeatable. Default: <pki>/sa.pub.',
+    apply: (c, v) => { if (v) c.serviceAccountKeyFiles.push(v); },
+  },
+  {
+    name: 'service-account-signing-key-file', value: 'path', default: '',
+    help: 'PEM private key (RSA or ECDSA) that signs service-account tokens (TokenRequest, legacy token secrets). Its public key always verifies too. Default: <pki>/sa.key.',
+    apply: (c, v) => { c.serviceAccountSigningKeyFile = v || undefined; },
+  },
+  {
+    name: 'service-account-issuer', value: 'url', default: '', repeatable: true,
+    help: 'Issuer (iss) of service-account tokens; repeatable: the first issues new tokens, every one is accepted (for rotating issuers). Default: https://kubernetes.default.svc.cluster.local.',
+    apply: (c, v) => { if (v) c.serviceAccountIssuers.push(v); },
+  },
+  {
+    name: 'api-audiences', value: 'aud,...', default: '',
+    help: 'Audiences of this API: a service-account token must name one of them (aud), and tokens without audiences are bound to them. Default: the first --service-account-issuer.',
+    apply: (c, v) => { c.apiAudiences = list(v); },
+  },
+  {
+    name: 'service-account-lookup', value: 'bool', default: 'true', boolean: true,
+    help: 'A service-account token is valid only while its ServiceAccount (same uid) and the object it is bound to (pod, secret, node) exist; read from the watch cache.',
+    apply: (c, v) => { c.serviceAccountLookup = bool('service-account-lookup', v); },
+  },
+  {
+    name: 'service-account-max-token-expiration', value: 'duration', default: '0s',
+    help: 'Longest validity a TokenRequest gets (longer requests are shortened to it); 0 = no limit. At least 1h when set.',
+    apply: (c, v) => {
+      c.serviceAccountMaxTokenExpirationMs = duration('service-account-max-token-expiration', v);
+      if (c.serviceAccountMaxTokenExpirationMs !== 0 && c.serviceAccountMaxTokenExpirationMs < 3_600_000) {
+        throw new FlagError('--service-account-max-token-expiration must be at least 1h');
+      }
+    },
+  },
+  {
+    name: 'enable-bootstrap-token-auth', value: 'bool', default: 'false', boolean: true,
+    help: 'Bootstrap-token secrets (type bootstrap.<domain>/token in kube-system) authenticate as system:bootstrap:<token-id> in group system:bootstrappers.',
+    apply: (c, v) => { c.enableBootstrapTokenAuth = bool('enable-bootstrap-token-auth', v); },
+  },
+  {
+    name: 'controllers', value: 'name,...', default: '*',
+    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner) and token-cleaner-controller (tokencleaner); the last two are off by default.',
+    apply: (c, v) => {
+      const entries = list(v);
+      try { validateControllers(entries); } catch (e) { throw new FlagError(`invalid value for --controllers: ${(e as Error).message}`); }
+      c.controllers = entries;
+    },
+  },
+  {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',
     help: 'Least severe log level written (JSON lines on stderr). Start-up and shutdown are logged at warn so the default shows them.',
     apply: (c, v) => { c.logLevel = oneOf('log-level', ['error', 'warn', 'info', 'debug'] as const, v); },
@@ -361,6 +455,10 @@ export function defaultConfig(): ServerConfig {
   c.showHiddenMetricsForVersion = undefined;
   c.audit = {} as AuditConfig;
   c.audit.policyFile = c.audit.logPath = undefined;
+  c.tokenAuthFile = c.serviceAccountSigningKeyFile = undefined;
+  c.serviceAccountKeyFiles = [];
+  c.serviceAccountIssuers = [];
+  c.apiAudiences = [];
   for (const f of FLAGS) if (f.default !== '') f.apply(c, f.default);
   return c;
 }
@@ -379,6 +477,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
     if (!spec) throw new FlagError(`unknown flag: --${name} (see --help)`);
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.boolean) value = 'true';
     else {
       const next = argv[i + 1];
       if (next === undefined || next.startsWith('--')) throw new FlagError(`flag needs an argument: --${name}`);
@@ -420,7 +519,7 @@ export function helpText(program = 'clusterd'): string {
     'Flags:',
   ];
   for (const f of FLAGS) {
-    lines.push(`  --${f.name}=${f.value}`);
+    lines.push(`  --${f.name}=${f.value}${f.repeatable ? ' (repeatable)' : ''}`);
     lines.push(`      ${f.help}${f.default !== '' ? ` (default ${f.default})` : ''}`);
   }
   lines.push('  -h, --help', '      Print this help and exit.');

@@ -36,6 +36,8 @@ export class NamespaceController {
   }
 
   start(): void {
+    // Started again after losing and regaining leadership: stop() must not outlive it.
+    this.stopped = false;
     const prefix = resourcePrefix(this.namespaces);
     this.watcher = this.cache.watch({ prefix, filter: () => true, fromRevision: 0 });
     void (async () => {

@@ -4,6 +4,7 @@
 
 import type { Auditor } from '../audit/auditor.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { ServiceAccountTokenSigner } from '../auth/serviceaccount-token.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import type { FeatureGates } from '../config/feature-gates.js';
 import type { Discovery } from '../discovery/discovery.js';
@@ -68,6 +69,14 @@ export interface HttpDeps {
   /** Concurrent request limits (429 beyond them). */
   inFlight: { reads: number; mutating: number };
   now(): Date;
+  /** Service-account token issuing (the TokenRequest sub-resource); undefined = not served. */
+  serviceAccountTokens?: {
+    signer: ServiceAccountTokenSigner;
+    /** Audiences of a TokenRequest that names none. */
+    apiAudiences: readonly string[];
+    /** --service-account-max-token-expiration in seconds (0 = no limit). */
+    maxExpirationSeconds: number;
+  };
   /** Paths served outside the API (the cluster's /cluster/v1 endpoints); undefined = not handled. */
   extraRoutes?: (method: string, path: string, query: URLSearchParams, body: () => Promise<string>) => Promise<Response | undefined>;
 }

@@ -293,7 +293,8 @@ export class GenericRegistry {
 
   /** Drops fields the kind's schema does not know (in place); returns their paths. */
   unknownFields(r: ResourceInfo, obj: JsonObject, subresource: string): string[] {
-    if (subresource === 'scale') return [];
+    // A Scale or a TokenRequest is not the resource's kind: its schema would prune the body.
+    if (subresource === 'scale' || subresource === 'token') return [];
     return this.deps.rules.pruneUnknownFields(r, obj);
   }
 

@@ -16,7 +16,6 @@ import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { serviceAllocator } from '../admission/service-ips.js';
-import { x509Authenticator } from '../auth/x509-authenticator.js';
 import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
@@ -51,6 +50,10 @@ import { ReloadableFiles } from '../config/reloadable-files.js';
 import { Cacher } from '../watchcache/cacher.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
 import { bootstrapNamespaces, SYSTEM_NAMESPACES } from './bootstrap.js';
+import { bootstrapSecretType, buildAuthentication } from './authentication.js';
+import { controllerEnabled, type ControllerName } from '../controllers/selection.js';
+import { namespaceObjectsController, tokensController } from '../controllers/serviceaccount-controllers.js';
+import { bootstrapSigner, clusterInfoKubeconfig, tokenCleaner } from '../controllers/bootstrap-controllers.js';
 import { migrateSeparateEvents } from './migrate-events.js';
 
 export const SERVER_VERSION: VersionInfo = {
@@ -235,6 +238,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   store.observeRequests((operation, key, seconds) => metrics.storeRequest(operation, key, seconds));
   if (cluster) cluster.registerMetrics(metrics.registry);
   audit?.registerMetrics(metrics.registry);
+  const pki = await pkiReady;
+  const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, log });
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -242,8 +247,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     catalog,
     registries,
     features: config.featureGates,
-    authenticators: [x509Authenticator],
-    anonymousAuth: true,
+    authenticators: authn.authenticators,
+    anonymousAuth: authn.anonymous,
+    serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds },
     authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
     health,
     discovery: new Discovery(catalog, naming),
@@ -260,7 +266,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   };
   const app = buildHandlerChain(deps);
 
-  const pki = await pkiReady;
   const tlsCert = readFileSync(config.tlsCertFile ?? pki.serverCert);
   const tlsKey = readFileSync(config.tlsPrivateKeyFile ?? pki.serverKey);
   const clientCa = readFileSync(config.clientCaFile ?? pki.caCert);
@@ -331,23 +336,37 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const isLeader = (): boolean => !cluster || cluster.replicator.isLeader();
   const namespaceController = new NamespaceController(registries, catalog, cache, log, namespaceFinalizer(naming));
   const crdController = new CrdController(registries, catalog, cache, naming, log, 500, isLeader);
+  // The leader-only controllers --controllers selects (the CRD controller is the API server's own).
+  const caPem = readFileSync(pki.caCert, 'utf8');
+  const controllerEnv = { registries, catalog, cache, naming, log };
+  const enabled = (name: ControllerName) => controllerEnabled(name, config.controllers);
+  const secretType = bootstrapSecretType(naming);
+  const leaderControllers: Array<{ start(): void; stop(): void }> = [
+    ...(enabled('namespace-controller') ? [namespaceController] : []),
+    ...(enabled('serviceaccount-controller') || enabled('root-ca-certificate-publisher-controller')
+      ? [namespaceObjectsController(controllerEnv, { defaultServiceAccount: enabled('serviceaccount-controller'), caPem: enabled('root-ca-certificate-publisher-controller') ? caPem : undefined })]
+      : []),
+    ...(enabled('serviceaccount-token-controller') ? [tokensController(controllerEnv, authn.signer, caPem)] : []),
+    ...(enabled('token-cleaner-controller') ? [tokenCleaner(controllerEnv, secretType)] : []),
+    ...(enabled('bootstrap-signer-controller') ? [bootstrapSigner(controllerEnv, secretType, () => clusterInfoKubeconfig(url, caPem))] : []),
+  ];
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {
     await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), log, cluster !== undefined);
     bootstrapDone();
     await crdController.start();
-    if (!cluster) namespaceController.start();
+    if (!cluster) for (const c of leaderControllers) c.start();
     else {
       let running = false;
       unsubscribeLeadership = cluster.replicator.onLeadership((leader) => {
         if (leader && !running) {
           log.warn('this replica leads: starting leader-only controllers', { name: config.name });
-          namespaceController.start();
+          for (const c of leaderControllers) c.start();
           crdController.resync();
           running = true;
         } else if (!leader && running) {
           log.warn('this replica no longer leads: stopping leader-only controllers', { name: config.name });
-          namespaceController.stop();
+          for (const c of leaderControllers) c.stop();
           running = false;
         }
       });
@@ -392,7 +411,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       unsubscribeLeadership?.();
       configFiles.stop();
       await cluster?.close();
-      namespaceController.stop();
+      for (const c of leaderControllers) c.stop();
       crdController.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.

@@ -18,6 +18,7 @@ import { handlePatch } from './patch.js';
 import { resolveResourceRequest } from './resource-request.js';
 import { warningHeader } from '../respond.js';
 import { handleReview, reviewKindOf } from './reviews.js';
+import { handleTokenRequest } from './token-request.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
 
@@ -61,6 +62,7 @@ export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<R
   markDeprecated(c, deps, rr.resource, sub ?? '');
   const isBinding = (sub === 'binding' || (!sub && rr.resource.resource === 'bindings' && rr.resource.group === '')) && rr.info.verb === 'create';
   if (isBinding) return handleBinding(c, deps, rr);
+  if (sub === 'token' && rr.resource.resource === 'serviceaccounts' && rr.resource.group === '' && rr.info.verb === 'create') return handleTokenRequest(c, deps, rr);
   if (sub && NODE_AGENT_SUBRESOURCES.has(sub)) {
     throw errors.serviceUnavailable(`${rr.resource.resource}/${sub} needs a node agent connection, which this server does not provide yet`);
   }

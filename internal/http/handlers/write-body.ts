@@ -27,7 +27,7 @@ export interface ExpectedType {
 
 export async function readWriteBody(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest, expected: ExpectedType): Promise<JsonObject> {
   const bytes = await requestBody(c);
-  const schemaName = rr.subresource?.name === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : rr.resource.schemaName;
+  const schemaName = rr.subresource?.name === 'scale' ? 'io.k8s.api.autoscaling.v1.Scale' : rr.subresource?.name === 'token' ? 'io.k8s.api.authentication.v1.TokenRequest' : rr.resource.schemaName;
   const { value, duplicateFields, mediaType } = decodeObjectBody(bytes, c.req.header('content-type'), deps.decoders, schemaName);
   const obj = value;
   // Like upstream's decoder, the endpoint's type fills in what the body leaves out; only a

@@ -1,0 +1,96 @@
+// internal/controllers/reconciler owns the loop the small controllers share: watch resource
+// prefixes of the watch cache from their current state, turn each event into queue keys, and
+// reconcile keys one at a time, retrying a failed key after a delay. Start and stop follow
+// leadership (the caller decides when). Imports: watchcache, log.
+
+import type { Logger } from '../log/logger.js';
+import type { CacheEntry, EventType } from '../watchcache/types.js';
+import type { WatchCache } from '../watchcache/watch-cache.js';
+import type { CacheWatcher } from '../watchcache/watcher.js';
+
+export interface ReconcilerSpec {
+  name: string;
+  /** Resource prefixes to watch, each with the keys an event of it enqueues. */
+  sources: Array<{ prefix: string; keys(type: EventType, entry: CacheEntry): string[] }>;
+  /** Brings one key to its wanted state; throws to be retried. Returns a delay to look again (ms), if any. */
+  reconcile(key: string): Promise<number | void>;
+  retryMs?: number;
+}
+
+export class Reconciler {
+  private watchers: CacheWatcher[] = [];
+  private readonly queue = new Set<string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private draining = false;
+  private running = false;
+
+  constructor(
+    private readonly spec: ReconcilerSpec,
+    private readonly cache: WatchCache,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const source of this.spec.sources) this.follow(source);
+  }
+
+  private follow(source: ReconcilerSpec['sources'][number]): void {
+    const watcher = this.cache.watch({ prefix: source.prefix, filter: () => true, fromRevision: 0 });
+    this.watchers.push(watcher);
+    void (async () => {
+      for await (const out of watcher) {
+        if (!('entry' in out)) continue;
+        for (const key of source.keys(out.type, out.entry)) this.enqueue(key);
+      }
+      this.watchers = this.watchers.filter((w) => w !== watcher);
+      // Ended by overflow or a cache restart while running: follow again from the current state.
+      if (this.running) this.follow(source);
+    })();
+  }
+
+  stop(): void {
+    this.running = false;
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.queue.clear();
+  }
+
+  enqueue(key: string): void {
+    if (!this.running) return;
+    this.queue.add(key);
+    if (!this.draining) void this.drain();
+  }
+
+  private later(key: string, ms: number): void {
+    clearTimeout(this.timers.get(key));
+    const t = setTimeout(() => {
+      this.timers.delete(key);
+      this.enqueue(key);
+    }, ms);
+    t.unref();
+    this.timers.set(key, t);
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.size > 0 && this.running) {
+        const [key] = this.queue;
+        this.queue.delete(key!);
+        try {
+          const again = await this.spec.reconcile(key!);
+          if (typeof again === 'number' && this.running) this.later(key!, again);
+        } catch (e) {
+          this.log.warn(`${this.spec.name}: reconcile failed; retrying`, { key, error: e instanceof Error ? e.message : String(e) });
+          if (this.running) this.later(key!, this.spec.retryMs ?? 1000);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}

@@ -1,0 +1,138 @@
+// internal/server/authentication owns building the authentication chain from the flags: the
+// order (client certificate, then bearer tokens: static file, service-account tokens, bootstrap
+// tokens), anonymous access, the service-account signing and verifying keys, issuers and API
+// audiences, and the object lookups token authenticators need, read from this replica's watch
+// cache (a store read only for an object the cache does not hold yet).
+// Imports: auth, config, naming, registry, schema, watchcache, log.
+
+import { AuthnError, type Authenticator } from '../auth/authenticator.js';
+import { bootstrapTokenAuthenticator, secretData, type BootstrapSecret } from '../auth/bootstrap-token.js';
+import { readSigningKey, readVerifyingKeys, verifyingKeyOf, type VerifyingKey } from '../auth/serviceaccount-keys.js';
+import {
+  serviceAccountNames, serviceAccountTokenAuthenticator, ServiceAccountTokenSigner, type LookedUpObject, type ObjectLookup,
+} from '../auth/serviceaccount-token.js';
+import { bearerTokenAuthenticator, type TokenAuthenticator } from '../auth/token-authenticator.js';
+import { tokenFileAuthenticator } from '../auth/token-file.js';
+import { x509Authenticator } from '../auth/x509-authenticator.js';
+import type { ServerConfig } from '../config/flags.js';
+import type { Logger } from '../log/logger.js';
+import type { Naming } from '../naming/naming.js';
+import { objectKey, resourcePrefix } from '../registry/keys.js';
+import type { ApiCatalog } from '../schema/catalog.js';
+import type { CacheEntry } from '../watchcache/types.js';
+import type { WatchCache } from '../watchcache/watch-cache.js';
+import type { ReadMode } from '../watchcache/storage.js';
+
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+export const SYSTEM_NAMESPACE = 'kube-system';
+
+/** The secret type of bootstrap tokens: `bootstrap.kubernetes.io/token` or the naming's. */
+export const bootstrapSecretType = (naming: Naming): string => `${naming.labelPrefix('bootstrap')}token`;
+
+export interface AuthenticationSetup {
+  authenticators: Authenticator[];
+  anonymous: boolean;
+  signer: ServiceAccountTokenSigner;
+  issuers: string[];
+  apiAudiences: string[];
+  maxExpirationSeconds: number;
+}
+
+interface Sources {
+  config: ServerConfig;
+  naming: Naming;
+  /** The PKI's service-account key pair (defaults of the key flags). */
+  saKeyFile: string;
+  saPubFile: string;
+  catalog: ApiCatalog;
+  cache: WatchCache;
+  storage: { get(key: string, mode: ReadMode): Promise<CacheEntry | undefined> };
+  log: Logger;
+}
+
+/** Reads core objects the way token lookups want them: cache first, parsed once per version. */
+export class CachedObjects {
+  private readonly parsed = new WeakMap<CacheEntry, Record<string, unknown>>();
+
+  constructor(private readonly s: Pick<Sources, 'catalog' | 'cache' | 'storage'>) {}
+
+  /** `storeFallback` off: the cache only (bootstrap tokens, where any guess would cost a read). */
+  async get(resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', namespace: string, name: string, storeFallback = true): Promise<Record<string, unknown> | undefined> {
+    const r = this.s.catalog.resource('', 'v1', resource)!;
+    const key = objectKey(r, namespace, name);
+    let entry = this.s.cache.resource(resourcePrefix(r)).get(key);
+    // Not in this replica's cache (yet): a token minted on another replica a moment ago, or a
+    // deleted object. A consistent read settles it, as upstream's getter falls back to a GET.
+    if (!entry && storeFallback) entry = await this.s.storage.get(key, { kind: 'consistent' });
+    if (!entry || entry.corrupt) return undefined;
+    let obj = this.parsed.get(entry);
+    if (!obj) {
+      obj = JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>;
+      this.parsed.set(entry, obj);
+    }
+    return obj;
+  }
+}
+
+const metaOf = (obj: Record<string, unknown>): { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> } =>
+  (obj.metadata ?? {}) as { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> };
+
+export function buildAuthentication(s: Sources): AuthenticationSetup {
+  const { config, naming, log } = s;
+  const objects = new CachedObjects(s);
+  const issuers = config.serviceAccountIssuers.length > 0 ? [...config.serviceAccountIssuers] : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = config.apiAudiences.length > 0 ? [...config.apiAudiences] : [issuers[0]!];
+  const signingKey = readSigningKey(config.serviceAccountSigningKeyFile ?? s.saKeyFile);
+  const keyFiles = config.serviceAccountKeyFiles.length > 0 ? config.serviceAccountKeyFiles : [s.saPubFile];
+  const keys: VerifyingKey[] = [verifyingKeyOf(signingKey), ...keyFiles.flatMap((f) => readVerifyingKeys(f))];
+  const names = serviceAccountNames(naming);
+  const signer = new ServiceAccountTokenSigner(signingKey, issuers[0]!, names);
+
+  const kinds = { ServiceAccount: 'serviceaccounts', Pod: 'pods', Secret: 'secrets', Node: 'nodes' } as const;
+  const lookup: ObjectLookup = {
+    async get(kind, namespace, name): Promise<LookedUpObject | undefined> {
+      let obj: Record<string, unknown> | undefined;
+      try {
+        obj = await objects.get(kinds[kind], namespace, name);
+      } catch (e) {
+        // A failed read (no leader) is not a revoked token; the request fails as unauthenticated
+        // all the same, since nothing proves the token valid.
+        throw new AuthnError(`looking up the ${kind} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (!obj) return undefined;
+      const meta = metaOf(obj);
+      return {
+        uid: meta.uid ?? '',
+        deleting: Boolean(meta.deletionTimestamp),
+        labels: meta.labels ?? {},
+        ...(kind === 'Secret' ? { data: (obj.data ?? {}) as Record<string, string> } : {}),
+      };
+    },
+  };
+
+  const tokens: TokenAuthenticator[] = [];
+  if (config.tokenAuthFile) tokens.push(tokenFileAuthenticator(config.tokenAuthFile, (m) => log.warn(m)));
+  tokens.push(serviceAccountTokenAuthenticator({ issuers, keys, apiAudiences, names, lookup: config.serviceAccountLookup ? lookup : undefined }));
+  if (config.enableBootstrapTokenAuth) {
+    const secretType = bootstrapSecretType(naming);
+    tokens.push(
+      bootstrapTokenAuthenticator({
+        secretType,
+        async getSecret(name): Promise<BootstrapSecret | undefined> {
+          // The cache only, as upstream's lister: a guessed token must not cost a store read.
+          const obj = await objects.get('secrets', SYSTEM_NAMESPACE, name, false);
+          if (!obj) return undefined;
+          return { type: String(obj.type ?? ''), data: secretData(obj), deleting: Boolean(metaOf(obj).deletionTimestamp) };
+        },
+      }),
+    );
+  }
+  return {
+    authenticators: [x509Authenticator, bearerTokenAuthenticator(tokens, apiAudiences)],
+    anonymous: config.anonymousAuth,
+    signer,
+    issuers,
+    apiAudiences,
+    maxExpirationSeconds: Math.floor(config.serviceAccountMaxTokenExpirationMs / 1000),
+  };
+}

@@ -80,3 +80,27 @@ describe('runtime-config', () => {
     expect(enabled(text)(group, version, resource)).toBe(expected);
   });
 });
+
+describe('authentication and controller flags', () => {
+  it('default as upstream: anonymous on, lookup on, bootstrap tokens off, default controllers', () => {
+    expect(parse()).toMatchObject({ anonymousAuth: true, serviceAccountLookup: true, enableBootstrapTokenAuth: false, controllers: ['*'], serviceAccountIssuers: [], serviceAccountKeyFiles: [] });
+  });
+
+  it('takes booleans alone or with a value, repeatable key files and issuers, comma lists', () => {
+    const c = parse('--enable-bootstrap-token-auth', '--anonymous-auth=false', '--service-account-issuer=https://a', '--service-account-issuer', 'https://b',
+      '--service-account-key-file=/k1', '--service-account-key-file=/k2', '--api-audiences=x,y', '--controllers=*,tokencleaner,-serviceaccount', '--service-account-max-token-expiration=48h');
+    expect(c).toMatchObject({
+      enableBootstrapTokenAuth: true, anonymousAuth: false, serviceAccountIssuers: ['https://a', 'https://b'], serviceAccountKeyFiles: ['/k1', '/k2'],
+      apiAudiences: ['x', 'y'], controllers: ['*', 'tokencleaner', '-serviceaccount'], serviceAccountMaxTokenExpirationMs: 48 * 3600_000,
+    });
+  });
+
+  it.each([
+    ['--controllers=*,nosuch', 'not in the list of known controllers'],
+    ['--anonymous-auth=maybe', 'must be true or false'],
+    ['--service-account-max-token-expiration=10m', 'at least 1h'],
+  ])('refuses %s', (arg, message) => {
+    expect(() => parseFlags([arg])).toThrow(FlagError);
+    expect(() => parseFlags([arg])).toThrow(message);
+  });
+});

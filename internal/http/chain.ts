@@ -36,7 +36,7 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.use('*', withRequestInfo());
   if (deps.metrics) app.use('*', withMetrics(deps.metrics));
   if (deps.audit) app.use('*', withAuditInit(deps.audit));
-  app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth));
+  app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth, deps.log));
   if (deps.audit) app.use('*', withAudit(deps.audit, deps));
   app.use('*', withImpersonation(deps.authorizers, deps.naming));
   app.use('*', withMaxInFlight(deps.inFlight));

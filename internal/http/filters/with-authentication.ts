@@ -7,6 +7,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { TLSSocket } from 'node:tls';
 import { authenticate, type Authenticator, type PeerCertificate } from '../../auth/authenticator.js';
 import { errors } from '../../apierrors/status.js';
+import type { Logger } from '../../log/logger.js';
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
 
@@ -42,14 +43,19 @@ function readPeerCertificate(socket: TLSSocket): PeerCertificate | undefined {
   };
 }
 
-export function withAuthentication(authenticators: readonly Authenticator[], anonymous: boolean): MiddlewareHandler<Env> {
+export function withAuthentication(authenticators: readonly Authenticator[], anonymous: boolean, log?: Logger): MiddlewareHandler<Env> {
   return async (c, next) => {
     const result = await authenticate(
       authenticators,
       { header: (name) => c.req.header(name), peerCertificate: peerCertificateOf(c.env) },
       { anonymous },
     );
-    if ('error' in result) return errorResponse(c, errors.unauthorized());
+    if ('error' in result) {
+      // The reason, never the credential: no authenticator's message contains the token. The
+      // client gets upstream's bare 401 Status.
+      log?.debug('unable to authenticate the request', { reason: result.error });
+      return errorResponse(c, errors.unauthorized());
+    }
     c.set('user', result.user);
     await next();
   };

@@ -5,6 +5,8 @@
 // killed with SIGKILL, whose answers must be success, 503 (never proposed: the object must not
 // appear) or 504 (outcome unknown), with every acknowledged write present afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess, sleep, type MemberStatus } from './support/cluster-process.js';
 import { RequestFailure } from './support/https-client.js';
@@ -101,6 +103,30 @@ describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
     }
     for (const [name, items] of lists) expect(items, `list via ${name}`).toBe(lists.get(leader));
     expect(lists.get(leader)).toContain(second.metadata.resourceVersion);
+  });
+
+  it('a service-account token minted through one replica authenticates on every other (same PKI)', async () => {
+    const [minter, ...others] = cluster.names;
+    await ok(minter!, 'create', 'serviceaccount', 'robot');
+    const body = JSON.stringify({ apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', spec: {} });
+    const minted = await kubectl(cluster.kubeconfig(minter!), ['create', '--raw', '/api/v1/namespaces/default/serviceaccounts/robot/token', '-f', '-'], body);
+    expect(minted.code, minted.stderr).toBe(0);
+    const token = (JSON.parse(minted.stdout) as { status: { token: string } }).status.token;
+    for (const name of others) {
+      // The admin kubeconfig's CA, no client certificate: the token is the only credential.
+      const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(readFileSync(cluster.kubeconfig(name), 'utf8'))![1]!, 'base64');
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpsRequest(`${cluster.url(name)}/apis/authentication.cluster.io/v1/selfsubjectreviews`, { method: 'POST', ca, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ apiVersion: 'authentication.cluster.io/v1', kind: 'SelfSubjectReview' }));
+      });
+      expect(answer.status, `${name}: ${answer.body}`).toBe(200);
+      expect((JSON.parse(answer.body) as { status: { userInfo: { username: string } } }).status.userInfo.username, name).toBe('system:serviceaccount:default:robot');
+    }
   });
 
   it('kubectl get -w on every replica prints a change written through another', async () => {

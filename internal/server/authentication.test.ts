@@ -1,0 +1,98 @@
+// Integration tests of the authentication chain as the server builds it from flags: a client
+// CA file holding several CAs, and the TokenRequest sub-resource's validation, defaults and
+// bound objects (in-process server, real TLS).
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateAuthority, issueCertificate } from '../pki/certificates.js';
+import { generatePki, pkiPaths } from '../pki/pki.js';
+import { ApiClient } from '../testserver/api-client.js';
+import { startTestServer, type TestServer } from '../testserver/test-server.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are free-form JSON
+const WHOAMI = '/apis/authentication.cluster.io/v1/selfsubjectreviews';
+const whoamiBody = { apiVersion: 'authentication.cluster.io/v1', kind: 'SelfSubjectReview' };
+
+describe('--client-ca-file with several CAs', () => {
+  let t: TestServer;
+  let caPem: string;
+  let other: Awaited<ReturnType<typeof createCertificateAuthority>>;
+  const clients: ApiClient[] = [];
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'clusterd-authn-'));
+    await generatePki(dataDir, '127.0.0.1');
+    other = await createCertificateAuthority('other-ca');
+    caPem = readFileSync(pkiPaths(dataDir).caCert, 'utf8');
+    writeFileSync(join(dataDir, 'client-cas.pem'), `${caPem}${other.certPem}`);
+    t = await startTestServer({ dataDir, clientCaFile: join(dataDir, 'client-cas.pem') });
+  });
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await t?.stop();
+  });
+
+  it('accepts certificates of either CA (CN = user, O = groups) and refuses an unknown CA', async () => {
+    const bob = await issueCertificate(other, { commonName: 'bob', organizations: ['team-a', 'team-b'], usage: 'client' });
+    const bobClient = new ApiClient(t.server.url, { caPem, ...bob });
+    clients.push(bobClient);
+    expect((await bobClient.post(WHOAMI, whoamiBody)).json<Obj>().status.userInfo).toEqual({ username: 'bob', groups: ['team-a', 'team-b', 'system:authenticated'] });
+    expect((await t.admin.post(WHOAMI, whoamiBody)).json<Obj>().status.userInfo.username).toBe('admin');
+    const stranger = await issueCertificate(await createCertificateAuthority('stranger-ca'), { commonName: 'mallory', organizations: ['system:masters'], usage: 'client' });
+    const strangerClient = new ApiClient(t.server.url, { caPem, ...stranger });
+    clients.push(strangerClient);
+    const refused = await strangerClient.get('/version');
+    expect(refused.status).toBe(401);
+    expect(refused.json<Obj>()).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+  });
+});
+
+describe('TokenRequest', () => {
+  let t: TestServer;
+  const sa = '/api/v1/namespaces/default/serviceaccounts';
+  const tr = (spec: Obj) => ({ apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', spec });
+  const claimsOf = (token: string): Obj => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Obj;
+  beforeAll(async () => {
+    t = await startTestServer({ serviceAccountMaxTokenExpirationMs: 2 * 3600_000, apiAudiences: ['api-a', 'api-b'] });
+    expect((await t.admin.post(sa, { metadata: { name: 'robot' } })).status).toBeLessThan(300);
+    expect((await t.admin.post('/api/v1/namespaces/default/pods', { metadata: { name: 'mine' }, spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'x' }] } })).status).toBeLessThan(300);
+    expect((await t.admin.post('/api/v1/namespaces/default/pods', { metadata: { name: 'theirs' }, spec: { containers: [{ name: 'c', image: 'x' }] } })).status).toBeLessThan(300);
+    expect((await t.admin.post('/api/v1/namespaces/default/secrets', { metadata: { name: 's' } })).status).toBeLessThan(300);
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('defaults audiences to the API audiences and the expiration to an hour, and caps it at the maximum', async () => {
+    const res = await t.admin.post(`${sa}/robot/token`, tr({}));
+    expect(res.status).toBe(201);
+    const body = res.json<Obj>();
+    expect(body.spec).toEqual({ audiences: ['api-a', 'api-b'], expirationSeconds: 3600, boundObjectRef: null });
+    const claims = claimsOf(body.status.token);
+    expect(claims.exp - claims.iat).toBe(3600);
+    expect(new Date(body.status.expirationTimestamp).getTime() / 1000).toBe(claims.exp);
+    const capped = (await t.admin.post(`${sa}/robot/token`, tr({ expirationSeconds: 86400 }))).json<Obj>();
+    expect(capped.spec.expirationSeconds).toBe(7200);
+  });
+
+  it('binds to a pod of the account, a secret, with the uid checked', async () => {
+    const podUid = (await t.admin.get('/api/v1/namespaces/default/pods/mine')).json<Obj>().metadata.uid;
+    const bound = (await t.admin.post(`${sa}/robot/token`, tr({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'mine', uid: podUid } }))).json<Obj>();
+    expect(claimsOf(bound.status.token)['cluster.io'].pod).toEqual({ name: 'mine', uid: podUid });
+    const secret = (await t.admin.post(`${sa}/robot/token`, tr({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's' } }))).json<Obj>();
+    expect(claimsOf(secret.status.token)['cluster.io'].secret.name).toBe('s');
+  });
+
+  it.each<[string, Obj, string, number, string]>([
+    ['a too short expiration', {}, 'robot', 422, 'spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes'],
+    ['a missing account', {}, 'nobody', 404, 'serviceaccounts "nobody" not found'],
+    ['a pod of another account', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'theirs' } }, 'robot', 400, 'cannot bind token for serviceaccount "robot" to pod running with different serviceaccount name.'],
+    ['a stale uid', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'mine', uid: 'stale' } }, 'robot', 409, 'the UID in the bound object reference (stale) does not match the UID in record'],
+    ['an unsupported kind', { boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'x' } }, 'robot', 400, 'cannot bind token for serviceaccount "robot" to object of kind "v1, Kind=ConfigMap"'],
+    ['a missing pod', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'gone' } }, 'robot', 404, 'pods "gone" not found'],
+  ])('refuses %s', async (name, spec, account, code, message) => {
+    const res = await t.admin.post(`${sa}/${account}/token`, tr(name === 'a too short expiration' ? { expirationSeconds: 599 } : spec));
+    expect(res.status).toBe(code);
+    expect(res.json<Obj>().message).toContain(message);
+  });
+});

@@ -96,3 +96,37 @@ describe('TokenRequest', () => {
     expect(res.json<Obj>().message).toContain(message);
   });
 });
+
+describe('legacy service-account token secrets', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ controllers: ['*'] });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('the token controller fills the secret; the token authenticates and marks the secret with the day it was used', async () => {
+    expect((await t.admin.post('/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'old' } })).status).toBeLessThan(300);
+    const secret = { metadata: { name: 'old-token', annotations: { 'cluster.io/service-account.name': 'old' } }, type: 'cluster.io/service-account-token' };
+    expect((await t.admin.post('/api/v1/namespaces/default/secrets', secret)).status).toBeLessThan(300);
+    const read = async (): Promise<Obj> => (await t.admin.get('/api/v1/namespaces/default/secrets/old-token')).json<Obj>();
+    let filled: Obj = {};
+    for (let i = 0; i < 100 && !filled.data?.token; i++) {
+      filled = await read();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(Object.keys(filled.data).sort()).toEqual(['ca.crt', 'namespace', 'token']);
+    const token = Buffer.from(filled.data.token, 'base64').toString();
+    expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())).toMatchObject({ iss: 'cluster/serviceaccount', 'cluster.io/serviceaccount/secret.name': 'old-token' });
+    const who = await t.anonymous.request('POST', WHOAMI, { body: whoamiBody, headers: { authorization: `Bearer ${token}` } });
+    expect(who.json<Obj>().status.userInfo).toMatchObject({ username: 'system:serviceaccount:default:old' });
+    const today = new Date().toISOString().slice(0, 10);
+    let label: string | undefined;
+    for (let i = 0; i < 100 && label === undefined; i++) {
+      label = (await read()).metadata.labels?.['cluster.io/legacy-token-last-used'];
+      if (label === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(label).toBe(today);
+  });
+});

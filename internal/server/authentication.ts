@@ -18,6 +18,7 @@ import type { ServerConfig } from '../config/flags.js';
 import type { Logger } from '../log/logger.js';
 import type { Naming } from '../naming/naming.js';
 import { objectKey, resourcePrefix } from '../registry/keys.js';
+import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
@@ -47,6 +48,8 @@ interface Sources {
   catalog: ApiCatalog;
   cache: WatchCache;
   storage: { get(key: string, mode: ReadMode): Promise<CacheEntry | undefined> };
+  /** For the legacy-token last-used label; absent: not tracked. */
+  registries?: RegistrySet;
   log: Logger;
 }
 
@@ -109,6 +112,33 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
       };
     },
   };
+
+  // Upstream's legacy-token tracking: a secret-based token that authenticates marks its secret
+  // with the day (UTC) it was last used, written at most once a day per secret, off the
+  // request's path (a failed write is only logged).
+  const lastUsedLabel = `${naming.labelDomain}/legacy-token-last-used`;
+  const marking = new Set<string>();
+  if (s.registries) {
+    const registries = s.registries;
+    lookup.legacyTokenUsed = (namespace, secretName) => {
+      const today = new Date().toISOString().slice(0, 10);
+      const key = `${namespace}/${secretName}`;
+      if (marking.has(key)) return;
+      void objects.get('secrets', namespace, secretName, false).then(async (obj) => {
+        if (!obj || metaOf(obj).labels?.[lastUsedLabel] === today) return;
+        marking.add(key);
+        const r = s.catalog.resource('', 'v1', 'secrets')!;
+        const ctx = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, manager: 'kube-apiserver', namespace, dryRun: false, warnings: [] as string[] };
+        await registries.for(r)!.patch(r, ctx, secretName, '', {
+          build: (cur) => {
+            const meta = (cur.metadata ?? {}) as Record<string, unknown>;
+            return { ...cur, metadata: { ...meta, labels: { ...((meta.labels as Record<string, string> | undefined) ?? {}), [lastUsedLabel]: today } } };
+          },
+        });
+      }).catch((e: unknown) => log.warn('marking a legacy token as used failed', { secret: key, error: e instanceof Error ? e.message : String(e) }))
+        .finally(() => marking.delete(key));
+    };
+  }
 
   const tokens: TokenAuthenticator[] = [];
   if (config.tokenAuthFile) tokens.push(tokenFileAuthenticator(config.tokenAuthFile, (m) => log.warn(m)));

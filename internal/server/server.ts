@@ -239,7 +239,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   if (cluster) cluster.registerMetrics(metrics.registry);
   audit?.registerMetrics(metrics.registry);
   const pki = await pkiReady;
-  const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, log });
+  const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log });
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),

@@ -173,3 +173,11 @@ for (const naming of ['kubernetes', 'cluster'] as const) {
     });
   });
 }
+
+describe('a malformed token file', () => {
+  it('stops the server at start with the file and line named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'clusterd-authn-'));
+    writeFileSync(join(dir, 'tokens.csv'), 'good-token,alice,u1\nshort-token,bob\n');
+    await expect(startServerProcess(['--storage=memory', `--token-auth-file=${join(dir, 'tokens.csv')}`], dir)).rejects.toThrow(/tokens\.csv' line 2: must have at least 3 columns/);
+  });
+});

@@ -152,11 +152,8 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
   const issuers = new Set(o.issuers);
   const d = o.names.domain;
 
-  async function verifySignature(token: string): Promise<Claims> {
-    const digest = createHash('sha256').update(token).digest('base64url');
-    const hit = verified.get(digest);
+  async function verifySignature(token: string, digest: string): Promise<Claims> {
     const t = Date.now();
-    if (hit && hit.until > t) return hit.claims;
     let header: { kid?: unknown; alg?: unknown };
     try {
       header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as typeof header;
@@ -269,18 +266,25 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
     name: 'service-account',
     audienceAware: true,
     async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResponse | null> {
-      // Not ours unless it parses as a JWT from one of our issuers (upstream's hasCorrectIssuer).
-      if (token.split('.').length !== 3) return null;
-      let iss: unknown;
-      try {
-        iss = decodeJwt(token).iss;
-      } catch {
-        return null;
+      // A token verified a moment ago skips parsing and the signature; time, audience and
+      // lookup are checked every time.
+      const digest = createHash('sha256').update(token).digest('base64url');
+      const hit = verified.get(digest);
+      let claims: Claims;
+      if (hit && hit.until > Date.now()) claims = hit.claims;
+      else {
+        // Not ours unless it parses as a JWT from one of our issuers (upstream's hasCorrectIssuer).
+        if (token.split('.').length !== 3) return null;
+        let iss: unknown;
+        try {
+          iss = decodeJwt(token).iss;
+        } catch {
+          return null;
+        }
+        if (typeof iss !== 'string' || (!issuers.has(iss) && iss !== o.names.legacyIssuer)) return null;
+        claims = await verifySignature(token, digest);
       }
-      const isLegacy = iss === o.names.legacyIssuer;
-      if (typeof iss !== 'string' || (!issuers.has(iss) && !isLegacy)) return null;
-      const claims = await verifySignature(token);
-      return isLegacy ? legacy(claims, token, audiences) : bound(claims, audiences);
+      return claims.iss === o.names.legacyIssuer ? legacy(claims, token, audiences) : bound(claims, audiences);
     },
   };
 }

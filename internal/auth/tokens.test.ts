@@ -107,6 +107,23 @@ describe.each(['rsa', 'ec'] as const)('service-account tokens signed with %s key
     expect(JSON.stringify(result)).not.toContain(token);
   });
 
+  it('a cached verification still checks lookup, audience and time on every use', async () => {
+    const w = world();
+    let now = NOW;
+    const auth = bearerTokenAuthenticator(
+      [serviceAccountTokenAuthenticator({ issuers: [ISSUER], keys: [{ key: publicKey, alg: signing.alg, kid: signing.kid }], apiAudiences: API, names, lookup: w.lookup, now: () => now, cacheTtlMs: 60_000 })],
+      API,
+    );
+    const { token } = await signer.mint({ ...base, expirationSeconds: 600 }, NOW);
+    expect(await run(auth, token)).toMatchObject({ user: { name: 'system:serviceaccount:ns:sa' } });
+    expect(await run(auth, token, ['other'])).toEqual({ error: expect.stringContaining('invalid for the target audiences') });
+    now = new Date(NOW.getTime() + 3600_000);
+    expect(await run(auth, token)).toEqual({ error: expect.stringContaining('has expired') });
+    now = NOW;
+    w.objects.delete('ServiceAccount/ns/sa');
+    expect(await run(auth, token)).toEqual({ error: expect.stringContaining('has been deleted') });
+  });
+
   it('TokenReview audiences: the token answers the audiences asked for that it holds', async () => {
     const { auth } = setup();
     const { token } = await signer.mint({ ...base, audiences: ['a', 'b'] }, NOW);

@@ -124,6 +124,18 @@ describe.each(['rsa', 'ec'] as const)('service-account tokens signed with %s key
     expect(await run(auth, token)).toEqual({ error: expect.stringContaining('has been deleted') });
   });
 
+  it('every configured issuer is accepted (the first issues): rotating the issuer keeps old tokens valid', async () => {
+    const w = world();
+    const auth = bearerTokenAuthenticator(
+      [serviceAccountTokenAuthenticator({ issuers: ['https://new.test', ISSUER], keys: [{ key: publicKey, alg: signing.alg, kid: signing.kid }], apiAudiences: API, names, lookup: w.lookup, now: () => NOW })],
+      API,
+    );
+    const old = await signer.mint(base, NOW);
+    const fresh = await new ServiceAccountTokenSigner(signing, 'https://new.test', names).mint(base, NOW);
+    expect(await run(auth, old.token)).toMatchObject({ user: { name: 'system:serviceaccount:ns:sa' } });
+    expect(await run(auth, fresh.token)).toMatchObject({ user: { name: 'system:serviceaccount:ns:sa' } });
+  });
+
   it('TokenReview audiences: the token answers the audiences asked for that it holds', async () => {
     const { auth } = setup();
     const { token } = await signer.mint({ ...base, audiences: ['a', 'b'] }, NOW);

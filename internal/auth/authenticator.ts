@@ -12,6 +12,8 @@ export interface PeerCertificate {
   commonName: string;
   organizations: string[];
   authorizationError?: string;
+  /** The certificate (DER), for authenticators that verify it against a CA of their own. */
+  raw?: Buffer;
 }
 
 export interface AuthnRequest {
@@ -22,6 +24,10 @@ export interface AuthnRequest {
    * means the API server's own audiences (--api-audiences), as for every API request.
    */
   audiences?: readonly string[];
+  /** Every value of a repeated header, one entry per header line (the authenticating proxy's groups). */
+  headerValues?(name: string): string[];
+  /** The names of all request headers (the authenticating proxy's extra prefix). */
+  headerNames?(): string[];
 }
 
 /**

@@ -13,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'create or complete a multi-replica cluster\'s PKI directory (CAs, certificates, join token)',
     load: async () => (await import('./pki-command.js')).runPkiCommand,
   },
+  credential: {
+    summary: 'client credential (exec) plugin for kubectl: print an ExecCredential with an OIDC ID token',
+    load: async () => (await import('./credential-command.js')).runCredentialCommand,
+  },
   members: {
     summary: 'list the cluster\'s replicas, or remove one (members remove NAME)',
     load: async () => (await import('./members-command.js')).runMembersCommand,

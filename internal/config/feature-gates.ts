@@ -20,6 +20,8 @@ export const KNOWN_GATES = {
   NodeDeclaredFeatures: { stage: 'alpha', default: false },
   AnonymousAuthConfigurableEndpoints: { stage: 'ga', default: true },
   StructuredAuthenticationConfiguration: { stage: 'beta', default: true },
+  // No egress selector is configured here, so either type dials directly (as upstream without one).
+  StructuredAuthenticationConfigurationEgressSelector: { stage: 'beta', default: true },
   StructuredAuthorizationConfiguration: { stage: 'ga', default: true },
   ServerSideApply: { stage: 'ga', default: true },
   ServerSideFieldValidation: { stage: 'ga', default: true },

@@ -78,6 +78,31 @@ export interface ServerConfig {
   enableBootstrapTokenAuth: boolean;
   /** --controllers as given: `*`, names, `-name`. */
   controllers: string[];
+  /** Flags given on the command line (mutual exclusions that depend on "set", not on the value). */
+  setFlags: Set<string>;
+  /** --oidc-*: one JWT issuer without the structured file. */
+  oidc: {
+    issuerUrl: string | undefined;
+    clientId: string | undefined;
+    usernameClaim: string;
+    usernamePrefix: string | undefined;
+    groupsClaim: string | undefined;
+    groupsPrefix: string | undefined;
+    requiredClaims: Array<{ claim: string; value: string }>;
+    caFile: string | undefined;
+    signingAlgs: string[];
+  };
+  /** --authentication-token-webhook-*. */
+  tokenWebhook: { configFile: string | undefined; version: 'v1' | 'v1beta1'; cacheTtlMs: number };
+  /** --requestheader-*: the authenticating proxy. */
+  requestHeader: {
+    usernameHeaders: string[];
+    uidHeaders: string[];
+    groupHeaders: string[];
+    extraHeadersPrefix: string[];
+    clientCaFile: string | undefined;
+    allowedNames: string[];
+  };
 }
 
 export class FlagError extends Error {
@@ -137,6 +162,12 @@ const hostPort = (flag: string, raw: string): string => {
 const replicaName = (flag: string, raw: string): string => {
   if (!REPLICA_NAME.test(raw)) throw new FlagError(`invalid replica name "${raw}" in --${flag}: lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit`);
   return raw;
+};
+
+/** A string-list flag as upstream's: comma-separated, repeatable; the first use replaces the default. */
+const listFlag = (c: ServerConfig, flag: string, current: string[], raw: string): string[] => {
+  const items = raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return c.setFlags.has(flag) ? [...current, ...items] : items;
 };
 
 const FLAGS: FlagSpec[] = [
@@ -309,6 +340,103 @@ const FLAGS: FlagSpec[] = [
     help: 'Structured authorization configuration file; reloaded and compared across replicas like --authentication-config.',
     apply: (c, v) => { c.authorizationConfig = v || undefined; },
   },
+  // External authenticators (internal/auth: request header, OIDC/JWT, token webhook).
+  {
+    name: 'oidc-issuer-url', value: 'https-url', default: '',
+    help: 'URL of the OpenID issuer (https only). Its ID tokens are bearer tokens when they name it in iss and --oidc-client-id in aud. Not with --authentication-config.',
+    apply: (c, v) => { c.oidc.issuerUrl = v || undefined; },
+  },
+  {
+    name: 'oidc-client-id', value: 'id', default: '',
+    help: 'Client ID tokens must be issued for (their aud). Required with --oidc-issuer-url.',
+    apply: (c, v) => { c.oidc.clientId = v || undefined; },
+  },
+  {
+    name: 'oidc-username-claim', value: 'claim', default: 'sub',
+    help: 'ID-token claim that names the user. Claims other than email are prefixed with the issuer URL and # unless --oidc-username-prefix says otherwise.',
+    apply: (c, v) => { c.oidc.usernameClaim = v; },
+  },
+  {
+    name: 'oidc-username-prefix', value: 'prefix', default: '',
+    help: 'Prefix of OIDC user names; "-" disables prefixing. Unset: the issuer URL and # (none for the email claim).',
+    apply: (c, v) => { c.oidc.usernamePrefix = v === '' ? undefined : v; },
+  },
+  {
+    name: 'oidc-groups-claim', value: 'claim', default: '',
+    help: 'ID-token claim with the user\'s groups (a string or an array of strings).',
+    apply: (c, v) => { c.oidc.groupsClaim = v || undefined; },
+  },
+  {
+    name: 'oidc-groups-prefix', value: 'prefix', default: '',
+    help: 'Prefix added to every OIDC group.',
+    apply: (c, v) => { c.oidc.groupsPrefix = v || undefined; },
+  },
+  {
+    name: 'oidc-required-claim', value: 'key=value,...', default: '',
+    help: 'A claim the ID token must carry with this value; repeatable.',
+    apply: (c, v) => {
+      for (const item of v.split(',').filter((x) => x !== '')) {
+        const eq = item.indexOf('=');
+        if (eq <= 0) throw new FlagError(`invalid value "${item}" for --oidc-required-claim: want key=value`);
+        c.oidc.requiredClaims.push({ claim: item.slice(0, eq), value: item.slice(eq + 1) });
+      }
+    },
+  },
+  {
+    name: 'oidc-ca-file', value: 'path', default: '',
+    help: 'CA bundle (PEM) that signs the identity provider\'s serving certificate. Default: the host\'s roots.',
+    apply: (c, v) => { c.oidc.caFile = v || undefined; },
+  },
+  {
+    name: 'oidc-signing-algs', value: 'alg,...', default: 'RS256',
+    help: 'Algorithms ID tokens may be signed with: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512.',
+    apply: (c, v) => { c.oidc.signingAlgs = listFlag(c, 'oidc-signing-algs', c.oidc.signingAlgs, v); },
+  },
+  {
+    name: 'authentication-token-webhook-config-file', value: 'path', default: '',
+    help: 'Kubeconfig-format file naming the token review service: bearer tokens no other authenticator knows are sent to it as a TokenReview.',
+    apply: (c, v) => { c.tokenWebhook.configFile = v || undefined; },
+  },
+  {
+    name: 'authentication-token-webhook-version', value: 'v1|v1beta1', default: 'v1beta1',
+    help: 'TokenReview version sent to the token review service (its reply must use the same).',
+    apply: (c, v) => { c.tokenWebhook.version = oneOf('authentication-token-webhook-version', ['v1', 'v1beta1'] as const, v); },
+  },
+  {
+    name: 'authentication-token-webhook-cache-ttl', value: 'duration', default: '2m',
+    help: 'How long the token review service\'s answers (authenticated or not) are reused.',
+    apply: (c, v) => { c.tokenWebhook.cacheTtlMs = duration('authentication-token-webhook-cache-ttl', v); },
+  },
+  {
+    name: 'requestheader-username-headers', value: 'header,...', default: '',
+    help: 'Headers an authenticating proxy names the user in, tried in order (the first non-empty wins), for example X-Remote-User. Trusted only from a client certificate signed by --requestheader-client-ca-file.',
+    apply: (c, v) => { c.requestHeader.usernameHeaders = listFlag(c, 'requestheader-username-headers', c.requestHeader.usernameHeaders, v); },
+  },
+  {
+    name: 'requestheader-uid-headers', value: 'header,...', default: '',
+    help: 'Headers the proxy names the user\'s UID in (first non-empty wins), for example X-Remote-Uid.',
+    apply: (c, v) => { c.requestHeader.uidHeaders = listFlag(c, 'requestheader-uid-headers', c.requestHeader.uidHeaders, v); },
+  },
+  {
+    name: 'requestheader-group-headers', value: 'header,...', default: '',
+    help: 'Headers the proxy lists groups in (every value of each), for example X-Remote-Group.',
+    apply: (c, v) => { c.requestHeader.groupHeaders = listFlag(c, 'requestheader-group-headers', c.requestHeader.groupHeaders, v); },
+  },
+  {
+    name: 'requestheader-extra-headers-prefix', value: 'prefix,...', default: '',
+    help: 'Header prefixes for extra attributes, for example X-Remote-Extra-: the rest of the name, lowercased and percent-decoded, is the key.',
+    apply: (c, v) => { c.requestHeader.extraHeadersPrefix = listFlag(c, 'requestheader-extra-headers-prefix', c.requestHeader.extraHeadersPrefix, v); },
+  },
+  {
+    name: 'requestheader-client-ca-file', value: 'path', default: '',
+    help: 'CA bundle (PEM) that signs the authenticating proxy\'s client certificate. Required with --requestheader-username-headers.',
+    apply: (c, v) => { c.requestHeader.clientCaFile = v || undefined; },
+  },
+  {
+    name: 'requestheader-allowed-names', value: 'cn,...', default: '',
+    help: 'Common names the proxy\'s client certificate may have; empty allows any certificate the CA signed.',
+    apply: (c, v) => { c.requestHeader.allowedNames = listFlag(c, 'requestheader-allowed-names', c.requestHeader.allowedNames, v); },
+  },
   {
     name: 'show-hidden-metrics-for-version', value: 'major.minor', default: '',
     help: 'The previous minor release (the only value accepted; others fail the start): /metrics shows again the deprecated metrics hidden in this release, as kube-apiserver\'s flag.',
@@ -459,6 +587,10 @@ export function defaultConfig(): ServerConfig {
   c.serviceAccountKeyFiles = [];
   c.serviceAccountIssuers = [];
   c.apiAudiences = [];
+  c.setFlags = new Set();
+  c.oidc = { issuerUrl: undefined, clientId: undefined, usernameClaim: 'sub', usernamePrefix: undefined, groupsClaim: undefined, groupsPrefix: undefined, requiredClaims: [], caFile: undefined, signingAlgs: [] };
+  c.tokenWebhook = { configFile: undefined, version: 'v1beta1', cacheTtlMs: 0 };
+  c.requestHeader = { usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeadersPrefix: [], clientCaFile: undefined, allowedNames: [] };
   for (const f of FLAGS) if (f.default !== '') f.apply(c, f.default);
   return c;
 }
@@ -485,9 +617,23 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
       i++;
     }
     spec.apply(config, value);
+    config.setFlags.add(name);
   }
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsPrivateKeyFile)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  const oidcFlags = [...config.setFlags].filter((f) => f.startsWith('oidc-'));
+  if (config.authenticationConfig && oidcFlags.length > 0) {
+    throw new FlagError(`--authentication-config and --${oidcFlags[0]} are mutually exclusive: put the issuer in the configuration file`);
+  }
+  if (oidcFlags.length > 0 && (!config.oidc.issuerUrl || !config.oidc.clientId)) {
+    throw new FlagError('--oidc-issuer-url and --oidc-client-id are both required when any --oidc-* flag is set');
+  }
+  if (config.authenticationConfig && !config.featureGates.enabled('StructuredAuthenticationConfiguration')) {
+    throw new FlagError('--authentication-config needs the feature gate StructuredAuthenticationConfiguration');
+  }
+  if (config.requestHeader.usernameHeaders.length > 0 && !config.requestHeader.clientCaFile) {
+    throw new FlagError('--requestheader-username-headers needs --requestheader-client-ca-file (the proxy must present a certificate it signs)');
   }
   if (config.electionTimeoutMs < 5 * config.heartbeatIntervalMs) {
     throw new FlagError('--election-timeout must be at least 5 times --heartbeat-interval');

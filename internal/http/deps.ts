@@ -48,7 +48,8 @@ export interface HttpDeps {
   registries: RegistrySet;
   features: FeatureGates;
   authenticators: readonly Authenticator[];
-  anonymousAuth: boolean;
+  /** Whether unauthenticated requests become system:anonymous; a function decides per request path (the structured file's anonymous conditions). */
+  anonymousAuth: boolean | ((path: string) => boolean);
   authorizers: readonly Authorizer[];
   health: HealthChecks;
   discovery: Discovery;

@@ -16,6 +16,7 @@ import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { serviceAllocator } from '../admission/service-ips.js';
+import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
@@ -240,6 +241,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   audit?.registerMetrics(metrics.registry);
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log });
+  const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers });
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -247,8 +249,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     catalog,
     registries,
     features: config.featureGates,
-    authenticators: authn.authenticators,
-    anonymousAuth: authn.anonymous,
+    // Upstream's order: request header, x509 and the cluster's own tokens, JWT issuers, webhook.
+    authenticators: [...(external.requestHeader ? [external.requestHeader] : []), ...authn.authenticators, external.jwt, ...(external.webhook ? [external.webhook] : [])],
+    anonymousAuth: (path) => external.controller.anonymousAllowed(path, authn.anonymous),
     serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds },
     authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
     health,

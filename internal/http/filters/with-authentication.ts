@@ -40,15 +40,35 @@ function readPeerCertificate(socket: TLSSocket): PeerCertificate | undefined {
     commonName: Array.isArray(cn) ? (cn[0] ?? '') : (cn ?? ''),
     organizations: o === undefined ? [] : Array.isArray(o) ? o : [o],
     ...(err ? { authorizationError: err instanceof Error ? err.message : String(err) } : {}),
+    ...(cert.raw ? { raw: cert.raw } : {}),
   };
 }
 
-export function withAuthentication(authenticators: readonly Authenticator[], anonymous: boolean, log?: Logger): MiddlewareHandler<Env> {
+/** The request's header lines as received ([name, value, name, value, ...]), HTTP/1.1 and HTTP/2 alike. */
+function rawHeaderPairs(env: Env['Bindings'] | undefined): string[] {
+  const incoming = env?.incoming as { rawHeaders?: string[] } | undefined;
+  return incoming?.rawHeaders ?? [];
+}
+
+function rawHeaderValues(env: Env['Bindings'] | undefined, name: string): string[] {
+  const raw = rawHeaderPairs(env);
+  const want = name.toLowerCase();
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === want) out.push(raw[i + 1]!);
+  return out;
+}
+
+export function withAuthentication(authenticators: readonly Authenticator[], anonymous: boolean | ((path: string) => boolean), log?: Logger): MiddlewareHandler<Env> {
   return async (c, next) => {
     const result = await authenticate(
       authenticators,
-      { header: (name) => c.req.header(name), peerCertificate: peerCertificateOf(c.env) },
-      { anonymous },
+      {
+        header: (name) => c.req.header(name),
+        peerCertificate: peerCertificateOf(c.env),
+        headerValues: (name) => rawHeaderValues(c.env, name),
+        headerNames: () => [...new Set(rawHeaderPairs(c.env).filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()))],
+      },
+      { anonymous: typeof anonymous === 'function' ? anonymous(c.req.path) : anonymous },
     );
     if ('error' in result) {
       // The reason, never the credential: no authenticator's message contains the token. The

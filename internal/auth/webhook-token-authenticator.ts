@@ -1,0 +1,131 @@
+// internal/auth/webhook-token-authenticator owns bearer-token authentication by a remote
+// service (--authentication-token-webhook-*): the service is named by a kubeconfig-format file,
+// receives a TokenReview (v1 or v1beta1 of the authentication group, per --naming) and answers
+// with its status. Answers, authenticated or not, are cached for the TTL under a hash of the
+// token (the token itself is never a key, never logged). A failed call is a 401 and not cached.
+// Imports: authenticator, user, cluster-cli/kubeconfig (the file format).
+
+import { createHash } from 'node:crypto';
+import { request } from 'node:https';
+import { readKubeconfig, type KubeconfigCredentials } from '../cluster-cli/kubeconfig.js';
+import { AuthnError, type Authenticator, type AuthnRequest } from './authenticator.js';
+import type { UserInfo } from './user.js';
+
+const MAX_RESPONSE_BYTES = 1 << 20;
+const MAX_CACHE_ENTRIES = 10_000;
+const CALL_TIMEOUT_MS = 10_000;
+
+export interface WebhookTokenOptions {
+  /** Path of the kubeconfig-format file naming the service. */
+  configFile: string;
+  version: 'v1' | 'v1beta1';
+  /** `authentication.cluster.io` or `authentication.k8s.io`. */
+  group: string;
+  cacheTtlMs: number;
+  now?: () => number;
+}
+
+type Review = { authenticated: boolean; user?: UserInfo; error?: string };
+
+export class WebhookTokenAuthenticator implements Authenticator {
+  readonly name = 'webhook';
+  private readonly target: KubeconfigCredentials;
+  private readonly cache = new Map<string, { review: Review; expires: number }>();
+  private readonly now: () => number;
+  /** Calls made to the service (tests read it to see the cache work). */
+  calls = 0;
+
+  constructor(private readonly options: WebhookTokenOptions) {
+    this.target = readKubeconfig(options.configFile);
+    this.now = options.now ?? Date.now;
+  }
+
+  async authenticate(req: AuthnRequest): Promise<UserInfo | null> {
+    const h = req.header('authorization');
+    const m = h ? /^\s*bearer\s+(\S+)\s*$/i.exec(h) : null;
+    if (!m) return null;
+    return this.authenticateToken(m[1]!);
+  }
+
+  async authenticateToken(token: string): Promise<UserInfo | null> {
+    const key = createHash('sha256').update(token).digest('hex');
+    const now = this.now();
+    let hit = this.cache.get(key);
+    if (hit && hit.expires <= now) {
+      this.cache.delete(key);
+      hit = undefined;
+    }
+    const review = hit?.review ?? (await this.call(token));
+    if (!hit && this.options.cacheTtlMs > 0) {
+      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, { review, expires: now + this.options.cacheTtlMs });
+    }
+    if (!review.authenticated || !review.user) throw new AuthnError(`webhook: ${review.error || 'token not authenticated'}`);
+    return review.user;
+  }
+
+  private async call(token: string): Promise<Review> {
+    const apiVersion = `${this.options.group}/${this.options.version}`;
+    const body = JSON.stringify({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token }, status: { user: {} } });
+    this.calls++;
+    let answer: unknown;
+    try {
+      answer = await post(this.target, body);
+    } catch (e) {
+      throw new AuthnError(`webhook: ${(e as Error).message}`);
+    }
+    const a = answer as { apiVersion?: unknown; kind?: unknown; status?: { authenticated?: unknown; user?: Record<string, unknown>; error?: unknown } };
+    if (a?.apiVersion !== apiVersion || a.kind !== 'TokenReview') throw new AuthnError(`webhook: expected a TokenReview of ${apiVersion} in reply, got ${String(a?.apiVersion)} ${String(a?.kind)}`);
+    const status = a.status ?? {};
+    const error = typeof status.error === 'string' ? status.error : undefined;
+    if (status.authenticated !== true) return { authenticated: false, ...(error ? { error } : {}) };
+    const u = status.user ?? {};
+    if (typeof u['username'] !== 'string' || u['username'] === '') throw new AuthnError('webhook: the reply authenticated a user without a username');
+    const groups = Array.isArray(u['groups']) ? u['groups'].filter((g): g is string => typeof g === 'string') : [];
+    const extra: Record<string, string[]> = {};
+    if (u['extra'] && typeof u['extra'] === 'object') {
+      for (const [k, v] of Object.entries(u['extra'] as Record<string, unknown>)) if (Array.isArray(v)) extra[k] = v.filter((x): x is string => typeof x === 'string');
+    }
+    const uid = typeof u['uid'] === 'string' && u['uid'] ? u['uid'] : undefined;
+    return { authenticated: true, user: { name: u['username'], groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length ? { extra } : {}) } };
+  }
+}
+
+function post(target: KubeconfigCredentials, body: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      target.server,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...(target.token ? { authorization: `Bearer ${target.token}` } : {}) },
+        ...(target.caPem ? { ca: target.caPem } : {}),
+        ...(target.certPem ? { cert: target.certPem, key: target.keyPem } : {}),
+        ...(target.tlsServerName ? { servername: target.tlsServerName } : {}),
+        rejectUnauthorized: !target.insecureSkipTlsVerify,
+        timeout: CALL_TIMEOUT_MS,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) req.destroy(new Error('reply too large'));
+          else chunks.push(c);
+        });
+        res.on('end', () => {
+          const code = res.statusCode ?? 0;
+          if (code < 200 || code >= 300) return reject(new Error(`the token review service answered HTTP ${code}`));
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch {
+            reject(new Error('the token review service did not answer JSON'));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('the token review service timed out')));
+    req.on('error', (e) => reject(new Error(`calling the token review service: ${e.message}`)));
+    req.end(body);
+  });
+}

@@ -104,3 +104,30 @@ describe('authentication and controller flags', () => {
     expect(() => parseFlags([arg])).toThrow(message);
   });
 });
+
+describe('external authentication flags', () => {
+  it('has upstream\'s defaults and reads lists as comma-separated and repeatable', () => {
+    const d = parse();
+    expect(d.oidc).toMatchObject({ usernameClaim: 'sub', signingAlgs: ['RS256'], requiredClaims: [] });
+    expect(d.tokenWebhook).toEqual({ configFile: undefined, version: 'v1beta1', cacheTtlMs: 120_000 });
+    const c = parse(
+      '--oidc-issuer-url=https://idp.example', '--oidc-client-id=k', '--oidc-signing-algs=ES256,RS256', '--oidc-signing-algs=PS256',
+      '--oidc-required-claim=hd=example.com,team=a', '--oidc-required-claim=x=y=z',
+      '--requestheader-username-headers=X-Remote-User,X-User', '--requestheader-username-headers=X-Third', '--requestheader-client-ca-file=/ca',
+    );
+    expect(c.oidc.signingAlgs).toEqual(['ES256', 'RS256', 'PS256']);
+    expect(c.oidc.requiredClaims).toEqual([{ claim: 'hd', value: 'example.com' }, { claim: 'team', value: 'a' }, { claim: 'x', value: 'y=z' }]);
+    expect(c.requestHeader.usernameHeaders).toEqual(['X-Remote-User', 'X-User', 'X-Third']);
+  });
+
+  it.each([
+    [['--authentication-config=/f', '--oidc-issuer-url=https://idp.example', '--oidc-client-id=k'], /--authentication-config and --oidc-issuer-url are mutually exclusive/],
+    [['--oidc-groups-claim=g'], /--oidc-issuer-url and --oidc-client-id are both required/],
+    [['--requestheader-username-headers=X-Remote-User'], /needs --requestheader-client-ca-file/],
+    [['--authentication-config=/f', '--feature-gates=StructuredAuthenticationConfiguration=false'], /needs the feature gate StructuredAuthenticationConfiguration/],
+    [['--authentication-token-webhook-version=v2'], /must be one of v1, v1beta1/],
+  ])('refuses %j', (args, message) => {
+    expect(() => parseFlags(args)).toThrow(FlagError);
+    expect(() => parseFlags(args)).toThrow(message);
+  });
+});

@@ -318,16 +318,21 @@ export class LevelLogStore implements DurableLogStore {
     this.openBounds();
     const name = snapshotFileName(snapshot.metadata.index, snapshot.metadata.term);
     if (this.staged.has(name) || this.staging.has(name)) return;
+    await this.stage(name, this.writeSnapshotFile(snapshot.metadata, snapshot.data));
+  }
+
+  /** Tracks a snapshot file being written outside the queue of saves, then as staged. */
+  private async stage(name: string, write: Promise<void>): Promise<void> {
     this.staging.add(name);
-    const write = this.writeSnapshotFile(snapshot.metadata, snapshot.data).then(() => {
+    const staged = write.then(() => {
       this.staged.add(name);
     });
-    this.stagingWrites.add(write);
+    this.stagingWrites.add(staged);
     try {
-      await write;
+      await staged;
     } finally {
       this.staging.delete(name);
-      this.stagingWrites.delete(write);
+      this.stagingWrites.delete(staged);
     }
   }
 
@@ -340,18 +345,8 @@ export class LevelLogStore implements DurableLogStore {
     this.openBounds();
     const name = snapshotFileName(metadata.index, metadata.term);
     if (this.staging.has(name)) throw new LogStoreError('LOG_INVARIANT', `snapshot ${name} is being staged already`);
-    this.staging.add(name);
     let size = 0;
-    const write = this.writeSnapshotFile(metadata, chunks, (n) => (size = n)).then(() => {
-      this.staged.add(name);
-    });
-    this.stagingWrites.add(write);
-    try {
-      await write;
-    } finally {
-      this.staging.delete(name);
-      this.stagingWrites.delete(write);
-    }
+    await this.stage(name, this.writeSnapshotFile(metadata, chunks, (n) => (size = n)));
     return encodeSnapshotRef({ path: join(this.snapshotDir!, name), size });
   }
 

@@ -5,6 +5,7 @@
 // configuration does with a token belongs to jwt-authenticator.
 // Imports: claims-cel (js-yaml for the file).
 
+import type { ServerConfig } from '../../config/flags.js';
 import { X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
 import { CelCompileError, compileExpression, referencesClaim, type CompiledExpression } from './claims-cel.js';
@@ -385,17 +386,7 @@ class Validator {
 }
 
 /** The --oidc-* flags. */
-export interface OidcFlags {
-  issuerUrl: string | undefined;
-  clientId: string | undefined;
-  usernameClaim: string;
-  usernamePrefix: string | undefined;
-  groupsClaim: string | undefined;
-  groupsPrefix: string | undefined;
-  requiredClaims: Array<{ claim: string; value: string }>;
-  caFile: string | undefined;
-  signingAlgs: string[];
-}
+export type OidcFlags = ServerConfig['oidc'];
 
 /** Whether any --oidc-* flag is set (then --authentication-config must not be). */
 export function oidcFlagsSet(f: OidcFlags): boolean {

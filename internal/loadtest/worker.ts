@@ -98,7 +98,9 @@ export class Worker {
           tls: target.tls,
           headers: target.headers,
           watchers: byTarget[t]!,
-          path: `/api/v1/namespaces/${job.namespace}/configmaps?watch=1&resourceVersion=${encodeURIComponent(job.watchFrom)}`,
+          // Only this run's objects: a shared namespace (or a controller's objects in a new one, such
+          // as the root CA ConfigMap) must not count as the run's events.
+          path: `/api/v1/namespaces/${job.namespace}/configmaps?watch=1&resourceVersion=${encodeURIComponent(job.watchFrom)}&labelSelector=${encodeURIComponent(`${RUN_LABEL}=${job.runId}`)}`,
           protocol: 'http2',
           streamsPerSession: 100,
         });

@@ -18,6 +18,8 @@ import { readFileSync } from 'node:fs';
 const haveKubectl = kubectlAvailable();
 if (!haveKubectl && process.env['CI'] === 'true') throw new Error('kubectl is required under CI=true');
 
+const API_AUDIENCES = ['https://clusterd.example', 'second-api'];
+
 const indent = (pem: string, n: number) => pem.trim().split('\n').map((l) => ' '.repeat(n) + l).join('\n');
 
 function authConfig(idp: OidcProvider, usernamePrefix: string): string {
@@ -63,7 +65,10 @@ describe.skipIf(!haveKubectl)('external authentication (OIDC, exec plugin, webho
     const proxyCa = await createCertificateAuthority('front-proxy-ca');
     [idp, webhook, proxy, otherProxy] = await Promise.all([
       startOidcProvider(),
-      startWebhookTokenServer({ 'webhook-token-1': { username: 'wanda', uid: 'w-1', groups: ['webhookers'], extra: { 'example.com/via': ['webhook'] } } }),
+      startWebhookTokenServer({
+        'webhook-token-1': { username: 'wanda', uid: 'w-1', groups: ['webhookers'], extra: { 'example.com/via': ['webhook'] } },
+        'webhook-vault-token': { username: 'victor', groups: ['vaulters'], audiences: ['vault'] },
+      }),
       issueCertificate(proxyCa, { commonName: 'front-proxy', usage: 'client' }),
       issueCertificate(proxyCa, { commonName: 'not-allowed', usage: 'client' }),
     ]);
@@ -81,6 +86,7 @@ describe.skipIf(!haveKubectl)('external authentication (OIDC, exec plugin, webho
       `--requestheader-client-ca-file=${join(dir, 'proxy-ca.crt')}`,
       '--requestheader-allowed-names=front-proxy',
       '--log-level=debug',
+      `--api-audiences=${API_AUDIENCES.join(',')}`,
       // Stock kubectl (auth whoami) speaks the upstream group names.
       '--naming=kubernetes',
     ]);
@@ -282,6 +288,58 @@ current-context: x
     for (const t of hostile) for (const part of [t, ...t.split('.').filter((p) => p.length >= 16)]) expect(logs.includes(part), part.slice(0, 40)).toBe(false);
     expect(logs).toContain('unable to authenticate the request');
     expect(logs).not.toContain('webhook-token-1');
+  });
+
+  /** A TokenReview of `token` by the admin, with `audiences` when given. */
+  const review = async (token: string, audiences?: string[]) => {
+    const r = await server.admin.post('/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token, ...(audiences ? { audiences } : {}) },
+    });
+    expect(r.status).toBeLessThan(300);
+    return r.json<{ status: { authenticated?: boolean; user?: { username?: string }; audiences?: string[]; error?: string } }>().status;
+  };
+
+  it('TokenReview of an OIDC token: audience agnostic, so valid for the API audiences asked for and nothing else', async () => {
+    const token = await idp.mint(claims);
+    const plain = await review(token);
+    expect(plain).toMatchObject({ authenticated: true, user: { username: 'oidc:alice' }, audiences: API_AUDIENCES });
+    const some = await review(token, ['elsewhere', 'second-api']);
+    expect(some).toMatchObject({ authenticated: true, user: { username: 'oidc:alice' }, audiences: ['second-api'] });
+    // No API audience asked for: the JWT authenticator is not asked, and no other method knows the token.
+    const other = await review(token, ['elsewhere']);
+    expect(other.authenticated).toBeFalsy();
+    expect(other.audiences).toBeUndefined();
+    expect(other.error).toMatch(/^invalid bearer token/);
+  });
+
+  it('TokenReview of webhook tokens: the review carries the audiences; the answer counts for those it is valid for', async () => {
+    // An audience-agnostic answer (no status.audiences) is valid for the API audiences.
+    expect(await review('webhook-token-1', ['second-api', 'elsewhere'])).toMatchObject({ authenticated: true, user: { username: 'wanda' }, audiences: ['second-api'] });
+    expect(webhook.received.at(-1)).toMatchObject({ token: 'webhook-token-1', audiences: ['second-api', 'elsewhere'] });
+    expect((await review('webhook-token-1', ['vault'])).authenticated).toBeFalsy();
+    // An audience-aware service: its status.audiences decide.
+    expect(await review('webhook-vault-token', ['vault', 'elsewhere'])).toMatchObject({ authenticated: true, user: { username: 'victor' }, audiences: ['vault'] });
+    expect(webhook.received.at(-1)).toMatchObject({ token: 'webhook-vault-token', audiences: ['vault', 'elsewhere'] });
+    // No audiences in the review: the API audiences are asked for, for which this token is not valid.
+    const plain = await review('webhook-vault-token');
+    expect(plain.authenticated).toBeFalsy();
+    expect(webhook.received.at(-1)).toMatchObject({ token: 'webhook-vault-token', audiences: API_AUDIENCES });
+    // And so a request with it is one 401 from the bearer-token union.
+    const anon = new ApiClient(server.url, { caPem });
+    try {
+      const r = await anon.get('/api', { authorization: 'Bearer webhook-vault-token' });
+      expect(r.status).toBe(401);
+    } finally {
+      anon.close();
+    }
+  });
+
+  it('a token every token method rejects is one error of the bearer-token union', async () => {
+    const s = await review('webhook-token-unknown');
+    expect(s.authenticated).toBeFalsy();
+    expect(s.error).toBe('invalid bearer token, webhook: unknown token');
   });
 
   it('reloads the configuration: a valid change applies, an invalid one keeps the old and counts a failure', async () => {

@@ -1,8 +1,9 @@
 // internal/auth/external-authenticators owns building, from the server's flags, the
 // authenticators that trust something outside the cluster: the authenticating proxy
 // (--requestheader-*), JWT issuers (--authentication-config or --oidc-*) and the token review
-// webhook. The server puts them in the chain in upstream's order (request header first, JWT
-// and webhook after the cluster's own token authenticators). Bad files are start-up errors.
+// webhook. The server puts them in the chain in upstream's order: the request header first,
+// JWT and webhook as token authenticators in the bearer-token union after the cluster's own
+// token authenticators. Bad files are start-up errors.
 // Imports: config/flags (types), config/reloadable-files (types), naming, log, the authenticators.
 
 import { readFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import type { ReloadableFiles } from '../config/reloadable-files.js';
 import type { Logger } from '../log/logger.js';
 import type { Naming } from '../naming/naming.js';
 import type { Authenticator } from './authenticator.js';
+import type { TokenAuthenticator } from './token-authenticator.js';
 import { AuthenticationConfigError, jwtFromOidcFlags } from './jwt/authentication-config.js';
 import { AuthenticationConfigController } from './jwt/authentication-config-controller.js';
 import { RequestHeaderAuthenticator } from './request-header-authenticator.js';
@@ -19,8 +21,8 @@ import { WebhookTokenAuthenticator } from './webhook-token-authenticator.js';
 
 export interface ExternalAuthenticators {
   requestHeader: Authenticator | undefined;
-  jwt: Authenticator;
-  webhook: Authenticator | undefined;
+  jwt: TokenAuthenticator;
+  webhook: TokenAuthenticator | undefined;
   controller: AuthenticationConfigController;
 }
 
@@ -31,6 +33,8 @@ export interface ExternalDeps {
   registry: Registry | undefined;
   /** Issuers of service-account tokens (a JWT issuer must differ). */
   serviceAccountIssuers?: readonly string[];
+  /** --api-audiences (never empty): what a webhook answer naming no audiences is valid for. */
+  apiAudiences: readonly string[];
 }
 
 const readText = (flag: string, path: string): string => {
@@ -87,6 +91,7 @@ export function buildExternalAuthenticators(config: ServerConfig, deps: External
         version: config.tokenWebhook.version,
         group: deps.naming.group('authentication.k8s.io'),
         cacheTtlMs: config.tokenWebhook.cacheTtlMs,
+        implicitAudiences: deps.apiAudiences,
       })
     : undefined;
   return { requestHeader, jwt: controller.authenticator, webhook, controller };

@@ -1,14 +1,18 @@
 // internal/auth/webhook-token-authenticator owns bearer-token authentication by a remote
 // service (--authentication-token-webhook-*): the service is named by a kubeconfig-format file,
 // receives a TokenReview (v1 or v1beta1 of the authentication group, per --naming) and answers
-// with its status. Answers, authenticated or not, are cached for the TTL under a hash of the
-// token (the token itself is never a key, never logged). A failed call is a 401 and not cached.
-// Imports: authenticator, user, cluster-cli/kubeconfig (the file format).
+// with its status. It is audience aware as upstream's: the review carries the audiences asked
+// for, and the answer counts only for the audiences it names (status.audiences, or the API
+// audiences when it names none) that were asked for; none in common is no opinion. Answers,
+// authenticated or not, are cached for the TTL under a hash of the token and the audiences (the
+// token itself is never a key, never logged). A failed call is a 401 and not cached.
+// Imports: authenticator, token-authenticator (the contract), user, cluster-cli/kubeconfig.
 
 import { createHash } from 'node:crypto';
 import { request } from 'node:https';
 import { readKubeconfig, type KubeconfigCredentials } from '../cluster-cli/kubeconfig.js';
-import { AuthnError, type Authenticator, type AuthnRequest } from './authenticator.js';
+import { AuthnError, type AuthnResponse } from './authenticator.js';
+import type { TokenAuthenticator } from './token-authenticator.js';
 import type { UserInfo } from './user.js';
 
 const MAX_RESPONSE_BYTES = 1 << 20;
@@ -22,13 +26,16 @@ export interface WebhookTokenOptions {
   /** `authentication.cluster.io` or `authentication.k8s.io`. */
   group: string;
   cacheTtlMs: number;
+  /** The API server's audiences (--api-audiences): what an answer naming no audiences is valid for. */
+  implicitAudiences: readonly string[];
   now?: () => number;
 }
 
-type Review = { authenticated: boolean; user?: UserInfo; error?: string };
+type Review = { authenticated: boolean; user?: UserInfo; error?: string; audiences: string[] };
 
-export class WebhookTokenAuthenticator implements Authenticator {
+export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'webhook';
+  readonly audienceAware = true;
   private readonly target: KubeconfigCredentials;
   private readonly cache = new Map<string, { review: Review; expires: number }>();
   private readonly now: () => number;
@@ -40,33 +47,32 @@ export class WebhookTokenAuthenticator implements Authenticator {
     this.now = options.now ?? Date.now;
   }
 
-  async authenticate(req: AuthnRequest): Promise<UserInfo | null> {
-    const h = req.header('authorization');
-    const m = h ? /^\s*bearer\s+(\S+)\s*$/i.exec(h) : null;
-    if (!m) return null;
-    return this.authenticateToken(m[1]!);
-  }
-
-  async authenticateToken(token: string): Promise<UserInfo | null> {
-    const key = createHash('sha256').update(token).digest('hex');
+  async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResponse | null> {
+    // The audiences are part of the question, so of the key (NUL never occurs in either).
+    const key = createHash('sha256').update(token).update('\0').update(audiences.join('\0')).digest('hex');
     const now = this.now();
     let hit = this.cache.get(key);
     if (hit && hit.expires <= now) {
       this.cache.delete(key);
       hit = undefined;
     }
-    const review = hit?.review ?? (await this.call(token));
+    const review = hit?.review ?? (await this.call(token, audiences));
     if (!hit && this.options.cacheTtlMs > 0) {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(key, { review, expires: now + this.options.cacheTtlMs });
     }
+    // Upstream's order: an answer for none of the audiences asked for is no opinion, whatever
+    // it says; then a refusal is an error.
+    const valid = review.audiences.length > 0 ? review.audiences : this.options.implicitAudiences;
+    const common = audiences.filter((a) => valid.includes(a));
+    if (common.length === 0) return null;
     if (!review.authenticated || !review.user) throw new AuthnError(`webhook: ${review.error || 'token not authenticated'}`);
-    return review.user;
+    return { user: review.user, audiences: common };
   }
 
-  private async call(token: string): Promise<Review> {
+  private async call(token: string, audiences: readonly string[]): Promise<Review> {
     const apiVersion = `${this.options.group}/${this.options.version}`;
-    const body = JSON.stringify({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token }, status: { user: {} } });
+    const body = JSON.stringify({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token, audiences }, status: { user: {} } });
     this.calls++;
     let answer: unknown;
     try {
@@ -74,11 +80,12 @@ export class WebhookTokenAuthenticator implements Authenticator {
     } catch (e) {
       throw new AuthnError(`webhook: ${(e as Error).message}`);
     }
-    const a = answer as { apiVersion?: unknown; kind?: unknown; status?: { authenticated?: unknown; user?: Record<string, unknown>; error?: unknown } };
+    const a = answer as { apiVersion?: unknown; kind?: unknown; status?: { authenticated?: unknown; user?: Record<string, unknown>; error?: unknown; audiences?: unknown } };
     if (a?.apiVersion !== apiVersion || a.kind !== 'TokenReview') throw new AuthnError(`webhook: expected a TokenReview of ${apiVersion} in reply, got ${String(a?.apiVersion)} ${String(a?.kind)}`);
     const status = a.status ?? {};
     const error = typeof status.error === 'string' ? status.error : undefined;
-    if (status.authenticated !== true) return { authenticated: false, ...(error ? { error } : {}) };
+    const valid = Array.isArray(status.audiences) ? status.audiences.filter((x): x is string => typeof x === 'string') : [];
+    if (status.authenticated !== true) return { authenticated: false, audiences: valid, ...(error ? { error } : {}) };
     const u = status.user ?? {};
     if (typeof u['username'] !== 'string' || u['username'] === '') throw new AuthnError('webhook: the reply authenticated a user without a username');
     const groups = Array.isArray(u['groups']) ? u['groups'].filter((g): g is string => typeof g === 'string') : [];
@@ -87,7 +94,7 @@ export class WebhookTokenAuthenticator implements Authenticator {
       for (const [k, v] of Object.entries(u['extra'] as Record<string, unknown>)) if (Array.isArray(v)) extra[k] = v.filter((x): x is string => typeof x === 'string');
     }
     const uid = typeof u['uid'] === 'string' && u['uid'] ? u['uid'] : undefined;
-    return { authenticated: true, user: { name: u['username'], groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length ? { extra } : {}) } };
+    return { authenticated: true, audiences: valid, user: { name: u['username'], groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length ? { extra } : {}) } };
   }
 }
 

@@ -1,6 +1,7 @@
 // internal/server/authentication owns building the authentication chain from the flags: the
 // order (client certificate, then bearer tokens: static file, service-account tokens, bootstrap
-// tokens), anonymous access, the service-account signing and verifying keys, issuers and API
+// tokens, then the external token authenticators the server passes in: JWT issuers and the token
+// webhook, all in one bearer-token union as upstream's), anonymous access, the service-account signing and verifying keys, issuers and API
 // audiences, and the object lookups token authenticators need, read from this replica's watch
 // cache (a store read only for an object the cache does not hold yet).
 // Imports: auth, config, naming, registry, schema, watchcache, log.
@@ -31,7 +32,8 @@ export const SYSTEM_NAMESPACE = 'kube-system';
 export const bootstrapSecretType = (naming: Naming): string => `${naming.labelPrefix('bootstrap')}token`;
 
 export interface AuthenticationSetup {
-  authenticators: Authenticator[];
+  /** The chain: client certificate, then one bearer-token union of the cluster's token authenticators followed by `external` ones. */
+  authenticators(external: readonly TokenAuthenticator[]): Authenticator[];
   anonymous: boolean;
   signer: ServiceAccountTokenSigner;
   issuers: string[];
@@ -158,7 +160,7 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
     );
   }
   return {
-    authenticators: [x509Authenticator, bearerTokenAuthenticator(tokens, apiAudiences)],
+    authenticators: (external) => [x509Authenticator, bearerTokenAuthenticator([...tokens, ...external], apiAudiences)],
     anonymous: config.anonymousAuth,
     signer,
     issuers,

@@ -241,7 +241,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   audit?.registerMetrics(metrics.registry);
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log });
-  const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers });
+  const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers, apiAudiences: authn.apiAudiences });
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -249,8 +249,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     catalog,
     registries,
     features: config.featureGates,
-    // Upstream's order: request header, x509 and the cluster's own tokens, JWT issuers, webhook.
-    authenticators: [...(external.requestHeader ? [external.requestHeader] : []), ...authn.authenticators, external.jwt, ...(external.webhook ? [external.webhook] : [])],
+    // Upstream's order: request header, x509, then one bearer-token union: the cluster's own
+    // tokens, JWT issuers, webhook.
+    authenticators: [...(external.requestHeader ? [external.requestHeader] : []), ...authn.authenticators([external.jwt, ...(external.webhook ? [external.webhook] : [])])],
     anonymousAuth: (path) => external.controller.anonymousAllowed(path, authn.anonymous),
     serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds },
     authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],

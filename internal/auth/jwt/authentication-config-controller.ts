@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { LoadedFiles, ReloadableFiles } from '../../config/reloadable-files.js';
 import type { Logger } from '../../log/logger.js';
-import type { Authenticator, AuthnRequest } from '../authenticator.js';
+import type { TokenAuthenticator } from '../token-authenticator.js';
 import type { UserInfo } from '../user.js';
 import { AuthenticationConfigError, parseAuthenticationConfig, type AnonymousConfig, type JwtAuthenticatorConfig, type LoadOptions } from './authentication-config.js';
 import { IssuerAuthenticator, JwtAuthenticator } from './jwt-authenticator.js';
@@ -45,10 +45,10 @@ export class AuthenticationConfigController {
   private readonly idHash: string;
   private unsubscribe: (() => void) | undefined;
 
-  /** The authenticator to put in the chain: it always asks the configuration in force. */
-  readonly authenticator: Authenticator = {
+  /** The token authenticator to put in the bearer-token union: it always asks the configuration in force. */
+  readonly authenticator: TokenAuthenticator = {
     name: 'jwt',
-    authenticate: (req: AuthnRequest): Promise<UserInfo | null> | null => this.current.jwt.authenticate(req),
+    authenticateToken: (token: string): Promise<UserInfo | null> => this.current.jwt.authenticateToken(token),
   };
 
   /** Throws AuthenticationConfigError when the configuration at start is not valid. */

@@ -4,22 +4,18 @@
 // expiry and audience, apply the claim validation rules, map claims to username, uid, groups
 // and extra, and apply the user validation rules. A token for no configured issuer is no
 // opinion; a token for one that fails any step is a 401. Messages never carry the token.
-// Imports: authenticator, user, claims-cel, authentication-config, issuer-keys.
+// A token authenticator in the bearer-token union, audience agnostic as upstream's (the union
+// applies the API audiences; the issuer's own `audiences` are checked against `aud` here).
+// Imports: authenticator, token-authenticator (the contract), user, claims-cel,
+// authentication-config, issuer-keys.
 
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { AuthnError, type Authenticator, type AuthnRequest } from '../authenticator.js';
+import { AuthnError } from '../authenticator.js';
+import type { TokenAuthenticator } from '../token-authenticator.js';
 import type { UserInfo } from '../user.js';
 import { CelRuntimeError, expectBoolean, expectString, expectStrings } from './claims-cel.js';
 import type { JwtAuthenticatorConfig } from './authentication-config.js';
 import { IssuerKeys } from './issuer-keys.js';
-
-/** The bearer token of `Authorization: Bearer <token>`, or undefined. */
-export function bearerToken(req: AuthnRequest): string | undefined {
-  const h = req.header('authorization');
-  if (!h) return undefined;
-  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : undefined;
-}
 
 /** Cheap structural test before any parsing: three base64url parts. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -151,7 +147,7 @@ function describeJoseError(e: unknown): string {
 }
 
 /** Every configured issuer behind one authenticator: the token's `iss` picks the issuer. */
-export class JwtAuthenticator implements Authenticator {
+export class JwtAuthenticator implements TokenAuthenticator {
   readonly name = 'jwt';
   private readonly byIssuer: Map<string, IssuerAuthenticator>;
 
@@ -161,12 +157,6 @@ export class JwtAuthenticator implements Authenticator {
 
   prefetch(): void {
     for (const i of this.issuers) i.keys.prefetch();
-  }
-
-  authenticate(req: AuthnRequest): Promise<UserInfo | null> | null {
-    const token = bearerToken(req);
-    if (token === undefined) return null;
-    return this.authenticateToken(token);
   }
 
   /** No opinion for anything that is not a JWT naming one of the issuers. */

@@ -1,14 +1,59 @@
 // bench/scenarios/get-object owns the row "get one object (2 KB pod), 64 connections":
 // requests/s and latency of GET on one pod, next to the ceiling answering the same path with
 // the bytes the server returned. Both are driven from two generator processes (one process
-// alone saturates before the ceiling does) and alternate in rounds. Imports: context,
-// report/rows.
+// alone saturates before the ceiling does) and alternate in rounds. It also owns the
+// authentication row of the same run: the same GETs authenticated by a service-account token
+// (minted once by TokenRequest, so every request after the first takes the verification
+// cache's hit path) against a client certificate, alternating on the same server and path.
+// Imports: context, report/rows.
 
 import { cpuNote, CREATED, type BenchContext } from '../context.js';
 import { ratioOf } from '../report/rows.js';
+import { ApiClient } from '../../internal/testserver/api-client.js';
 
 const NAMESPACE = 'bench';
 const SCENARIO = 'get one object (2 KB pod), 64 connections';
+const AUTHN_SCENARIO = 'authenticated GETs: service-account token vs client certificate';
+const READER = 'bench-reader';
+
+type Status = { status: number; text(): string };
+const ok = (what: string, r: Status): void => {
+  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${r.text()}`);
+};
+
+/**
+ * A token of the service account `bench-reader`, and the path it GETs: the pod when the account
+ * may read it, else `/version` (readable by every user) while the server has no authorization
+ * that could grant it the pod (the role and binding are created all the same, for when it has).
+ */
+async function serviceAccountReader(ctx: BenchContext, podPath: string): Promise<{ token: string; path: string }> {
+  const groups = ((await ctx.admin.get('/apis')).json<{ groups: { name: string }[] }>().groups ?? []).map((g) => g.name);
+  const authn = groups.find((g) => g.startsWith('authentication.'));
+  if (!authn) throw new Error('the server serves no authentication group');
+  const rbac = groups.find((g) => g.startsWith('rbac.authorization.'));
+  const sa = await ctx.admin.post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: READER } });
+  if (sa.status !== 409) ok('creating the service account', sa);
+  if (rbac) {
+    const base = `/apis/${rbac}/v1/namespaces/${NAMESPACE}`;
+    const role = { apiVersion: `${rbac}/v1`, kind: 'Role', metadata: { name: READER }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] };
+    const binding = { apiVersion: `${rbac}/v1`, kind: 'RoleBinding', metadata: { name: READER }, roleRef: { apiGroup: rbac, kind: 'Role', name: READER }, subjects: [{ kind: 'ServiceAccount', name: READER, namespace: NAMESPACE }] };
+    for (const [what, r] of [['role', await ctx.admin.post(`${base}/roles`, role)], ['role binding', await ctx.admin.post(`${base}/rolebindings`, binding)]] as const) if (r.status !== 409) ok(`creating the ${what}`, r);
+  }
+  const minted = await ctx.admin.post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${READER}/token`, { apiVersion: `${authn}/v1`, kind: 'TokenRequest', spec: { expirationSeconds: 3600 } });
+  ok('requesting a token', minted);
+  const token = minted.json<{ status: { token: string } }>().status.token;
+  const client = new ApiClient(ctx.server.url, { caPem: ctx.tls.ca });
+  try {
+    const authorization = `Bearer ${token}`;
+    const pod = await client.get(podPath, { authorization });
+    if (pod.status === 200) return { token, path: podPath };
+    if (pod.status !== 403) throw new Error(`GET with the service-account token: ${pod.status} ${pod.text()}`);
+    ok('GET /version with the service-account token', await client.get('/version', { authorization }));
+    return { token, path: '/version' };
+  } finally {
+    client.close();
+  }
+}
 
 export async function getObjectScenario(ctx: BenchContext): Promise<void> {
   const { plan } = ctx;
@@ -34,4 +79,29 @@ export async function getObjectScenario(ctx: BenchContext): Promise<void> {
   ctx.add({ scenario: SCENARIO, figure: 'requests/s', unit: '/s', value: o.okPerSecond, baseline: { name: 'ceiling', value: c.okPerSecond }, ratio: rps, target: '≥ 0.5 × ceiling', holds: rps === null ? null : rps >= 0.5, note });
   ctx.add({ scenario: SCENARIO, figure: 'p50 latency', unit: 'ms', value: o.latency.p50Ms, baseline: { name: 'ceiling', value: c.latency.p50Ms }, ratio: ratioOf(o.latency.p50Ms, c.latency.p50Ms), target: 'reported', holds: null });
   ctx.add({ scenario: SCENARIO, figure: 'p99 latency', unit: 'ms', value: o.latency.p99Ms, baseline: { name: 'ceiling', value: c.latency.p99Ms }, ratio: ratioOf(o.latency.p99Ms, c.latency.p99Ms), target: 'reported', holds: null });
+
+  // The same GETs, same connections, authenticated two ways in alternating rounds.
+  const reader = await serviceAccountReader(ctx, path);
+  const { cert: _cert, key: _key, ...caOnly } = ctx.tls;
+  const byCert = { ...job, request: { method: 'GET', path: reader.path, headers } };
+  const byToken = { ...byCert, request: { method: 'GET', path: reader.path, headers: { ...headers, authorization: `Bearer ${reader.token}` } } };
+  const [cert, token] = await ctx.alternate(plan.rounds, [
+    (r) => ctx.measure(`get: client certificate, round ${r + 1}`, ctx.serverJob(byCert), ctx.server.pid, { split: true }),
+    (r) => ctx.measure(`get: service-account token, round ${r + 1}`, { kind: 'http', baseUrl: ctx.server.url, tls: caOnly, ...byToken }, ctx.server.pid, { split: true }),
+  ]);
+  const k = cert!.result;
+  const t = token!.result;
+  const what = reader.path === path ? `GET of the ${real.body.length}-byte pod` : 'GET /version (the account may not read the pod: no authorization grants it yet)';
+  const authNote = `${what}, ${plan.rounds} alternating rounds; ${cpuNote('clusterd (certificate)', cert!)}; ${cpuNote('clusterd (token)', token!)}`;
+  const ratio = ratioOf(t.okPerSecond, k.okPerSecond);
+  ctx.add({ scenario: AUTHN_SCENARIO, figure: 'requests/s (token, cache hit)', unit: '/s', value: t.okPerSecond, baseline: { name: 'client certificate', value: k.okPerSecond }, ratio, target: '≥ 0.9 × client certificate', holds: ratio === null ? null : ratio >= 0.9, note: authNote });
+  // Per CPU-second of the server: less at the mercy of other processes on a shared machine.
+  const perCpu = (m: typeof cert): number | null => {
+    const used = m!.targetCpu;
+    return used !== undefined && used > 0 ? m!.result.okPerSecond / used : null;
+  };
+  const tc = perCpu(token);
+  const kc = perCpu(cert);
+  ctx.add({ scenario: AUTHN_SCENARIO, figure: 'requests per server CPU-second (token)', unit: '/s', value: tc, baseline: { name: 'client certificate', value: kc }, ratio: tc === null || kc === null ? null : ratioOf(tc, kc), target: 'reported', holds: null, ...(tc === null || kc === null ? { note: 'n/a: the server\'s CPU could not be read' } : {}) });
+  ctx.add({ scenario: AUTHN_SCENARIO, figure: 'p50 latency (token)', unit: 'ms', value: t.latency.p50Ms, baseline: { name: 'client certificate', value: k.latency.p50Ms }, ratio: ratioOf(t.latency.p50Ms, k.latency.p50Ms), target: 'reported', holds: null });
 }

@@ -14,7 +14,8 @@ set -euo pipefail
 log=${DOCKERD_LOG:-/var/log/clusterd-dockerd.log}
 
 missing=()
-command -v docker >/dev/null 2>&1 || missing+=(docker.io)
+# dockerd, not docker: a machine may have a Docker client alone (these have /usr/local/bin/docker).
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -6,6 +6,7 @@
 import { Etcd3 } from 'etcd3';
 import { LatencyRecorder } from '../support/latency.js';
 import type { EtcdJob, HttpLoadResult } from './protocol.js';
+import { MeasurementWindow } from './measurement-window.js';
 import { compileKey } from './request-template.js';
 
 export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
@@ -29,30 +30,11 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
   try {
     // The first call opens the channel; keep connection set-up out of the measurement.
     await client.get('bench/none').string();
-    const t0 = performance.now();
-    const fixedCount = job.requests !== undefined;
-    const measureFrom = fixedCount ? t0 : t0 + job.warmupMs;
-    const stopAt = fixedCount ? Infinity : measureFrom + (job.durationMs ?? 10_000);
-    const byCompletion = !fixedCount && job.countBy === 'completion';
-    let cpuAtStart = fixedCount ? process.cpuUsage() : undefined;
-    let windowStart = fixedCount ? t0 : NaN;
-    // Counting completions, the window opens at measureFrom even when no request starts then
-    // (every connection still waiting on one sent during the warm-up).
-    const opener = byCompletion
-      ? setTimeout(() => {
-          if (cpuAtStart !== undefined) return;
-          cpuAtStart = process.cpuUsage();
-          windowStart = performance.now();
-        }, Math.max(0, measureFrom - performance.now()))
-      : undefined;
+    const measuring = new MeasurementWindow(job);
     const loop = async () => {
       for (;;) {
         const now = performance.now();
-        if (now >= stopAt || next >= last) return;
-        if (cpuAtStart === undefined && now >= measureFrom) {
-          cpuAtStart = process.cpuUsage();
-          windowStart = now;
-        }
+        if (next >= last || !measuring.beforeRequest(now)) return;
         const k = key(next++);
         const started = performance.now();
         let failed: string | undefined;
@@ -64,7 +46,7 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
           firstError ??= (e as Error).message;
         }
         const ended = performance.now();
-        if (byCompletion ? ended < measureFrom || ended > stopAt : started < measureFrom) continue;
+        if (!measuring.counts(started, ended)) continue;
         measured++;
         latency.record(ended - started);
         if (failed === undefined) ok++;
@@ -72,12 +54,7 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
       }
     };
     await Promise.all(Array.from({ length: job.inFlight }, loop));
-    clearTimeout(opener);
-    const end = performance.now();
-    const cpu = process.cpuUsage(cpuAtStart);
-    // The generator's CPU is over the whole measured span (the drain included), whatever is counted.
-    const spanMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
-    const elapsedMs = byCompletion ? stopAt - measureFrom : spanMs;
+    const { elapsedMs, generatorCpu } = measuring.close();
     return {
       requests: measured,
       ok,
@@ -89,7 +66,7 @@ export async function runEtcdLoad(job: EtcdJob): Promise<HttpLoadResult> {
       histogram: latency.toJSON(),
       bytesIn: 0,
       nextIndex: next,
-      generatorCpu: spanMs > 0 ? (cpu.user + cpu.system) / 1000 / spanMs : 0,
+      generatorCpu,
     };
   } finally {
     client.close();

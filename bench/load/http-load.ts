@@ -6,6 +6,7 @@
 import { Agent, request } from 'node:https';
 import { LatencyRecorder } from '../support/latency.js';
 import type { HttpJob, HttpLoadResult, TlsMaterial } from './protocol.js';
+import { MeasurementWindow } from './measurement-window.js';
 import { compileTemplate, type RenderedRequest } from './request-template.js';
 
 export function tlsAgent(tls: TlsMaterial, maxSockets: number): Agent {
@@ -76,31 +77,12 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
     const prime = compileTemplate(job.prime)(0);
     await Promise.all(Array.from({ length: job.connections }, () => exchange(agent, base, prime).catch(() => undefined)));
   }
-  const t0 = performance.now();
-  const fixedCount = job.requests !== undefined;
-  const measureFrom = fixedCount ? t0 : t0 + job.warmupMs;
-  const stopAt = fixedCount ? Infinity : measureFrom + (job.durationMs ?? 10_000);
-  const byCompletion = !fixedCount && job.countBy === 'completion';
-  let cpuAtStart = fixedCount ? process.cpuUsage() : undefined;
-  let windowStart = fixedCount ? t0 : NaN;
-  // Counting completions, the window opens at measureFrom even when no request starts then
-  // (every connection still waiting on one sent during the warm-up).
-  const opener = byCompletion
-    ? setTimeout(() => {
-        if (cpuAtStart !== undefined) return;
-        cpuAtStart = process.cpuUsage();
-        windowStart = performance.now();
-      }, Math.max(0, measureFrom - performance.now()))
-    : undefined;
+  const measuring = new MeasurementWindow(job);
 
   const loop = async () => {
     for (;;) {
       const now = performance.now();
-      if (now >= stopAt || next >= last) return;
-      if (cpuAtStart === undefined && now >= measureFrom) {
-        cpuAtStart = process.cpuUsage();
-        windowStart = now;
-      }
+      if (next >= last || !measuring.beforeRequest(now)) return;
       const n = next++;
       const started = performance.now();
       let outcome: string;
@@ -115,7 +97,7 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
         firstError ??= (e as Error).message;
       }
       const ended = performance.now();
-      if (byCompletion ? ended < measureFrom || ended > stopAt : started < measureFrom) continue;
+      if (!measuring.counts(started, ended)) continue;
       measured++;
       bytesIn += bytes;
       latency.record(ended - started);
@@ -127,13 +109,8 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
     }
   };
   await Promise.all(Array.from({ length: job.connections }, loop));
-  clearTimeout(opener);
-  const end = performance.now();
-  const cpu = process.cpuUsage(cpuAtStart);
+  const { elapsedMs, generatorCpu } = measuring.close();
   agent.destroy();
-  // The generator's CPU is over the whole measured span (the drain included), whatever is counted.
-  const spanMs = Number.isNaN(windowStart) ? 0 : end - windowStart;
-  const elapsedMs = byCompletion ? stopAt - measureFrom : spanMs;
   return {
     requests: measured,
     ok: okCount,
@@ -145,6 +122,6 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
     histogram: latency.toJSON(),
     bytesIn,
     nextIndex: next,
-    generatorCpu: spanMs > 0 ? (cpu.user + cpu.system) / 1000 / spanMs : 0,
+    generatorCpu,
   };
 }

@@ -17,16 +17,9 @@ missing=()
 # dockerd, not docker: a machine may have a Docker client alone (these have /usr/local/bin/docker).
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "ensure-docker: missing ${missing[*]}; run as root (or install them) so apt-get can add them" >&2
-    exit 1
-  fi
-  echo "==> installing ${missing[*]} with apt-get"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# shellcheck source=tools/apt-install-missing.sh
+. "$(dirname "$0")/apt-install-missing.sh"
+apt_install_missing ensure-docker ${missing[@]+"${missing[@]}"}
 
 docker info >/dev/null 2>&1 && exit 0
 

@@ -16,16 +16,8 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 [ -f /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "ensure-test-deps: missing ${missing[*]}; run as root (or install them) so apt-get can add them" >&2
-    exit 1
-  fi
-  echo "==> installing test dependencies with apt-get: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  echo "==> test dependencies installed"
-fi
+# shellcheck source=tools/apt-install-missing.sh
+. "$(dirname "$0")/apt-install-missing.sh"
+apt_install_missing ensure-test-deps ${missing[@]+"${missing[@]}"}
 
 exec "$(dirname "$0")/ensure-docker.sh"

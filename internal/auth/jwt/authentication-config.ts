@@ -8,7 +8,8 @@
 import type { ServerConfig } from '../../config/flags.js';
 import { X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
-import { CelCompileError, compileExpression, referencesClaim, type CompiledExpression } from './claims-cel.js';
+import { CelCompileError, type CompiledExpression } from '../../cel/cel.js';
+import { compileAuthnExpression, referencesClaim } from './claims-cel.js';
 
 export const MAX_JWT_AUTHENTICATORS = 64;
 export const CONFIG_KIND = 'AuthenticationConfiguration';
@@ -142,6 +143,10 @@ export function parseAuthenticationConfig(text: string, options: LoadOptions): A
   return { jwt, anonymous };
 }
 
+/** Result types a field's expression may have (the checker's inference; `dyn` is checked when it runs). */
+const BOOL = ['bool'];
+const STRING = ['string'];
+
 function parseJwtAuthenticator(item: unknown, at: string, v: Validator, options: LoadOptions): JwtAuthenticatorConfig | undefined {
   if (!isMapping(item)) return v.err(at, 'Invalid value: must be a mapping');
   v.known(item, at, ['issuer', 'claimValidationRules', 'claimMappings', 'userValidationRules']);
@@ -200,7 +205,7 @@ function parseJwtAuthenticator(item: unknown, at: string, v: Validator, options:
         claimValidationRules.push({ kind: 'claim', claim, requiredValue: v.str(r['requiredValue'], `${rp}.requiredValue`, false) ?? '' });
       } else {
         if (r['requiredValue'] !== undefined) v.err(`${rp}.requiredValue`, 'Invalid value: requiredValue can\'t be set when expression is set');
-        const compiled = v.cel(expression!, `${rp}.expression`);
+        const compiled = v.cel(expression!, `${rp}.expression`, 'claims', BOOL);
         celSources.push(expression!);
         if (compiled) claimValidationRules.push({ kind: 'expression', expression: compiled, message: v.str(r['message'], `${rp}.message`, false) ?? '' });
       }
@@ -236,7 +241,7 @@ function parseJwtAuthenticator(item: unknown, at: string, v: Validator, options:
         if (claim && expression) v.err(up, 'Invalid value: claim and expression can\'t both be set');
         else if (claim) uid = { kind: 'claim', claim };
         else if (expression) {
-          const compiled = v.cel(expression, `${up}.expression`);
+          const compiled = v.cel(expression, `${up}.expression`, 'claims', STRING);
           celSources.push(expression);
           if (compiled) uid = { kind: 'expression', expression: compiled };
         }
@@ -279,7 +284,7 @@ function parseJwtAuthenticator(item: unknown, at: string, v: Validator, options:
       v.known(r, rp, ['expression', 'message']);
       const expression = v.str(r['expression'], `${rp}.expression`, true);
       if (!expression) return;
-      const compiled = v.cel(expression, `${rp}.expression`);
+      const compiled = v.cel(expression, `${rp}.expression`, 'user', BOOL);
       if (compiled) userValidationRules.push({ expression: compiled, message: v.str(r['message'], `${rp}.message`, false) ?? '' });
     });
 
@@ -369,9 +374,9 @@ class Validator {
     if (u.search || raw.includes('?')) this.err(path, `Invalid value: ${JSON.stringify(raw)}: URL must not contain a query`);
     if (u.hash || raw.includes('#')) this.err(path, `Invalid value: ${JSON.stringify(raw)}: URL must not contain a fragment`);
   }
-  cel(source: string, path: string): CompiledExpression | undefined {
+  cel(source: string, path: string, scope: 'claims' | 'user' = 'claims', want?: readonly string[]): CompiledExpression | undefined {
     try {
-      return compileExpression(source, path);
+      return compileAuthnExpression(scope, source, path, want);
     } catch (e) {
       if (e instanceof CelCompileError) {
         this.problems.push(e.message);

@@ -179,7 +179,7 @@ describe('JWT authenticator (structured configuration)', () => {
     expect(msg).toMatch(/evaluation failed/);
     expect(msg).not.toContain('do-not-log');
     const c = authenticatorFor(configFor(idp, `  claimMappings:\n    username: { expression: 'claims.n' }\n`));
-    expect(await rejection(c, await idp.mint({ sub: 'a', aud: 'clusterd', n: 5 }))).toMatch(/must return a string, got int/);
+    expect(await rejection(c, await idp.mint({ sub: 'a', aud: 'clusterd', n: 5 }))).toMatch(/must return a string, got double/);
   });
 });
 
@@ -223,5 +223,21 @@ describe('JWT authenticator (--oidc-* flags)', () => {
     } finally {
       await ec.close();
     }
+  });
+});
+
+describe('CEL in claim mappings (the full CEL library)', () => {
+  it('maps with string functions and macros, and refuses a type error at load', async () => {
+    const a = authenticatorFor(
+      configFor(
+        idp,
+        `  claimMappings:\n    username: { expression: 'claims.email.split("@")[0].lowerAscii()' }\n    groups: { expression: 'claims.roles.filter(r, r.startsWith("k8s-")).map(r, r.substring(4))' }\n    uid: { expression: 'string(claims.num)' }\n  claimValidationRules:\n  - expression: 'claims.email_verified && claims.email.endsWith("@example.com")'\n`,
+      ),
+    );
+    const token = await idp.mint({ sub: 'x', aud: 'clusterd', email: 'Ada@example.com', email_verified: true, roles: ['k8s-dev', 'other', 'k8s-ops'], num: 7 });
+    expect(await a.authenticateToken(token)).toMatchObject({ name: 'ada', uid: '7', groups: ['dev', 'ops'] });
+    expect(await rejection(a, await idp.mint({ sub: 'x', aud: 'clusterd', email: 'ada@elsewhere.org', email_verified: true, roles: [], num: 1 }))).toMatch(/claim validation|claimValidationRules/);
+    expect(() => authenticatorFor(configFor(idp, `  claimMappings:\n    username: { claim: sub, prefix: "" }\n  claimValidationRules:\n  - expression: '"a" + 1'\n`))).toThrow(/claimValidationRules\[0\]\.expression: Invalid value: .*compilation failed: no such overload: string \+ int/);
+    expect(() => authenticatorFor(configFor(idp, `  claimMappings:\n    username: { claim: sub, prefix: "" }\n  claimValidationRules:\n  - expression: 'user.username == "x"'\n`))).toThrow(/compilation failed/);
   });
 });

@@ -13,7 +13,7 @@ import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type
 import { AuthnError } from '../authenticator.js';
 import type { TokenAuthenticator } from '../token-authenticator.js';
 import type { UserInfo } from '../user.js';
-import { CelRuntimeError, expectBoolean, expectString, expectStrings } from './claims-cel.js';
+import { CelRuntimeError, expectBoolean, expectString, expectStrings } from '../../cel/cel.js';
 import type { JwtAuthenticatorConfig } from './authentication-config.js';
 import { IssuerKeys } from './issuer-keys.js';
 

@@ -1,0 +1,119 @@
+// internal/cel owns how the server compiles and runs CEL expressions (structured
+// authentication's claim rules today; authorization match conditions and admission later): one
+// library (@marcbachmann/cel-js), environments with declared variables and the options
+// upstream's CEL environments have (optional types on), expressions parsed and type checked
+// once at load (an error names the field path), and results checked for the type the field
+// wants. Messages never repeat the variables: they can hold tokens' claims, which do not
+// belong in logs. Imports: nothing from the project.
+
+import { Environment } from '@marcbachmann/cel-js';
+
+export { Environment };
+
+export class CelCompileError extends Error {
+  override name = 'CelCompileError';
+}
+
+export class CelRuntimeError extends Error {
+  override name = 'CelRuntimeError';
+}
+
+export interface CompiledExpression {
+  readonly source: string;
+  readonly path: string;
+  /** The type the checker inferred (`bool`, `string`, `list<string>`, `dyn`…). */
+  readonly type: string;
+  /** Evaluates with the given variables; throws CelRuntimeError (message without the variables). */
+  run(variables: Record<string, unknown>): unknown;
+  /** The same, for expressions that call asynchronous functions (an authorizer check). */
+  runAsync(variables: Record<string, unknown>): Promise<unknown>;
+}
+
+/** An environment declaring `variables` (name → CEL type such as `map` or `string`). */
+export function celEnvironment(variables: Readonly<Record<string, string>>): Environment {
+  let env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+  for (const [name, type] of Object.entries(variables)) env = env.registerVariable(name, type);
+  return env;
+}
+
+/**
+ * Parses and type checks `source` in `env`; a syntax or type error is a CelCompileError naming
+ * `path`. `want` lists the result types the field accepts (`dyn` always passes: a map value's
+ * type is only known when it runs).
+ */
+export function compileExpression(env: Environment, source: string, path: string, want?: readonly string[]): CompiledExpression {
+  if (source.trim() === '') throw new CelCompileError(`${path}: Required value: expression must not be empty`);
+  const invalid = (why: string) => new CelCompileError(`${path}: Invalid value: ${JSON.stringify(source)}: compilation failed: ${why}`);
+  let program: ReturnType<Environment['parse']>;
+  try {
+    program = env.parse(source);
+  } catch (e) {
+    throw invalid(firstLine(e));
+  }
+  const checked = program.check();
+  if (!checked.valid) throw invalid(firstLine(checked.error));
+  const type = checked.type ?? 'dyn';
+  if (want && type !== 'dyn' && !want.includes(type)) throw invalid(`must evaluate to one of ${want.join(', ')}, not ${type}`);
+  const fail = (e: unknown) => new CelRuntimeError(`${path}: evaluation failed: ${safeMessage(e)}`);
+  return {
+    source,
+    path,
+    type,
+    run(variables) {
+      let out: unknown;
+      try {
+        out = program(variables);
+      } catch (e) {
+        throw fail(e);
+      }
+      if (out instanceof Promise) {
+        out.catch(() => {});
+        throw new CelRuntimeError(`${path}: evaluation failed: the expression needs asynchronous evaluation`);
+      }
+      return out;
+    },
+    async runAsync(variables) {
+      try {
+        return await program(variables);
+      } catch (e) {
+        throw fail(e);
+      }
+    },
+  };
+}
+
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}
+
+/** The first line of the library's message, bounded (it never needs to echo the variables). */
+function safeMessage(e: unknown): string {
+  const m = firstLine(e);
+  return m.length > 200 ? `${m.slice(0, 200)}…` : m;
+}
+
+export function expectBoolean(value: unknown, path: string): boolean {
+  if (typeof value !== 'boolean') throw new CelRuntimeError(`${path}: expression must return a boolean, got ${typeName(value)}`);
+  return value;
+}
+
+export function expectString(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw new CelRuntimeError(`${path}: expression must return a string, got ${typeName(value)}`);
+  return value;
+}
+
+/** A string or a list of strings, as groups and extra values may be. */
+export function expectStrings(value: unknown, path: string): string[] {
+  if (typeof value === 'string') return value === '' ? [] : [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  throw new CelRuntimeError(`${path}: expression must return a string or a list of strings, got ${typeName(value)}`);
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'object') return 'map';
+  if (typeof v === 'number') return 'double';
+  return typeof v;
+}

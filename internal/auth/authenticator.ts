@@ -38,9 +38,11 @@ export interface AuthnRequest {
 export interface AuthnResponse {
   user: UserInfo;
   audiences?: readonly string[];
+  /** Audit annotations the authentication adds to the request's event (a stale token). */
+  auditAnnotations?: Readonly<Record<string, string>>;
 }
 
-export type AuthnResult = { user: UserInfo; authenticator: string; audiences?: readonly string[] };
+export type AuthnResult = { user: UserInfo; authenticator: string; audiences?: readonly string[]; auditAnnotations?: Readonly<Record<string, string>> };
 
 export interface Authenticator {
   readonly name: string;
@@ -70,7 +72,7 @@ export async function authenticate(
     try {
       const r = await a.authenticate(req);
       if (!r) continue;
-      if (isResponse(r)) return { user: withAuthenticatedGroup(r.user), authenticator: a.name, ...(r.audiences ? { audiences: r.audiences } : {}) };
+      if (isResponse(r)) return { user: withAuthenticatedGroup(r.user), authenticator: a.name, ...(r.audiences ? { audiences: r.audiences } : {}), ...(r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {}) };
       return { user: withAuthenticatedGroup(r), authenticator: a.name };
     } catch (e) {
       // Upstream's aggregate: the messages, without the authenticators' names.

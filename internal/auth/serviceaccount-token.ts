@@ -35,6 +35,8 @@ export interface MintRequest {
   serviceAccount: ObjectRef;
   audiences: readonly string[];
   expirationSeconds: number;
+  /** Seconds after issue when using the token is stale (an extended token's requested lifetime): the warnafter claim. */
+  warnAfterSeconds?: number;
   pod?: ObjectRef;
   secret?: ObjectRef;
   node?: ObjectRef;
@@ -48,10 +50,12 @@ export interface ServiceAccountNames {
   extraPrefix: string;
   /** `kubernetes/serviceaccount` or `cluster/serviceaccount`: the issuer of legacy secret tokens. */
   legacyIssuer: string;
+  /** `authentication.k8s.io/stale-token` or `authentication.cluster.io/stale-token`: the audit annotation of a stale extended token. */
+  staleTokenAnnotation: string;
 }
 
-export function serviceAccountNames(naming: { labelDomain: string; labelPrefix(sub: string): string; mode: string }): ServiceAccountNames {
-  return { domain: naming.labelDomain, extraPrefix: naming.labelPrefix('authentication'), legacyIssuer: `${naming.mode}/serviceaccount` };
+export function serviceAccountNames(naming: { labelDomain: string; labelPrefix(sub: string): string; group(upstream: string): string; mode: string }): ServiceAccountNames {
+  return { domain: naming.labelDomain, extraPrefix: naming.labelPrefix('authentication'), legacyIssuer: `${naming.mode}/serviceaccount`, staleTokenAnnotation: `${naming.group('authentication.k8s.io')}/stale-token` };
 }
 
 export const serviceAccountUsername = (namespace: string, name: string): string => `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`;
@@ -80,6 +84,7 @@ export class ServiceAccountTokenSigner {
     } else if (req.secret) priv.secret = { ...req.secret };
     else if (req.node) priv.node = { ...req.node };
     priv.serviceaccount = { ...req.serviceAccount };
+    if (req.warnAfterSeconds !== undefined) priv.warnafter = iat + req.warnAfterSeconds;
     const payload = {
       aud: [...req.audiences],
       exp,
@@ -134,6 +139,8 @@ export interface ServiceAccountAuthenticatorOptions {
   /** How long a verified signature is remembered (default 10 s). */
   cacheTtlMs?: number;
   cacheSize?: number;
+  /** Called when an extended token is used after its warnafter time (serviceaccount_stale_tokens_total). */
+  onStaleToken?: () => void;
 }
 
 type Claims = Record<string, unknown>;
@@ -236,6 +243,12 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
       groups: [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`],
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     };
+    // An extended token still works after its requested lifetime; its use is made visible.
+    const warnAfter = priv.warnafter;
+    if (typeof warnAfter === 'number' && t > warnAfter) {
+      o.onStaleToken?.();
+      return { user, audiences, auditAnnotations: { [o.names.staleTokenAnnotation]: `subject: ${user.name}, seconds after warning threshold: ${t - warnAfter}` } };
+    }
     return { user, audiences };
   }
 

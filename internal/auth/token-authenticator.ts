@@ -60,7 +60,7 @@ export function bearerTokenAuthenticator(tokens: readonly TokenAuthenticator[], 
           const r = await t.authenticateToken(token, wanted);
           if (!r) continue;
           const response = isResponse(r) ? r : { user: r };
-          return implicit ? { user: response.user, audiences: implicit } : response;
+          return implicit ? { ...response, audiences: implicit } : response;
         } catch (e) {
           failures.push(e instanceof Error ? e.message : String(e));
         }

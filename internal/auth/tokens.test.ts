@@ -124,6 +124,29 @@ describe.each(['rsa', 'ec'] as const)('service-account tokens signed with %s key
     expect(await run(auth, token)).toEqual({ error: expect.stringContaining('has been deleted') });
   });
 
+  it('an extended token (warnafter) keeps working after warnafter, counted and annotated as stale; before it, nothing is added', async () => {
+    const w = world();
+    let now = NOW;
+    let stale = 0;
+    const auth = bearerTokenAuthenticator(
+      [serviceAccountTokenAuthenticator({ issuers: [ISSUER], keys: [{ key: publicKey, alg: signing.alg, kid: signing.kid }], apiAudiences: API, names, lookup: w.lookup, now: () => now, cacheTtlMs: 0, onStaleToken: () => stale++ })],
+      API,
+    );
+    const { token } = await signer.mint({ ...base, pod: { name: 'p', uid: 'pod-uid' }, expirationSeconds: 365 * 86400, warnAfterSeconds: 3607 }, NOW);
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number; exp: number; 'kubernetes.io': { warnafter: number } };
+    expect(claims['kubernetes.io'].warnafter - claims.iat).toBe(3607);
+    expect(claims.exp - claims.iat).toBe(365 * 86400);
+    const fresh = await run(auth, token);
+    expect(fresh).toMatchObject({ user: { name: 'system:serviceaccount:ns:sa' } });
+    expect(fresh).not.toHaveProperty('auditAnnotations');
+    now = new Date(NOW.getTime() + 3700_000);
+    expect(await run(auth, token)).toMatchObject({
+      user: { name: 'system:serviceaccount:ns:sa' },
+      auditAnnotations: { 'authentication.k8s.io/stale-token': 'subject: system:serviceaccount:ns:sa, seconds after warning threshold: 93' },
+    });
+    expect(stale).toBe(1);
+  });
+
   it('every configured issuer is accepted (the first issues): rotating the issuer keeps old tokens valid', async () => {
     const w = world();
     const auth = bearerTokenAuthenticator(

@@ -72,6 +72,8 @@ export interface ServerConfig {
   apiAudiences: string[];
   /** Service-account tokens are valid only while their ServiceAccount (and bound object) exists. */
   serviceAccountLookup: boolean;
+  /** Pod-bound tokens requested for 3607 s are issued for a year with a warnafter claim (upstream's safe transition). */
+  serviceAccountExtendTokenExpiration: boolean;
   /** Longest expiration a TokenRequest may ask for (0 = no limit). */
   serviceAccountMaxTokenExpirationMs: number;
   /** Bootstrap-token secrets authenticate. */
@@ -540,6 +542,11 @@ const FLAGS: FlagSpec[] = [
     name: 'service-account-lookup', value: 'bool', default: 'true', boolean: true,
     help: 'A service-account token is valid only while its ServiceAccount (same uid) and the object it is bound to (pod, secret, node) exist; read from the watch cache.',
     apply: (c, v) => { c.serviceAccountLookup = bool('service-account-lookup', v); },
+  },
+  {
+    name: 'service-account-extend-token-expiration', value: 'bool', default: 'true', boolean: true,
+    help: 'A pod-bound TokenRequest for the API audiences with expirationSeconds 3607 (what kubelets ask for projected volumes) gets a token valid for a year, carrying a warnafter claim at the requested expiry; using it after that is counted (serviceaccount_stale_tokens_total) and audited (the stale-token annotation).',
+    apply: (c, v) => { c.serviceAccountExtendTokenExpiration = bool('service-account-extend-token-expiration', v); },
   },
   {
     name: 'service-account-max-token-expiration', value: 'duration', default: '0s',

@@ -77,6 +77,8 @@ export interface HttpDeps {
     apiAudiences: readonly string[];
     /** --service-account-max-token-expiration in seconds (0 = no limit). */
     maxExpirationSeconds: number;
+    /** --service-account-extend-token-expiration. */
+    extendExpiration: boolean;
   };
   /** Paths served outside the API (the cluster's /cluster/v1 endpoints); undefined = not handled. */
   extraRoutes?: (method: string, path: string, query: URLSearchParams, body: () => Promise<string>) => Promise<Response | undefined>;

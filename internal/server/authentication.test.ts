@@ -83,6 +83,26 @@ describe('TokenRequest', () => {
     expect(claimsOf(secret.status.token)['cluster.io'].secret.name).toBe('s');
   });
 
+  it('extends a pod-bound token for the API audiences requested for 3607 s to a year with warnafter, and nothing else', async () => {
+    const pod = { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'mine' } };
+    const extended = (await t.admin.post(`${sa}/robot/token`, tr({ ...pod, expirationSeconds: 3607 }))).json<Obj>();
+    const claims = claimsOf(extended.status.token);
+    expect(claims.exp - claims.iat).toBe(365 * 24 * 3600);
+    expect(claims['cluster.io'].warnafter - claims.iat).toBe(3607);
+    // The answer gives the requested expiry: when the kubelet refreshes the token.
+    expect(extended.spec.expirationSeconds).toBe(3607);
+    expect(new Date(extended.status.expirationTimestamp).getTime() / 1000).toBe(claims.iat + 3607);
+    for (const [why, spec] of [
+      ['not bound to a pod', { expirationSeconds: 3607 }],
+      ['another duration', { ...pod, expirationSeconds: 3600 }],
+      ['an audience that is not the API', { ...pod, expirationSeconds: 3607, audiences: ['api-a', 'vault'] }],
+    ] as const) {
+      const c = claimsOf((await t.admin.post(`${sa}/robot/token`, tr(spec))).json<Obj>().status.token);
+      expect(c['cluster.io'].warnafter, why).toBeUndefined();
+      expect(c.exp - c.iat, why).toBe(spec.expirationSeconds);
+    }
+  });
+
   it.each<[string, Obj, string, number, string]>([
     ['a too short expiration', {}, 'robot', 422, 'spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes'],
     ['a missing account', {}, 'nobody', 404, 'serviceaccounts "nobody" not found'],
@@ -94,6 +114,23 @@ describe('TokenRequest', () => {
     const res = await t.admin.post(`${sa}/${account}/token`, tr(name === 'a too short expiration' ? { expirationSeconds: 599 } : spec));
     expect(res.status).toBe(code);
     expect(res.json<Obj>().message).toContain(message);
+  });
+});
+
+describe('--service-account-extend-token-expiration=false', () => {
+  it('issues a pod-bound 3607 s token for 3607 s, without warnafter', async () => {
+    const t = await startTestServer({ serviceAccountExtendTokenExpiration: false });
+    try {
+      const sa = '/api/v1/namespaces/default/serviceaccounts';
+      expect((await t.admin.post(sa, { metadata: { name: 'robot' } })).status).toBeLessThan(300);
+      expect((await t.admin.post('/api/v1/namespaces/default/pods', { metadata: { name: 'mine' }, spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'x' }] } })).status).toBeLessThan(300);
+      const res = await t.admin.post(`${sa}/robot/token`, { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'mine' } } });
+      const claims = JSON.parse(Buffer.from(res.json<Obj>().status.token.split('.')[1], 'base64url').toString()) as Obj;
+      expect(claims.exp - claims.iat).toBe(3607);
+      expect(claims['cluster.io'].warnafter).toBeUndefined();
+    } finally {
+      await t.stop();
+    }
   });
 });
 

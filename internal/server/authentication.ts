@@ -6,6 +6,7 @@
 // cache (a store read only for an object the cache does not hold yet).
 // Imports: auth, config, naming, registry, schema, watchcache, log.
 
+import { Counter, type Registry } from 'prom-client';
 import { AuthnError, type Authenticator } from '../auth/authenticator.js';
 import { bootstrapTokenAuthenticator, secretData, type BootstrapSecret } from '../auth/bootstrap-token.js';
 import { readSigningKey, readVerifyingKeys, verifyingKeyOf, type VerifyingKey } from '../auth/serviceaccount-keys.js';
@@ -39,6 +40,7 @@ export interface AuthenticationSetup {
   issuers: string[];
   apiAudiences: string[];
   maxExpirationSeconds: number;
+  extendExpiration: boolean;
 }
 
 interface Sources {
@@ -53,6 +55,8 @@ interface Sources {
   /** For the legacy-token last-used label; absent: not tracked. */
   registries?: RegistrySet;
   log: Logger;
+  /** Where serviceaccount_stale_tokens_total is registered (absent: not counted). */
+  registry?: Registry;
 }
 
 /** Reads core objects the way token lookups want them: cache first, parsed once per version. */
@@ -144,7 +148,8 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
 
   const tokens: TokenAuthenticator[] = [];
   if (config.tokenAuthFile) tokens.push(tokenFileAuthenticator(config.tokenAuthFile, (m) => log.warn(m)));
-  tokens.push(serviceAccountTokenAuthenticator({ issuers, keys, apiAudiences, names, lookup: config.serviceAccountLookup ? lookup : undefined }));
+  const stale = s.registry ? new Counter({ name: 'serviceaccount_stale_tokens_total', help: 'Cumulative stale projected service account tokens used', registers: [s.registry] }) : undefined;
+  tokens.push(serviceAccountTokenAuthenticator({ issuers, keys, apiAudiences, names, lookup: config.serviceAccountLookup ? lookup : undefined, ...(stale ? { onStaleToken: () => stale.inc() } : {}) }));
   if (config.enableBootstrapTokenAuth) {
     const secretType = bootstrapSecretType(naming);
     tokens.push(
@@ -166,5 +171,6 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
     issuers,
     apiAudiences,
     maxExpirationSeconds: Math.floor(config.serviceAccountMaxTokenExpirationMs / 1000),
+    extendExpiration: config.serviceAccountExtendTokenExpiration,
   };
 }

@@ -240,7 +240,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   if (cluster) cluster.registerMetrics(metrics.registry);
   audit?.registerMetrics(metrics.registry);
   const pki = await pkiReady;
-  const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log });
+  const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
   const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers, apiAudiences: authn.apiAudiences });
   const deps: HttpDeps = {
     metrics,
@@ -253,7 +253,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // tokens, JWT issuers, webhook.
     authenticators: [...(external.requestHeader ? [external.requestHeader] : []), ...authn.authenticators([external.jwt, ...(external.webhook ? [external.webhook] : [])])],
     anonymousAuth: (path) => external.controller.anonymousAllowed(path, authn.anonymous),
-    serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds },
+    serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds, extendExpiration: authn.extendExpiration },
     authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
     health,
     discovery: new Discovery(catalog, naming),

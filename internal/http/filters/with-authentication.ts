@@ -77,6 +77,7 @@ export function withAuthentication(authenticators: readonly Authenticator[], ano
       return errorResponse(c, errors.unauthorized());
     }
     c.set('user', result.user);
+    if (result.auditAnnotations) for (const [k, v] of Object.entries(result.auditAnnotations)) c.get('audit')?.annotate(k, v);
     await next();
   };
 }

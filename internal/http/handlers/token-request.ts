@@ -18,6 +18,10 @@ import { readWriteBody, type JsonObject } from './write-body.js';
 
 export const TOKEN_REQUEST_SCHEMA = 'io.k8s.api.authentication.v1.TokenRequest';
 const MIN_EXPIRATION_S = 600;
+/** What kubelets request for projected tokens; such a pod-bound token may be extended. */
+export const WARN_ONLY_EXPIRATION_S = 3607;
+/** The lifetime of an extended token: a year. */
+export const EXTENDED_EXPIRATION_S = 365 * 24 * 60 * 60;
 const MAX_EXPIRATION_S = 2 ** 32;
 
 const rec = (v: unknown): JsonObject | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined);
@@ -103,17 +107,31 @@ export async function handleTokenRequest(c: Context<Env>, deps: HttpDeps, rr: Re
     boundOut = { kind, apiVersion: refApiVersion || 'v1', name: refName, uid: loaded.ref.uid };
   }
 
+  // Upstream's safe transition to bound tokens: a pod's token for the API itself, requested
+  // for exactly 3607 s, stays valid a year; past 3607 s its use is counted and audited. The
+  // answer reports the requested expiry, which is when a kubelet refreshes it.
+  const extend = tokens.extendExpiration && pod !== undefined && expirationSeconds === WARN_ONLY_EXPIRATION_S && audiences.every((a) => tokens.apiAudiences.includes(a));
   const now = deps.now();
   const minted = await tokens.signer.mint(
-    { namespace, serviceAccount: sa.ref, audiences, expirationSeconds, ...(pod ? { pod } : {}), ...(secret ? { secret } : {}), ...(node ? { node } : {}) },
+    {
+      namespace,
+      serviceAccount: sa.ref,
+      audiences,
+      expirationSeconds: extend ? EXTENDED_EXPIRATION_S : expirationSeconds,
+      ...(extend ? { warnAfterSeconds: expirationSeconds } : {}),
+      ...(pod ? { pod } : {}),
+      ...(secret ? { secret } : {}),
+      ...(node ? { node } : {}),
+    },
     now,
   );
+  const expiration = new Date((Math.floor(now.getTime() / 1000) + expirationSeconds) * 1000);
   const answer: JsonObject = {
     kind: sub.kind,
     apiVersion,
     metadata: { name, namespace, creationTimestamp: null },
     spec: { audiences, expirationSeconds, boundObjectRef: boundOut ?? null },
-    status: { token: minted.token, expirationTimestamp: minted.expiration.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    status: { token: minted.token, expirationTimestamp: expiration.toISOString().replace(/\.\d{3}Z$/, 'Z') },
   };
   return writeObject(c, deps, rep, rr.resource, answer, 201, TOKEN_REQUEST_SCHEMA);
 }

@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from './server-process.js';
 import { HttpsClient, adminCredentials, type Credentials } from './https-client.js';
 import { PeerNetwork } from './peer-proxy.js';
+import type { MemberStatus } from '../../internal/cluster/replica.js';
 
 const CLUSTERD = join(PROJECT_ROOT, 'bin', 'clusterd');
 const ENTRY = join(PROJECT_ROOT, 'dist', 'cmd', 'clusterd', 'main.js');
@@ -27,17 +28,8 @@ const PKI_MODULE = join(PROJECT_ROOT, 'dist', 'internal', 'pki', 'cluster-pki.js
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export interface MemberStatus {
-  name: string;
-  id: number;
-  role: 'leader' | 'follower' | 'learner' | 'candidate';
-  peerAddress: string;
-  apiAddress: string;
-  term: number;
-  applied: number;
-  lag: number;
-  configHash: string;
-}
+/** What /cluster/v1/members lists per member (the server's own type). */
+export type { MemberStatus };
 
 export interface ClusterOptions {
   /** Founding replicas (default a, b, c). */

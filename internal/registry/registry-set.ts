@@ -51,6 +51,11 @@ export class RegistrySet {
     for (const [key, reg] of this.byStorage) if (reg.storage.custom && !served.has(key)) this.byStorage.delete(key);
   }
 
+  /** The admission chain writes go through (sub-resources that store nothing, as TokenRequest, run it too). */
+  get admission(): RegistryDeps['admission'] {
+    return this.deps.admission;
+  }
+
   /** A registry for a resource that is not (or no longer) served, e.g. to clean up its objects. */
   detached(r: ResourceInfo): GenericRegistry {
     return new GenericRegistry(r, strategyFor(r, this.catalog.naming), this.deps);

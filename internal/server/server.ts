@@ -15,6 +15,8 @@ import { errors } from '../apierrors/status.js';
 import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
+import { nodeRestriction } from '../admission/node-restriction.js';
+import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
@@ -150,6 +152,16 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const namespaceTerminating = new WeakMap<object, boolean>();
   const servicesPrefix = resourcePrefix(catalog.resource('', 'v1', 'services')!);
   const serviceAddresses = new WeakMap<object, { ips: string[]; ports: number[] }>();
+  const readObject = async (resource: 'pods' | 'nodes', ns: string, name: string): Promise<Record<string, unknown> | undefined> => {
+    const key = objectKey(catalog.resource('', 'v1', resource)!, ns, name);
+    let entry: CacheEntry | undefined;
+    try {
+      entry = (await storage.get(key, { kind: 'any' })) ?? (await storage.get(key, { kind: 'consistent' }));
+    } catch (e) {
+      throw translateStoreError(e);
+    }
+    return entry && !entry.corrupt ? (JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) : undefined;
+  };
   const admission = new AdmissionChain([
     serviceAllocator(() => {
       const clusterIPs = new Set<string>();
@@ -187,6 +199,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       }
       return { exists: true, terminating };
     }, SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease')),
+    // Upstream's recommended set enables NodeRestriction; it reads pods and nodes as the cache
+    // has them, and consistently when the cache does not hold them yet.
+    nodeRestriction({ naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) }),
   ]);
   const rules = options.rules ?? builtinRules(naming);
   const registries = new RegistrySet(catalog, {
@@ -242,6 +257,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
   const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers, apiAudiences: authn.apiAudiences });
+  const nodeAuthorizer = createNodeAuthorizer({ cache, naming, log });
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -254,7 +270,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     authenticators: [...(external.requestHeader ? [external.requestHeader] : []), ...authn.authenticators([external.jwt, ...(external.webhook ? [external.webhook] : [])])],
     anonymousAuth: (path) => external.controller.anonymousAllowed(path, authn.anonymous),
     serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds, extendExpiration: authn.extendExpiration },
-    authorizers: [privilegedGroupAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
+    authorizers: [privilegedGroupAuthorizer, nodeAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
     health,
     discovery: new Discovery(catalog, naming),
     openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
@@ -419,6 +435,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       crdController.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.
+      nodeAuthorizer.stop();
       cache.stop();
       metrics.close();
       for (const s of sessions) s.close();

@@ -61,6 +61,11 @@ export async function handleTokenRequest(c: Context<Env>, deps: HttpDeps, rr: Re
     const obj = JSON.parse(entry.bytes.toString('utf8')) as JsonObject;
     return { obj, ref: { name: objName, uid: str(rec(obj.metadata)?.uid) } };
   };
+  // Admission sees the TokenRequest before anything is read, as upstream's create handler
+  // (NodeRestriction requires a node's token to be bound to a pod on that node).
+  const admissionReq = { operation: 'CREATE' as const, resource: rr.resource, subresource: 'token', namespace, name, object: body, oldObject: undefined, user: rr.ctx.user, dryRun: rr.ctx.dryRun };
+  await deps.registries.admission.mutate(admissionReq);
+  await deps.registries.admission.validate(admissionReq);
   const sa = await get('serviceaccounts', namespace, name);
 
   let pod: ObjectRef | undefined;

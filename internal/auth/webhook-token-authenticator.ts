@@ -6,16 +6,16 @@
 // audiences when it names none) that were asked for; none in common is no opinion. Answers,
 // authenticated or not, are cached for the TTL under a hash of the token and the audiences (the
 // token itself is never a key, never logged). A failed call is a 401 and not cached.
-// Imports: authenticator, token-authenticator (the contract), user, cluster-cli/kubeconfig.
+// Imports: authenticator, token-authenticator (the contract), user, webhook-client (the call),
+// cluster-cli/kubeconfig.
 
 import { createHash } from 'node:crypto';
-import { request } from 'node:https';
 import { readKubeconfig, type KubeconfigCredentials } from '../cluster-cli/kubeconfig.js';
 import { AuthnError, type AuthnResponse } from './authenticator.js';
+import { postJson } from './webhook-client.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import type { UserInfo } from './user.js';
 
-const MAX_RESPONSE_BYTES = 1 << 20;
 const MAX_CACHE_ENTRIES = 10_000;
 const CALL_TIMEOUT_MS = 10_000;
 
@@ -76,7 +76,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     this.calls++;
     let answer: unknown;
     try {
-      answer = await post(this.target, body);
+      answer = await postJson(this.target, body, { timeoutMs: CALL_TIMEOUT_MS, service: 'the token review service' });
     } catch (e) {
       throw new AuthnError(`webhook: ${(e as Error).message}`);
     }
@@ -96,43 +96,4 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     const uid = typeof u['uid'] === 'string' && u['uid'] ? u['uid'] : undefined;
     return { authenticated: true, audiences: valid, user: { name: u['username'], groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length ? { extra } : {}) } };
   }
-}
-
-function post(target: KubeconfigCredentials, body: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      target.server,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(target.token ? { authorization: `Bearer ${target.token}` } : {}) },
-        ...(target.caPem ? { ca: target.caPem } : {}),
-        ...(target.certPem ? { cert: target.certPem, key: target.keyPem } : {}),
-        ...(target.tlsServerName ? { servername: target.tlsServerName } : {}),
-        rejectUnauthorized: !target.insecureSkipTlsVerify,
-        timeout: CALL_TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) req.destroy(new Error('reply too large'));
-          else chunks.push(c);
-        });
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          if (code < 200 || code >= 300) return reject(new Error(`the token review service answered HTTP ${code}`));
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          } catch {
-            reject(new Error('the token review service did not answer JSON'));
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('the token review service timed out')));
-    req.on('error', (e) => reject(new Error(`calling the token review service: ${e.message}`)));
-    req.end(body);
-  });
 }

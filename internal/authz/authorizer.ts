@@ -4,9 +4,11 @@
 // see the raw tri-state instead (decide). It also owns the rule-listing contract behind
 // SelfSubjectRulesReview: an authorizer that can enumerate what it allows says so (rulesFor),
 // one that cannot makes the answer incomplete, as upstream's RuleResolver union does.
-// Imports: auth/user.
+// Imports: auth/user, selectors (types).
 
 import type { UserInfo } from '../auth/user.js';
+import type { FieldRequirement } from '../selectors/field-selector.js';
+import type { LabelRequirement } from '../selectors/label-selector.js';
 
 export interface Attributes {
   user: UserInfo;
@@ -20,9 +22,25 @@ export interface Attributes {
   resource: string;
   subresource: string;
   name: string;
+  /**
+   * The request's parsed field selector (list, watch, deletecollection), as upstream's
+   * AuthorizeWithSelectors passes it; absent when the request had none or it did not parse.
+   * Selectors only narrow a request, so an authorizer may ignore them (the webhook sends them).
+   */
+  fieldSelector?: readonly FieldRequirement[];
+  /** The same for the label selector. */
+  labelSelector?: readonly LabelRequirement[];
 }
 
-export type Decision = { decision: 'allow' | 'deny' | 'noOpinion'; reason: string };
+export type Decision = {
+  decision: 'allow' | 'deny' | 'noOpinion';
+  reason: string;
+  /**
+   * An error met on the way that did not stop the authorizer from answering (a webhook that
+   * failed under its failure policy, or that reported one): access reviews report it.
+   */
+  evaluationError?: string;
+};
 
 /** A resource rule as SelfSubjectRulesReview reports it (upstream's ResourceRule). */
 export interface ResourceRule {
@@ -98,6 +116,7 @@ export async function decide(authorizers: readonly Authorizer[], a: Attributes):
     }
     if (d.reason) reasons.push(d.reason);
     if (d.decision !== 'noOpinion') return d;
+    if (d.evaluationError) failures.push(d.evaluationError);
   }
   const undecided: ReviewDecision = { decision: 'noOpinion', reason: reasons.join('\n') };
   if (failures.length) undecided.evaluationError = aggregate(failures);

@@ -1,16 +1,28 @@
 // internal/http/filters/with-authorization owns the allow/deny decision for every request,
 // from the request info and the (possibly impersonated) user. Deny is a 403 Status in
-// upstream's wording. Imports: authz, apierrors, http/context, http/respond.
+// upstream's wording. The attributes carry the request's parsed field and label selectors for
+// list, watch and deletecollection, as upstream's do. Imports: authz, apierrors, selectors,
+// http/context, http/respond.
 
 import type { MiddlewareHandler } from 'hono';
 import { authorize, forbiddenReason, type Attributes, type Authorizer } from '../../authz/authorizer.js';
 import { errors } from '../../apierrors/status.js';
+import { tryParseFieldSelector, tryParseLabelSelector } from '../../selectors/index.js';
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
 
-export function attributesOf(c: { get(k: 'info'): Env['Variables']['info']; get(k: 'user'): Env['Variables']['user'] }): Attributes {
+/** The verbs whose selectors are part of the question (upstream's request info). */
+const SELECTOR_VERBS = new Set(['list', 'watch', 'deletecollection']);
+
+/** The raw `fieldSelector` / `labelSelector` query values of the request. */
+export interface SelectorQuery {
+  fieldSelector?: string | undefined;
+  labelSelector?: string | undefined;
+}
+
+export function attributesOf(c: { get(k: 'info'): Env['Variables']['info']; get(k: 'user'): Env['Variables']['user'] }, query: SelectorQuery = {}): Attributes {
   const info = c.get('info');
-  return {
+  const attrs: Attributes = {
     user: c.get('user'),
     verb: info.verb,
     isResourceRequest: info.isResourceRequest,
@@ -22,11 +34,24 @@ export function attributesOf(c: { get(k: 'info'): Env['Variables']['info']; get(
     subresource: info.subresource,
     name: info.name,
   };
+  // Upstream parses them here (AuthorizeWithSelectors): one that does not parse, or selects
+  // everything, is left out; the handler reports the parse error later as usual.
+  if (info.isResourceRequest && SELECTOR_VERBS.has(info.verb)) {
+    if (query.fieldSelector) {
+      const parsed = tryParseFieldSelector(query.fieldSelector);
+      if ('selector' in parsed && parsed.selector.requirements.length) attrs.fieldSelector = parsed.selector.requirements;
+    }
+    if (query.labelSelector) {
+      const parsed = tryParseLabelSelector(query.labelSelector);
+      if ('selector' in parsed && parsed.selector.requirements.length) attrs.labelSelector = parsed.selector.requirements;
+    }
+  }
+  return attrs;
 }
 
 export function withAuthorization(authorizers: readonly Authorizer[]): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const attrs = attributesOf(c);
+    const attrs = attributesOf(c, { fieldSelector: c.req.query('fieldSelector'), labelSelector: c.req.query('labelSelector') });
     const decision = await authorize(authorizers, attrs);
     c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
     if (decision.decision !== 'allow') {

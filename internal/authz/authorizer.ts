@@ -99,7 +99,8 @@ const aggregate = (messages: readonly string[]): string => (messages.length === 
  * wins with its reason; otherwise no opinion with every reason joined by newlines. An
  * authorizer that throws counts as no opinion and its message becomes the evaluation error, so
  * a review answers instead of failing; requests still go through authorize(), where a throw is
- * a 500 as upstream's filter answers an evaluation error. As upstream, a later authorizer's
+ * a 500 as upstream's filter answers an evaluation error. A no-opinion decision's own
+ * evaluationError (a webhook that failed open) is collected the same way. As upstream, a later authorizer's
  * decision carries only its own error (ours return none with a decision), so earlier failures
  * are reported only when nobody decided.
  */

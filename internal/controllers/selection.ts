@@ -10,7 +10,8 @@ export type ControllerName =
   | 'serviceaccount-token-controller'
   | 'root-ca-certificate-publisher-controller'
   | 'bootstrap-signer-controller'
-  | 'token-cleaner-controller';
+  | 'token-cleaner-controller'
+  | 'clusterrole-aggregation-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -19,6 +20,7 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',
   'bootstrap-signer-controller': 'bootstrapsigner',
   'token-cleaner-controller': 'tokencleaner',
+  'clusterrole-aggregation-controller': 'clusterrole-aggregation',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

@@ -19,7 +19,11 @@ import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
+import { authorize, type Authorizer } from '../authz/authorizer.js';
 import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
+import { clusterRoleAggregationController } from '../authz/rbac/aggregation-controller.js';
+import { createRbacAuthorizer } from '../authz/rbac/authorizer.js';
+import { rbacEscalationPlugin } from '../authz/rbac/escalation.js';
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
@@ -162,6 +166,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     }
     return entry && !entry.corrupt ? (JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) : undefined;
   };
+  // RBAC answers from the watch cache (ready once the cache is primed); the escalation check
+  // asks the whole chain for escalate/bind, which is assembled below.
+  const rbac = createRbacAuthorizer({ cache, naming, log });
+  let authorizers: readonly Authorizer[] = [];
   const admission = new AdmissionChain([
     serviceAllocator(() => {
       const clusterIPs = new Set<string>();
@@ -202,6 +210,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // Upstream's recommended set enables NodeRestriction; it reads pods and nodes as the cache
     // has them, and consistently when the cache does not hold them yet.
     nodeRestriction({ naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) }),
+    rbacEscalationPlugin({ index: rbac.index, authorize: (a) => authorize(authorizers, a) }),
   ]);
   const rules = options.rules ?? builtinRules(naming);
   const registries = new RegistrySet(catalog, {
@@ -258,6 +267,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
   const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers, apiAudiences: authn.apiAudiences });
   const nodeAuthorizer = createNodeAuthorizer({ cache, naming, log });
+  authorizers = [privilegedGroupAuthorizer, nodeAuthorizer, rbac, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])];
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -270,7 +280,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     authenticators: [...(external.requestHeader ? [external.requestHeader] : []), ...authn.authenticators([external.jwt, ...(external.webhook ? [external.webhook] : [])])],
     anonymousAuth: (path) => external.controller.anonymousAllowed(path, authn.anonymous),
     serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds, extendExpiration: authn.extendExpiration },
-    authorizers: [privilegedGroupAuthorizer, nodeAuthorizer, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])],
+    authorizers,
     health,
     discovery: new Discovery(catalog, naming),
     openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
@@ -369,6 +379,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('serviceaccount-token-controller') ? [tokensController(controllerEnv, authn.signer, caPem)] : []),
     ...(enabled('token-cleaner-controller') ? [tokenCleaner(controllerEnv, secretType)] : []),
     ...(enabled('bootstrap-signer-controller') ? [bootstrapSigner(controllerEnv, secretType, () => clusterInfoKubeconfig(url, caPem))] : []),
+    ...(enabled('clusterrole-aggregation-controller') ? [clusterRoleAggregationController(controllerEnv)] : []),
   ];
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {
@@ -433,6 +444,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       await cluster?.close();
       for (const c of leaderControllers) c.stop();
       crdController.stop();
+      rbac.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.
       nodeAuthorizer.stop();

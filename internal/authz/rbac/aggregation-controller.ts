@@ -50,6 +50,7 @@ export function clusterRoleAggregationController(env: ControllerEnv): Reconciler
   const prefix = resourcePrefix({ upstreamGroup: RBAC_UPSTREAM_GROUP, resource: 'clusterroles' });
   const entries = () => env.cache.resource(prefix).list().entries;
   const aggregated = (e: CacheEntry) => !e.corrupt && e.bytes.includes('"aggregationRule"');
+  const aggregatedNames = new Set<string>();
   const ctx = () => ({ user: { name: `system:serviceaccount:kube-system:${MANAGER}`, groups: ['system:masters', 'system:authenticated'] }, manager: MANAGER, namespace: '', dryRun: false, warnings: [] as string[] });
 
   return new Reconciler(
@@ -58,11 +59,12 @@ export function clusterRoleAggregationController(env: ControllerEnv): Reconciler
       sources: [
         {
           prefix,
-          // Any change can alter what a selector matches: look at every aggregated role.
-          keys: (_t, e) => {
-            const names = entries().filter(aggregated).map((x) => x.name);
-            if (aggregated(e) && !names.includes(e.name)) names.push(e.name);
-            return names;
+          // Any change can alter what a selector matches: look at every aggregated role (kept
+          // as a set, so an event costs the number of aggregated roles, not of all roles).
+          keys: (t, e) => {
+            if (t !== 'DELETED' && aggregated(e)) aggregatedNames.add(e.name);
+            else aggregatedNames.delete(e.name);
+            return [...aggregatedNames];
           },
         },
       ],

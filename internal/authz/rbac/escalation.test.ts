@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNaming, type NamingMode } from '../../naming/naming.js';
 import type { ApiClient } from '../../testserver/api-client.js';
 import { startTestServer, type TestServer } from '../../testserver/test-server.js';
+import { onlyGcFieldsChange } from './escalation.js';
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
   const deadline = Date.now() + 10_000;
@@ -14,6 +15,17 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: strin
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('onlyGcFieldsChange (upstream IsOnlyMutatingGCFields)', () => {
+  const old = { kind: 'Role', metadata: { name: 'r', resourceVersion: '5', finalizers: ['a'] }, rules: [{ verbs: ['get'] }] };
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['finalizers and owner references only', { ...old, metadata: { name: 'r', resourceVersion: '5', finalizers: [], ownerReferences: [{ uid: 'x' }] } }, true],
+    ['rules changed', { ...old, rules: [{ verbs: ['get', 'list'] }] }, false],
+    ['labels changed', { ...old, metadata: { ...old.metadata, labels: { a: 'b' } } }, false],
+  ])('%s', (_n, obj, want) => {
+    expect(onlyGcFieldsChange(obj, old)).toBe(want);
+  });
+});
 
 describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC escalation prevention and aggregation (naming %s)', (mode) => {
   const g = createNaming(mode).group('rbac.authorization.k8s.io');
@@ -121,6 +133,15 @@ describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC escalation prevention
     const bObj = (await t.admin.get(`${base}/clusterroles/zz-b-${mode}`)).json<{ metadata: Record<string, unknown> }>();
     await ok(t.admin.request('PUT', `${base}/clusterroles/zz-b-${mode}`, { body: { ...bObj, metadata: { ...bObj.metadata, labels: {} } } }));
     expect(await until(rulesOf, (r) => r.length === 1, 'b removed')).toEqual([a]);
+    // A second selector with matchExpressions: its matches come after the first selector's.
+    const tier = `rbac.example.com/tier-${mode}`;
+    const c = { verbs: ['watch'], apiGroups: ['batch'], resources: ['jobs'] };
+    await ok(t.admin.post(`${base}/clusterroles`, { ...role(`00-c-${mode}`, [c]), metadata: { name: `00-c-${mode}`, labels: { [tier]: 'gold' } } }));
+    const agg = (await t.admin.get(`${base}/clusterroles/agg-${mode}`)).json<Record<string, unknown>>();
+    await ok(t.admin.request('PUT', `${base}/clusterroles/agg-${mode}`, {
+      body: { ...agg, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [label]: 'true' } }, { matchExpressions: [{ key: tier, operator: 'In', values: ['gold', 'silver'] }] }] } },
+    }));
+    expect(await until(rulesOf, (r) => r.length === 2, 'c added')).toEqual([a, c]);
   });
 
   it('needs full authority for an aggregationRule', async () => {

@@ -34,6 +34,8 @@ export interface Binding {
   name: string;
   roleRef: { kind: string; name: string };
   subjects: Subject[];
+  /** Descriptions by subject, made on first use. */
+  described?: Map<Subject, string>;
 }
 
 type Obj = Record<string, unknown>;
@@ -335,8 +337,14 @@ export class RbacIndex {
           errors.push(rules);
           continue;
         }
-        let described: string | undefined;
-        const source = (): string => (described ??= describeBinding(b, subject));
+        const source = (): string => {
+          // Kept with the binding (replaced on any change): an allow costs no string building.
+          const known = b.described?.get(subject);
+          if (known !== undefined) return known;
+          const text = describeBinding(b, subject);
+          (b.described ??= new Map()).set(subject, text);
+          return text;
+        };
         for (const r of rules) if (!visitor(source, r)) return errors;
       }
     }

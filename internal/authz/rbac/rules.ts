@@ -148,8 +148,11 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   return out;
 }
 
+const PLAIN = /^[^"\\\x00-\x1f\x7f]*$/;
+
 /** Go's %q for one string (strconv.Quote): printable characters as they are, the rest escaped. */
 export function goQuote(s: string): string {
+  if (PLAIN.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;

@@ -9,6 +9,8 @@ import { encodeStored } from '../../storedobject/stored-object.js';
 import { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Attributes } from '../authorizer.js';
 import { createRbacAuthorizer, type RbacAuthorizer } from './authorizer.js';
+import { escalationMessage } from './escalation.js';
+import { rule } from './rules.js';
 
 const G = 'rbac.authorization.k8s.io';
 const key = (resource: string, ns: string, name: string) => `/registry/${G}/${resource}/${ns ? `${ns}/` : ''}${name}`;
@@ -152,6 +154,25 @@ describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC authorizer over the w
     expect(await decision(attrs(alice, 'get', 'pods', 'ns-7'))).toBe('allow');
     expect(await decision(attrs({ name: 'user-57', groups: [] }, 'get', 'pods', 'ns-7'))).toBe('allow');
     expect(await decision(attrs({ name: 'user-57', groups: [] }, 'get', 'pods', 'ns-8'))).toBe('noOpinion');
+  });
+
+  it("prints upstream's escalation message, with the resolution errors of missing roles", async () => {
+    await role('', 'reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
+    await binding('', 'reads', { kind: 'ClusterRole', name: 'reader' }, [{ kind: 'User', name: 'alice' }]);
+    await binding('team', 'gone', { kind: 'Role', name: 'gone' }, [{ kind: 'Group', name: 'devs' }]);
+    await binding('', 'gone-too', { kind: 'ClusterRole', name: 'gone-too' }, [{ kind: 'Group', name: 'devs' }]);
+    await cache.start();
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    const want = [rule({ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] })];
+    expect(escalationMessage(rbac.index, alice, '', want)).toBe(
+      'user "alice" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n' +
+        `{APIGroups:[""], Resources:["pods"], Verbs:["list"]}; resolution errors: [clusterrole.${rbacGroup} "gone-too" not found]`,
+    );
+    expect(escalationMessage(rbac.index, alice, 'team', want)).toBe(
+      'user "alice" (groups=["devs" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n' +
+        `{APIGroups:[""], Resources:["pods"], Verbs:["list"]}; resolution errors: [[clusterrole.${rbacGroup} "gone-too" not found, role.${rbacGroup} "gone" not found]]`,
+    );
+    expect(escalationMessage(rbac.index, alice, '', [rule({ verbs: ['get'], apiGroups: [''], resources: ['pods'] })])).toBeUndefined();
   });
 
   it('waits for a cache that has not primed instead of answering from an empty index', async () => {

@@ -27,6 +27,8 @@ export interface BenchPlan {
   /** Stored pods for the startup and memory rows (0: whatever the earlier scenarios left). */
   storedPods: number;
   ssaDeployments: number;
+  /** RBAC objects of other users in the authorized-reads row. */
+  rbacObjects: number;
   /** Quiet time before a memory figure is read, so garbage of the previous step can go. */
   settleMs: number;
   /** Restarts with nothing stored; the median is reported. */
@@ -58,10 +60,10 @@ export interface BenchPlan {
 export function planFor(mode: BenchMode): BenchPlan {
   switch (mode) {
     case 'full':
-      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true, clusterScenarios: true, clusterWarmupMs: 2_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 7 };
+      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, rbacObjects: 10_000, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true, clusterScenarios: true, clusterWarmupMs: 2_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 7 };
     case 'quick':
-      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false, clusterScenarios: true, clusterWarmupMs: 1_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 3 };
+      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, rbacObjects: 10_000, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false, clusterScenarios: true, clusterWarmupMs: 1_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 3 };
     case 'tiny':
-      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false, clusterScenarios: false, clusterWarmupMs: 100, clusterWriteInFlight: [4, 8], clusterReadPods: 50, clusterListConnections: 2, failoverRounds: 1 };
+      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, rbacObjects: 40, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false, clusterScenarios: false, clusterWarmupMs: 100, clusterWriteInFlight: [4, 8], clusterReadPods: 50, clusterListConnections: 2, failoverRounds: 1 };
   }
 }

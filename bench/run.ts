@@ -20,6 +20,7 @@ import { planFor, type BenchMode, type BenchPlan } from './plan.js';
 import { markdownNotes, markdownTable } from './report/markdown.js';
 import { notAvailable } from './report/rows.js';
 import { applyScenario } from './scenarios/apply.js';
+import { authzScenario } from './scenarios/authz.js';
 import { clusterFailoverScenario } from './scenarios/cluster-failover.js';
 import { clusterReadsScenario } from './scenarios/cluster-reads.js';
 import { clusterWritesScenario } from './scenarios/cluster-writes.js';
@@ -42,6 +43,7 @@ const POD_BYTES = 2048;
 
 const SCENARIOS: { name: string; run: (ctx: BenchContext) => Promise<void> }[] = [
   { name: 'get', run: getObjectScenario },
+  { name: 'authz', run: authzScenario },
   { name: 'writes', run: writesScenario },
   { name: 'list', run: listScenario },
   { name: 'watch', run: watchScenario },

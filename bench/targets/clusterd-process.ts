@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import type { TlsMaterial } from '../load/protocol.js';
+import { issueCertificate, loadCertificateAuthority } from '../../internal/pki/certificates.js';
 import { distModule } from '../support/project-root.js';
 import { readMemory, type MemorySample } from '../support/proc-stats.js';
 import { freePort } from './free-port.js';
@@ -88,6 +89,14 @@ export class ClusterdProcess {
   adminTls(): TlsMaterial {
     const pki = this.pkiDir;
     return { ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') };
+  }
+
+  /** A client certificate for `user` in `groups`, signed by the cluster CA (a non-admin identity). */
+  async userTls(user: string, groups: string[]): Promise<TlsMaterial & { cert: string; key: string }> {
+    const ca = readFileSync(join(this.pkiDir, 'ca.crt'), 'utf8');
+    const authority = await loadCertificateAuthority(ca, readFileSync(join(this.pkiDir, 'ca.key'), 'utf8'));
+    const { certPem, keyPem } = await issueCertificate(authority, { commonName: user, organizations: groups, usage: 'client' });
+    return { ca, cert: certPem, key: keyPem };
   }
 
   /** The serving certificate and key, for baselines that must use the same TLS. */

@@ -38,6 +38,7 @@ describe('make bench harness (tiny mode)', () => {
       'idle RSS after start',
       'get one object (2 KB pod), 64 connections',
       'authenticated GETs: service-account token vs client certificate',
+      'authorized reads: RoleBinding user among RBAC objects vs system:masters',
       'create pods, 32 in flight, fsync on',
       'update (PUT), 32 in flight',
       'delete, 32 in flight',
@@ -68,6 +69,8 @@ describe('make bench harness (tiny mode)', () => {
     const measured = (scenario: string, figure: string) => json.rows.find((r) => r.scenario.startsWith(scenario) && r.figure === figure)?.value;
     expect(measured('get one object', 'requests/s')).toBeGreaterThan(0);
     expect(measured('authenticated GETs', 'requests/s (token, cache hit)')).toBeGreaterThan(0);
+    expect(measured('authorized reads', 'GET one pod: requests/s (RBAC user)')).toBeGreaterThan(0);
+    expect(measured('authorized reads', 'LIST of 10 pods: requests/s (RBAC user)')).toBeGreaterThan(0);
     expect(measured('create pods', 'creates/s')).toBeGreaterThan(0);
     expect(measured('LIST 100 pods', 'time per list (mean)')).toBeGreaterThan(0);
     expect(measured('watch fan-out', 'delivery p99 (from write ack)')).toBeGreaterThanOrEqual(0);

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import type { AuditConfig } from '../audit/auditor.js';
 import { AUDIT_MODES } from '../audit/log-backend.js';
+import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, validateAuthorizationFlags } from '../authz/chain.js';
 import { REPLICA_NAME } from '../cluster/ids.js';
 import { validateControllers } from '../controllers/selection.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
@@ -54,6 +55,12 @@ export interface ServerConfig {
   authenticationConfig: string | undefined;
   /** Structured authorization configuration file, reloaded on change (hash compared across replicas). */
   authorizationConfig: string | undefined;
+  /** --authorization-mode, --authorization-policy-file and --authorization-webhook-* (exclusive with the file). */
+  authorization: {
+    modes: string[];
+    policyFile: string | undefined;
+    webhook: { configFile: string | undefined; version: string; authorizedTtlMs: number; unauthorizedTtlMs: number };
+  };
   /** `major.minor`: show the metrics hidden in this release (checked against the release at start). */
   showHiddenMetricsForVersion: string | undefined;
   /** The audit log (internal/audit); off unless both a policy file and a log path are given. */
@@ -339,8 +346,38 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'authorization-config', value: 'path', default: '',
-    help: 'Structured authorization configuration file; reloaded and compared across replicas like --authentication-config.',
+    help: 'AuthorizationConfiguration file (YAML or JSON, apiVersion apiserver.config.<domain>/v1): the ordered, named authorizers (Node, RBAC, Webhook with failure policies and CEL match conditions) after system:masters. Not with --authorization-mode or any --authorization-webhook-* flag. Reloaded when it changes and re-read every 60s (an invalid file keeps the chain in force); compared across replicas like --authentication-config.',
     apply: (c, v) => { c.authorizationConfig = v || undefined; },
+  },
+  {
+    name: 'authorization-mode', value: 'mode,...', default: DEFAULT_AUTHORIZATION_MODES.join(','),
+    help: `Authorizers tried in order after system:masters (always allowed): the first allow or deny decides, no opinion from all is a 403. Comma list of ${AUTHORIZATION_MODES.join(', ')}. AlwaysAllow turns --anonymous-auth off, as upstream.`,
+    apply: (c, v) => { c.authorization.modes = list(v); },
+  },
+  {
+    name: 'authorization-policy-file', value: 'path', default: '',
+    help: 'ABAC policy for --authorization-mode=ABAC: one JSON Policy (apiVersion abac.authorization.<domain>/v1beta1) per line; blank and # lines skipped. Read at start; a bad line stops the server naming it.',
+    apply: (c, v) => { c.authorization.policyFile = v || undefined; },
+  },
+  {
+    name: 'authorization-webhook-config-file', value: 'path', default: '',
+    help: 'Kubeconfig naming the authorization webhook (HTTPS) for --authorization-mode=Webhook; it is sent a SubjectAccessReview per decision not cached.',
+    apply: (c, v) => { c.authorization.webhook.configFile = v || undefined; },
+  },
+  {
+    name: 'authorization-webhook-version', value: 'v1|v1beta1', default: 'v1beta1',
+    help: 'Version of the SubjectAccessReview sent to and expected from the authorization webhook.',
+    apply: (c, v) => { c.authorization.webhook.version = v; },
+  },
+  {
+    name: 'authorization-webhook-cache-authorized-ttl', value: 'duration', default: '5m',
+    help: 'How long the authorization webhook\'s allow answers are cached (0 = not cached).',
+    apply: (c, v) => { c.authorization.webhook.authorizedTtlMs = duration('authorization-webhook-cache-authorized-ttl', v); },
+  },
+  {
+    name: 'authorization-webhook-cache-unauthorized-ttl', value: 'duration', default: '30s',
+    help: 'How long the authorization webhook\'s deny and no-opinion answers are cached (0 = not cached).',
+    apply: (c, v) => { c.authorization.webhook.unauthorizedTtlMs = duration('authorization-webhook-cache-unauthorized-ttl', v); },
   },
   // External authenticators (internal/auth: request header, OIDC/JWT, token webhook).
   {
@@ -587,6 +624,7 @@ export function defaultConfig(): ServerConfig {
   c.initialCluster = [];
   c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = c.advertiseAddress = undefined;
   c.authenticationConfig = c.authorizationConfig = undefined;
+  c.authorization = { modes: [], policyFile: undefined, webhook: { configFile: undefined, version: 'v1beta1', authorizedTtlMs: 0, unauthorizedTtlMs: 0 } };
   c.showHiddenMetricsForVersion = undefined;
   c.audit = {} as AuditConfig;
   c.audit.policyFile = c.audit.logPath = undefined;
@@ -639,6 +677,11 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
   if (config.authenticationConfig && !config.featureGates.enabled('StructuredAuthenticationConfiguration')) {
     throw new FlagError('--authentication-config needs the feature gate StructuredAuthenticationConfiguration');
   }
+  if (config.authorizationConfig && !config.featureGates.enabled('StructuredAuthorizationConfiguration')) {
+    throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
+  }
+  const authzErrors = validateAuthorizationFlags({ ...config.authorization, configFile: config.authorizationConfig, setFlags: config.setFlags });
+  if (authzErrors.length) throw new FlagError(authzErrors.length === 1 ? authzErrors[0]! : `[${authzErrors.join(', ')}]`);
   if (config.requestHeader.usernameHeaders.length > 0 && !config.requestHeader.clientCaFile) {
     throw new FlagError('--requestheader-username-headers needs --requestheader-client-ca-file (the proxy must present a certificate it signs)');
   }

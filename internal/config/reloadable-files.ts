@@ -52,10 +52,13 @@ export class ReloadableFiles {
     this.timer = undefined;
   }
 
-  /** Re-reads when a file's metadata changed; exposed for tests and SIGHUP-style triggers. */
-  check(): void {
+  /**
+   * Re-reads when a file's metadata changed, or always with `force` (a periodic re-check that
+   * does not trust the metadata, as upstream's 60 s reload); exposed for tests and SIGHUP-style triggers.
+   */
+  check(force = false): void {
     const stamp = this.statStamp();
-    if (stamp === this.stamp) return;
+    if (stamp === this.stamp && !force) return;
     this.stamp = stamp;
     const next = this.read();
     if (next.error) {

@@ -6,6 +6,7 @@
 
 import type { HttpBindings, Http2Bindings } from '@hono/node-server';
 import type { UserInfo } from '../auth/user.js';
+import type { Authorizer } from '../authz/authorizer.js';
 import type { RequestAudit } from '../audit/filter.js';
 import type { RequestInfo } from './request-info.js';
 import type { Context } from 'hono';
@@ -19,6 +20,8 @@ export interface Variables {
   query: URLSearchParams;
   /** Set while the request is audited (internal/audit). */
   audit: RequestAudit | undefined;
+  /** The authorizer chain this request decides with: read once, so a reload never splits a request. */
+  authorizers: readonly Authorizer[] | undefined;
 }
 
 export type Env = { Bindings: HttpBindings | Http2Bindings; Variables: Variables };

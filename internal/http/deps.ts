@@ -5,7 +5,7 @@
 import type { Auditor } from '../audit/auditor.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ServiceAccountTokenSigner } from '../auth/serviceaccount-token.js';
-import type { Authorizer } from '../authz/authorizer.js';
+import type { AuthorizerSource } from '../authz/chain.js';
 import type { FeatureGates } from '../config/feature-gates.js';
 import type { Discovery } from '../discovery/discovery.js';
 import type { HealthChecks } from '../health/health.js';
@@ -50,7 +50,8 @@ export interface HttpDeps {
   authenticators: readonly Authenticator[];
   /** Whether unauthenticated requests become system:anonymous; a function decides per request path (the structured file's anonymous conditions). */
   anonymousAuth: boolean | ((path: string) => boolean);
-  authorizers: readonly Authorizer[];
+  /** The authorizer chain in force (swapped whole on a configuration reload); read once per request. */
+  authorizers: AuthorizerSource;
   health: HealthChecks;
   discovery: Discovery;
   openapi: OpenApiSource;

@@ -19,11 +19,17 @@ import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
-import { authorize, type Authorizer } from '../authz/authorizer.js';
-import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
+import { authorize as unionAuthorize, rulesFor as unionRulesFor, type Authorizer } from '../authz/authorizer.js';
+import { createAbacAuthorizer, loadAbacPolicyFile } from '../authz/abac.js';
+import { parseAuthorizationConfig, type ConfiguredAuthorizer } from '../authz/authorization-config.js';
+import { AUTHORIZATION_ROLE, AuthorizationConfigController } from '../authz/authorization-config-controller.js';
+import { basicUserAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
+import { anonymousAllowedWith, AuthorizationDecisionMetrics, AuthorizerChain, buildChain, configuredFromFlags, type AuthorizerFactories } from '../authz/chain.js';
+import type { Naming } from '../naming/naming.js';
 import { clusterRoleAggregationController } from '../authz/rbac/aggregation-controller.js';
 import { createRbacAuthorizer } from '../authz/rbac/authorizer.js';
 import { rbacEscalationPlugin } from '../authz/rbac/escalation.js';
+import { createWebhookAuthorizer } from '../authz/webhook/webhook-authorizer.js';
 import type { ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
@@ -112,6 +118,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const metricsVersion = { major: Number(SERVER_VERSION.major), minor: Number(SERVER_VERSION.minor) };
   showHiddenMetrics(config.showHiddenMetricsForVersion, metricsVersion);
   const naming = createNaming(config.naming);
+  // Upstream's ApplyAuthorization: anonymous requests and AlwaysAllow do not go together.
+  if (!config.authorizationConfig && config.anonymousAuth && !anonymousAllowedWith(config.authorization.modes, config.anonymousAuth)) {
+    log.warn('anonymous authentication is not allowed with the AlwaysAllow authorizer: --anonymous-auth reset to false; use another authorizer');
+    config = { ...config, anonymousAuth: false };
+  }
+  // Read (ABAC: once, as upstream) before anything opens, so a bad policy stops the start.
+  const abacPolicies = config.authorization.policyFile && !config.authorizationConfig ? loadAbacPolicyFile(config.authorization.policyFile, naming) : undefined;
   mkdirSync(config.dataDir, { recursive: true });
   // First, so a bad policy file stops the start before anything is opened.
   const audit = await createAuditor(config.audit, naming, log);
@@ -124,6 +137,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ].filter((e): e is [string, string] => e[1] !== undefined),
     ),
   );
+  const authorizationConfigGroup = naming.group('apiserver.config.k8s.io');
+  // Validated before anything opens: an invalid file stops the start (reloads keep the old chain instead).
+  const authorizationFile = configFiles.loaded.contents.get(AUTHORIZATION_ROLE);
+  if (authorizationFile) parseAuthorizationConfig(authorizationFile.toString('utf8'), { group: authorizationConfigGroup });
   configFiles.watch();
   const clustered = config.initialCluster.length > 0 || config.join !== undefined;
   const cluster = clustered ? await ClusterReplica.open({ config, log, files: configFiles }) : undefined;
@@ -169,7 +186,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // RBAC answers from the watch cache (ready once the cache is primed); the escalation check
   // asks the whole chain for escalate/bind, which is assembled below.
   const rbac = createRbacAuthorizer({ cache, naming, log });
-  let authorizers: readonly Authorizer[] = [];
+  // The authorizer chain in force (assembled below, swapped whole on a configuration reload).
+  const authorizers = new AuthorizerChain([]);
   const admission = new AdmissionChain([
     serviceAllocator(() => {
       const clusterIPs = new Set<string>();
@@ -210,7 +228,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // Upstream's recommended set enables NodeRestriction; it reads pods and nodes as the cache
     // has them, and consistently when the cache does not hold them yet.
     nodeRestriction({ naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) }),
-    rbacEscalationPlugin({ index: rbac.index, authorize: (a) => authorize(authorizers, a) }),
+    rbacEscalationPlugin({ index: rbac.index, authorize: (a) => unionAuthorize(authorizers.current(), a) }),
   ]);
   const rules = options.rules ?? builtinRules(naming);
   const registries = new RegistrySet(catalog, {
@@ -265,9 +283,24 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   audit?.registerMetrics(metrics.registry);
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
+  // Built when a chain first names Node (it follows the watch cache from then on), then shared.
+  let nodeAuthorizer: ReturnType<typeof createNodeAuthorizer> | undefined;
+  // The authorizer chain: system:masters, the cluster's join endpoints, then the configured
+  // authorizers (the file's, reloaded whole, or the flags'), each counted per decision.
+  const decisionMetrics = new AuthorizationDecisionMetrics(metrics.registry);
+  const factories: AuthorizerFactories = {
+    rbac: () => rbacWithBuiltins(rbac, naming),
+    node: () => (nodeAuthorizer ??= createNodeAuthorizer({ cache, naming, log })),
+    webhook: (cfg, name) => createWebhookAuthorizer(cfg, { registry: metrics.registry, log, name, naming }),
+    ...(abacPolicies ? { abac: () => createAbacAuthorizer(abacPolicies) } : {}),
+  };
+  const buildAuthorizers = (configured: readonly ConfiguredAuthorizer[]): Authorizer[] =>
+    buildChain(configured, { factories, metrics: decisionMetrics, builtins: cluster ? [cluster.authorizer] : [] });
+  const authorizationController = config.authorizationConfig
+    ? new AuthorizationConfigController({ files: configFiles, group: authorizationConfigGroup, build: buildAuthorizers, chain: authorizers, log, registry: metrics.registry, apiserverId: `clusterd-${config.name}` })
+    : undefined;
+  if (!authorizationController) authorizers.swap(buildAuthorizers(configuredFromFlags({ ...config.authorization, configFile: undefined, setFlags: config.setFlags })));
   const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers, apiAudiences: authn.apiAudiences });
-  const nodeAuthorizer = createNodeAuthorizer({ cache, naming, log });
-  authorizers = [privilegedGroupAuthorizer, nodeAuthorizer, rbac, basicUserAuthorizer(naming), publicInfoAuthorizer, ...(cluster ? [cluster.authorizer] : [])];
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -441,13 +474,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       clearInterval(compactTimer);
       unsubscribeLeadership?.();
       configFiles.stop();
+      authorizationController?.stop();
       await cluster?.close();
       for (const c of leaderControllers) c.stop();
       crdController.stop();
       rbac.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.
-      nodeAuthorizer.stop();
+      nodeAuthorizer?.stop();
       cache.stop();
       metrics.close();
       for (const s of sessions) s.close();
@@ -466,6 +500,26 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   };
 
   return { port, url, kubeconfigPath, store, cache, health, cluster, shutdown };
+}
+
+/**
+ * RBAC, then (where it has no opinion) what the bootstrap policy's system:basic-user and
+ * system:public-info-viewer bindings grant: the self reviews to every authenticated user, health
+ * and version to everyone. A stand-in until the bootstrap policy is reconciled into the store
+ * (issue 16, helper "policy"); then `rbac: () => rbac` alone.
+ */
+function rbacWithBuiltins(rbac: Authorizer, naming: Naming): Authorizer {
+  const parts = [rbac, basicUserAuthorizer(naming), publicInfoAuthorizer];
+  return {
+    name: 'rbac',
+    authorize: async (a) => {
+      const first = await rbac.authorize(a);
+      if (first.decision !== 'noOpinion') return first;
+      const builtin = await unionAuthorize(parts.slice(1), a);
+      return builtin.decision === 'allow' ? builtin : first;
+    },
+    rulesFor: (user, namespace) => unionRulesFor(parts, user, namespace),
+  };
 }
 
 /**

@@ -6,9 +6,9 @@
 // Imports: authenticator, authentication-config, jwt-authenticator, config/reloadable-files
 // (the file watcher), log.
 
-import { createHash } from 'node:crypto';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { LoadedFiles, ReloadableFiles } from '../../config/reloadable-files.js';
+import { ReloadMetrics } from '../../config/reload-metrics.js';
 import type { Logger } from '../../log/logger.js';
 import type { TokenAuthenticator } from '../token-authenticator.js';
 import type { UserInfo } from '../user.js';
@@ -40,9 +40,7 @@ interface InForce {
 
 export class AuthenticationConfigController {
   private current: InForce;
-  private readonly reloads: Counter<'status' | 'apiserver_id_hash'> | undefined;
-  private readonly lastReload: Gauge<'status' | 'apiserver_id_hash'> | undefined;
-  private readonly idHash: string;
+  private readonly reloadMetrics: ReloadMetrics | undefined;
   private unsubscribe: (() => void) | undefined;
 
   /** The token authenticator to put in the bearer-token union: it always asks the configuration in force. */
@@ -53,21 +51,7 @@ export class AuthenticationConfigController {
 
   /** Throws AuthenticationConfigError when the configuration at start is not valid. */
   constructor(private readonly options: ControllerOptions) {
-    this.idHash = `sha256:${createHash('sha256').update(options.apiserverId).digest('hex')}`;
-    if (options.registry) {
-      this.reloads = new Counter({
-        name: 'apiserver_authentication_config_controller_automatic_reloads_total',
-        help: 'Total number of automatic reloads of authentication configuration split by status and apiserver identity.',
-        labelNames: ['status', 'apiserver_id_hash'],
-        registers: [options.registry],
-      });
-      this.lastReload = new Gauge({
-        name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
-        help: 'Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.',
-        labelNames: ['status', 'apiserver_id_hash'],
-        registers: [options.registry],
-      });
-    }
+    if (options.registry) this.reloadMetrics = new ReloadMetrics(options.registry, 'authentication', options.apiserverId);
     const content = options.files?.loaded.contents.get(AUTHENTICATION_ROLE);
     this.current = content ? this.build(content) : { jwt: this.jwtFor(options.oidc ? [options.oidc] : []), anonymous: undefined, content: undefined };
     this.current.jwt.prefetch();
@@ -106,8 +90,7 @@ export class AuthenticationConfigController {
   }
 
   private record(status: 'success' | 'failure'): void {
-    this.reloads?.inc({ status, apiserver_id_hash: this.idHash });
-    this.lastReload?.set({ status, apiserver_id_hash: this.idHash }, Date.now() / 1000);
+    this.reloadMetrics?.record(status);
   }
 
   private build(content: Buffer): InForce {

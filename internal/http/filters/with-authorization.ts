@@ -5,7 +5,8 @@
 // http/context, http/respond.
 
 import type { MiddlewareHandler } from 'hono';
-import { authorize, forbiddenReason, type Attributes, type Authorizer } from '../../authz/authorizer.js';
+import { authorize, forbiddenReason, type Attributes } from '../../authz/authorizer.js';
+import type { AuthorizerSource } from '../../authz/chain.js';
 import { errors } from '../../apierrors/status.js';
 import { tryParseFieldSelector, tryParseLabelSelector } from '../../selectors/index.js';
 import type { Env } from '../context.js';
@@ -49,10 +50,17 @@ export function attributesOf(c: { get(k: 'info'): Env['Variables']['info']; get(
   return attrs;
 }
 
-export function withAuthorization(authorizers: readonly Authorizer[]): MiddlewareHandler<Env> {
+/** The chain this request decides with: the one impersonation was checked with, or the one in force now. */
+export function requestChain(c: { get(k: 'authorizers'): Env['Variables']['authorizers']; set(k: 'authorizers', v: Env['Variables']['authorizers']): void }, source: AuthorizerSource) {
+  let chain = c.get('authorizers');
+  if (!chain) c.set('authorizers', (chain = source.current()));
+  return chain;
+}
+
+export function withAuthorization(source: AuthorizerSource): MiddlewareHandler<Env> {
   return async (c, next) => {
     const attrs = attributesOf(c, { fieldSelector: c.req.query('fieldSelector'), labelSelector: c.req.query('labelSelector') });
-    const decision = await authorize(authorizers, attrs);
+    const decision = await authorize(requestChain(c, source), attrs);
     c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
     if (decision.decision !== 'allow') {
       const reason = forbiddenReason(attrs) + (decision.reason ? `: ${decision.reason}` : '');

@@ -4,6 +4,7 @@ import type { Authorizer, Attributes } from '../../authz/authorizer.js';
 import { createNaming, NAMING_MODES } from '../../naming/naming.js';
 import type { Env } from '../context.js';
 import { withImpersonation } from './with-impersonation.js';
+import { fixedChain } from '../../authz/chain.js';
 
 /** Allows impersonating any user, and uids and extras only in the given authentication group. */
 function authorizerFor(authnGroup: string): Authorizer {
@@ -22,7 +23,7 @@ function appFor(authorizer: Authorizer, mode: 'cluster' | 'kubernetes'): Hono<En
     c.set('user', { name: 'requester', groups: ['system:authenticated'] });
     await next();
   });
-  app.use('*', withImpersonation([authorizer], createNaming(mode)));
+  app.use('*', withImpersonation(fixedChain([authorizer]), createNaming(mode)));
   app.get('*', (c) => c.json(c.get('user')));
   return app;
 }

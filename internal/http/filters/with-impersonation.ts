@@ -6,13 +6,15 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP, type UserInfo } from '../../auth/user.js';
-import { authorize, type Attributes, type Authorizer } from '../../authz/authorizer.js';
+import { authorize, type Attributes } from '../../authz/authorizer.js';
+import type { AuthorizerSource } from '../../authz/chain.js';
 import { errors } from '../../apierrors/status.js';
 import type { Naming } from '../../naming/naming.js';
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
+import { requestChain } from './with-authorization.js';
 
-export function withImpersonation(authorizers: readonly Authorizer[], naming: Naming): MiddlewareHandler<Env> {
+export function withImpersonation(source: AuthorizerSource, naming: Naming): MiddlewareHandler<Env> {
   // uids and userextras live in the authentication group, named as this server names it.
   const authnGroup = naming.group('authentication.k8s.io');
   return async (c, next) => {
@@ -40,6 +42,7 @@ export function withImpersonation(authorizers: readonly Authorizer[], naming: Na
       return next();
     }
     const requester = c.get('user');
+    const authorizers = requestChain(c, source);
     const base: Omit<Attributes, 'verb' | 'resource' | 'name' | 'apiGroup' | 'subresource'> = {
       user: requester,
       isResourceRequest: true,

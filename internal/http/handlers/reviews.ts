@@ -35,6 +35,7 @@ import type { HttpDeps } from '../deps.js';
 import { chooseRepresentation, writeObject } from '../representations.js';
 import { resolveResourceRequest } from './resource-request.js';
 import { readWriteBody, type JsonObject } from './write-body.js';
+import { requestChain } from '../filters/with-authorization.js';
 
 export type ReviewKind =
   | 'SelfSubjectAccessReview'
@@ -440,7 +441,7 @@ export async function handleReview(c: Context<Env>, deps: HttpDeps, resource: Re
   const answer = await answerReview(kind, obj, {
     user: c.get('user'),
     namespace: rr.namespace,
-    authorizers: deps.authorizers,
+    authorizers: requestChain(c, deps.authorizers),
     authenticators: deps.authenticators,
     naming: deps.naming,
     now: deps.now,

@@ -1,0 +1,212 @@
+// internal/authz/chain owns the authorizer chain in force and how it is configured: the
+// --authorization-* flags (validated with upstream's messages and mapped onto the same
+// configured list the AuthorizationConfiguration file gives), building the chain (system:masters
+// first, always, then the configured authorizers in order, each counted in
+// apiserver_authorization_decisions_total), AlwaysAllow/AlwaysDeny, and the holder requests
+// read the chain from: a reload builds a whole new chain off to the side and swaps one
+// reference, so a request decides with the chain it started with.
+// Imports: authorizer, builtin-authorizers (privileged group), abac (type), authorization-config
+// (types), webhook-config (type).
+
+import { Counter, type Registry } from 'prom-client';
+import type { UserInfo } from '../auth/user.js';
+import type { Attributes, Authorizer, Decision, Rules } from './authorizer.js';
+import { privilegedGroupAuthorizer } from './builtin-authorizers.js';
+import type { AuthorizerType, ConfiguredAuthorizer } from './authorization-config.js';
+import type { WebhookAuthorizerConfig } from './webhook-config.js';
+
+/** `--authorization-mode` values, in upstream's order (AuthorizationModeChoices). */
+export const AUTHORIZATION_MODES: readonly AuthorizerType[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
+export const DEFAULT_AUTHORIZATION_MODES: readonly AuthorizerType[] = ['Node', 'RBAC'];
+
+/** The authorization flags as parsed (internal/config/flags). */
+export interface AuthorizationFlags {
+  modes: string[];
+  policyFile: string | undefined;
+  configFile: string | undefined;
+  webhook: { configFile: string | undefined; version: string; authorizedTtlMs: number; unauthorizedTtlMs: number };
+  /** Flags given explicitly (the file excludes --authorization-mode and --authorization-webhook-* even at their defaults). */
+  setFlags: ReadonlySet<string>;
+}
+
+/**
+ * Upstream's BuiltInAuthorizationOptions.Validate: every problem, in its wording. With
+ * --authorization-config the legacy flags must be absent and the file decides the rest.
+ */
+export function validateAuthorizationFlags(f: AuthorizationFlags): string[] {
+  if (f.configFile) {
+    const legacy = [...f.setFlags].filter((n) => n === 'authorization-mode' || n.startsWith('authorization-webhook-'));
+    if (legacy.length) return [`--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined (--${legacy.join(', --')} given)`];
+    return [];
+  }
+  const errs: string[] = [];
+  if (f.modes.length === 0) errs.push('at least one authorization-mode must be passed');
+  for (const mode of f.modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) errs.push(`authorization-mode "${mode}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
+    if (mode === 'ABAC' && !f.policyFile) errs.push("authorization-mode ABAC's authorization policy file not passed");
+    if (mode === 'Webhook' && !f.webhook.configFile) errs.push("authorization-mode Webhook's authorization config file not passed");
+  }
+  if (f.policyFile && !f.modes.includes('ABAC')) errs.push('cannot specify --authorization-policy-file without mode ABAC');
+  if (f.webhook.configFile && !f.modes.includes('Webhook')) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+  if (new Set(f.modes).size !== f.modes.length) errs.push(`authorization-mode [${f.modes.map((m) => `"${m}"`).join(' ')}] has mode specified more than once`);
+  if (f.webhook.version !== 'v1' && f.webhook.version !== 'v1beta1') errs.push(`--authorization-webhook-version must be v1 or v1beta1, got "${f.webhook.version}"`);
+  return errs;
+}
+
+/**
+ * The flags as a configured list, as upstream's buildAuthorizationConfiguration maps them: the
+ * webhook is named `default` with a 30 s timeout, NoOpinion on failure and caching on while
+ * its TTL is not zero; every other mode is named after its type in lowercase.
+ */
+export function configuredFromFlags(f: AuthorizationFlags): ConfiguredAuthorizer[] {
+  return f.modes.map((mode): ConfiguredAuthorizer => {
+    const type = mode as AuthorizerType;
+    if (type !== 'Webhook') return { type, name: type.toLowerCase() };
+    const webhook: WebhookAuthorizerConfig = {
+      authorizedTtlMs: f.webhook.authorizedTtlMs,
+      cacheAuthorizedRequests: f.webhook.authorizedTtlMs !== 0,
+      unauthorizedTtlMs: f.webhook.unauthorizedTtlMs,
+      cacheUnauthorizedRequests: f.webhook.unauthorizedTtlMs !== 0,
+      timeoutMs: 30_000,
+      subjectAccessReviewVersion: f.webhook.version as 'v1' | 'v1beta1',
+      matchConditionSubjectAccessReviewVersion: 'v1',
+      failurePolicy: 'NoOpinion',
+      kubeConfigFile: f.webhook.configFile ?? '',
+      matchConditions: [],
+    };
+    return { type, name: 'default', webhook };
+  });
+}
+
+/** Whether anonymous requests stay on: upstream turns them off under AlwaysAllow (ApplyAuthorization). */
+export function anonymousAllowedWith(modes: readonly string[], anonymousAuth: boolean): boolean {
+  return anonymousAuth && !modes.includes('AlwaysAllow');
+}
+
+type OwnRules = Omit<Rules, 'evaluationError'>;
+
+/** Upstream's alwaysAllowAuthorizer: allow with no reason; it lists everything. */
+export const alwaysAllowAuthorizer: Authorizer = {
+  name: 'AlwaysAllow',
+  authorize: (): Decision => ({ decision: 'allow', reason: '' }),
+  rulesFor: (): OwnRules => ({
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  }),
+};
+
+/** Upstream's alwaysDenyAuthorizer: no opinion with its reason (so later authorizers still may allow). */
+export const alwaysDenyAuthorizer: Authorizer = {
+  name: 'AlwaysDeny',
+  authorize: (): Decision => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }),
+  rulesFor: (): OwnRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
+};
+
+/** The authorizers other modules build; the chain asks for one each time it is (re)built. */
+export interface AuthorizerFactories {
+  rbac(): Authorizer;
+  node(): Authorizer;
+  webhook(cfg: WebhookAuthorizerConfig, name: string): Authorizer;
+  /** The ABAC policy (read once at start, as upstream); required when ABAC is configured. */
+  abac?(): Authorizer;
+}
+
+/** apiserver_authorization_decisions_total: terminal decisions (allow, deny) per configured authorizer. */
+export class AuthorizationDecisionMetrics {
+  private readonly counter: Counter<'type' | 'name' | 'decision'>;
+  constructor(registry: Registry) {
+    this.counter = new Counter({
+      name: 'apiserver_authorization_decisions_total',
+      help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
+      labelNames: ['type', 'name', 'decision'],
+      registers: [registry],
+    });
+  }
+  count(type: string, name: string, decision: 'allowed' | 'denied'): void {
+    this.counter.inc({ type, name, decision });
+  }
+}
+
+/** Wraps an authorizer so its allows and denies are counted (upstream's instrumentedAuthorizer). */
+function instrumented(z: Authorizer, type: string, name: string, metrics: AuthorizationDecisionMetrics | undefined): Authorizer {
+  if (!metrics) return z;
+  const count = (d: Decision): Decision => {
+    if (d.decision === 'allow') metrics.count(type, name, 'allowed');
+    else if (d.decision === 'deny') metrics.count(type, name, 'denied');
+    return d;
+  };
+  const wrapped: Authorizer = {
+    name: z.name,
+    authorize(a: Attributes) {
+      const d = z.authorize(a);
+      return d instanceof Promise ? d.then(count) : count(d);
+    },
+  };
+  if (z.rulesFor) {
+    const rulesFor = z.rulesFor.bind(z);
+    wrapped.rulesFor = (user: UserInfo, namespace: string) => rulesFor(user, namespace);
+  }
+  return wrapped;
+}
+
+export interface BuildOptions {
+  factories: AuthorizerFactories;
+  metrics?: AuthorizationDecisionMetrics;
+  /** Server-internal endpoints that check their own credentials (the cluster join endpoints); after system:masters. */
+  builtins?: readonly Authorizer[];
+}
+
+/** The whole chain for a configured list; throws when a factory cannot build its authorizer. */
+export function buildChain(configured: readonly ConfiguredAuthorizer[], o: BuildOptions): Authorizer[] {
+  const chain: Authorizer[] = [privilegedGroupAuthorizer, ...(o.builtins ?? [])];
+  for (const c of configured) {
+    let z: Authorizer;
+    switch (c.type) {
+      case 'AlwaysAllow':
+        z = alwaysAllowAuthorizer;
+        break;
+      case 'AlwaysDeny':
+        z = alwaysDenyAuthorizer;
+        break;
+      case 'ABAC':
+        if (!o.factories.abac) throw new Error('authorization mode ABAC needs --authorization-policy-file');
+        z = o.factories.abac();
+        break;
+      case 'RBAC':
+        z = o.factories.rbac();
+        break;
+      case 'Node':
+        z = o.factories.node();
+        break;
+      case 'Webhook':
+        if (!c.webhook) throw new Error(`authorizer ${c.name}: a Webhook needs its webhook configuration`);
+        z = o.factories.webhook(c.webhook, c.name);
+        break;
+    }
+    chain.push(instrumented(z, c.type, c.name, o.metrics));
+  }
+  return chain;
+}
+
+/** What requests read the chain from: once per request, so a swap never splits one. */
+export interface AuthorizerSource {
+  current(): readonly Authorizer[];
+}
+
+/** The chain in force; swap() replaces it whole. */
+export class AuthorizerChain implements AuthorizerSource {
+  private chain: readonly Authorizer[];
+  constructor(initial: readonly Authorizer[]) {
+    this.chain = Object.freeze([...initial]);
+  }
+  current(): readonly Authorizer[] {
+    return this.chain;
+  }
+  swap(next: readonly Authorizer[]): void {
+    this.chain = Object.freeze([...next]);
+  }
+}
+
+/** A fixed chain (tests, and servers whose configuration does not reload). */
+export const fixedChain = (authorizers: readonly Authorizer[]): AuthorizerSource => new AuthorizerChain(authorizers);

@@ -121,7 +121,13 @@ function matches(p: AbacPolicySpec, a: Attributes): boolean {
 
 const verbsOf = (readonly: boolean): string[] => (readonly ? ['get', 'list', 'watch'] : ['*']);
 
-export function createAbacAuthorizer(policies: readonly AbacPolicySpec[]): Authorizer {
+/** An Authorizer that answers synchronously and always lists its rules. */
+export interface AbacAuthorizer extends Authorizer {
+  authorize(a: Attributes): Decision;
+  rulesFor(user: UserInfo, namespace: string): Omit<Rules, 'evaluationError'>;
+}
+
+export function createAbacAuthorizer(policies: readonly AbacPolicySpec[]): AbacAuthorizer {
   return {
     name: 'abac',
     authorize(a: Attributes): Decision {

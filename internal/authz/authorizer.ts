@@ -88,7 +88,8 @@ export async function authorize(authorizers: readonly Authorizer[], a: Attribute
     if (d.decision !== 'noOpinion') return d;
     if (d.reason) reasons.push(d.reason);
   }
-  return { decision: 'deny', reason: reasons.join('; ') };
+  // As upstream's union: every no-opinion reason, one per line.
+  return { decision: 'deny', reason: reasons.join('\n') };
 }
 
 /** utilerrors.NewAggregate's message: one error bare, several as `[a, b]`. */

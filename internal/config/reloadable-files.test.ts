@@ -53,6 +53,38 @@ describe('ReloadableFiles', () => {
     expect(files.loaded.error).toMatch(/cannot read the authentication configuration/);
   });
 
+  it('hashes the authorization file: replicas with other authorization files differ (the cluster config-hash check)', () => {
+    const d = tmp();
+    const a = join(d, 'authn.yaml');
+    const z1 = join(d, 'authz1.yaml');
+    const z2 = join(d, 'authz2.yaml');
+    writeFileSync(a, 'x: 1\n');
+    writeFileSync(z1, 'authorizers: [{type: RBAC, name: rbac}]\n');
+    writeFileSync(z2, 'authorizers: [{type: Node, name: node}]\n');
+    const one = new ReloadableFiles(new Map([['authentication', a], ['authorization', z1]]));
+    const other = new ReloadableFiles(new Map([['authentication', a], ['authorization', z2]]));
+    const authnOnly = new ReloadableFiles(new Map([['authentication', a]]));
+    expect(one.loaded.hash).not.toBe(other.loaded.hash);
+    expect(one.loaded.hash).not.toBe(authnOnly.loaded.hash);
+    // The role is hashed too: the same bytes as the other file are another configuration.
+    expect(new ReloadableFiles(new Map([['authorization', a]])).loaded.hash).not.toBe(authnOnly.loaded.hash);
+    expect(one.loaded.contents.get('authorization')!.toString()).toContain('RBAC');
+  });
+
+  it('re-reads on a forced check even when the metadata did not change', () => {
+    const d = tmp();
+    const z = join(d, 'authz.yaml');
+    writeFileSync(z, 'a: 1\n');
+    const files = new ReloadableFiles(new Map([['authorization', z]]));
+    const seen: LoadedFiles[] = [];
+    files.onChange((l) => seen.push(l));
+    files.check(true);
+    expect(seen).toHaveLength(0);
+    writeFileSync(z, 'a: 2\n');
+    files.check(true);
+    expect(seen.map((l) => l.contents.get('authorization')!.toString())).toEqual(['a: 2\n']);
+  });
+
   it('refuses to start on a missing file', () => {
     expect(() => new ReloadableFiles(new Map([['authentication', '/nonexistent/x']]))).toThrow(/cannot read/);
   });

@@ -103,7 +103,12 @@ export const alwaysDenyAuthorizer: Authorizer = {
   rulesFor: (): OwnRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
 
-/** The authorizers other modules build; the chain asks for one each time it is (re)built. */
+/**
+ * The authorizers other modules build. Called each time a chain is built (at start and on every
+ * reload of --authorization-config): RBAC and Node should hand back one long-lived instance
+ * (their indexes follow the watch cache), and a webhook must not register its metrics anew per
+ * call (prom-client refuses a second registration of a name).
+ */
 export interface AuthorizerFactories {
   rbac(): Authorizer;
   node(): Authorizer;

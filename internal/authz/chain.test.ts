@@ -5,6 +5,8 @@ import { anonymousUser, type UserInfo } from '../auth/user.js';
 import { FlagError, parseFlags, type ServerConfig } from '../config/flags.js';
 import type { Env } from '../http/context.js';
 import { withAuthorization } from '../http/filters/with-authorization.js';
+import { withImpersonation } from '../http/filters/with-impersonation.js';
+import { createNaming } from '../naming/naming.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { authorize, rulesFor, type Attributes, type Authorizer, type Decision } from './authorizer.js';
 import type { ConfiguredAuthorizer } from './authorization-config.js';
@@ -249,6 +251,33 @@ describe('the 403 when nobody allows', () => {
     const chain = new AuthorizerChain(buildChain([{ type: 'RBAC', name: 'rbac' }], { factories: factories() }));
     const res = await appWith(chain, alice, { verb: 'get', path: '/metrics' }).request('/metrics');
     expect(((await res.json()) as { message: string }).message).toBe('forbidden: User "alice" cannot get path "/metrics"');
+  });
+
+  it('keeps one chain through impersonation and authorization even when a reload lands between them', async () => {
+    // A lets alice impersonate bob and bob read; B decides nothing. The swap happens after
+    // impersonation was checked and before the request is authorized.
+    const chainA: Authorizer[] = [{ name: 'a', authorize: (a) => ({ decision: (a.verb === 'impersonate' && a.user.name === 'alice') || a.user.name === 'bob' ? 'allow' : 'noOpinion', reason: '' }) }];
+    const chainB: Authorizer[] = [fixed('b', 'noOpinion', 'chain B')];
+    const holder = new AuthorizerChain(chainA);
+    const app = new Hono<Env>();
+    app.use('*', async (c, next) => {
+      c.set('user', alice);
+      c.set('info', { verb: 'get', isResourceRequest: false, path: '/x', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' } as RequestInfo);
+      await next();
+    });
+    app.use('*', withImpersonation(holder, createNaming('cluster')));
+    app.use('*', async (_c, next) => {
+      holder.swap(chainB);
+      await next();
+    });
+    app.use('*', withAuthorization(holder));
+    app.get('*', (c) => c.json(c.get('user')));
+    const res = await app.request('/x', { headers: { 'impersonate-user': 'bob' } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as UserInfo).name).toBe('bob');
+    // The next request starts with B.
+    const next = await app.request('/x', { headers: { 'impersonate-user': 'bob' } });
+    expect(next.status).toBe(403);
   });
 
   it('decides each request with the chain in force when it started', async () => {

@@ -84,6 +84,7 @@ describe('--authorization-* flags', () => {
     [['--authorization-webhook-config-file=/w.kubeconfig'], 'cannot specify --authorization-webhook-config-file without mode Webhook'],
     [['--authorization-mode=Webhook', '--authorization-webhook-config-file=/w', '--authorization-webhook-version=v2'], '--authorization-webhook-version must be v1 or v1beta1, got "v2"'],
     [['--authorization-config=/a.yaml', '--authorization-mode=RBAC'], '--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined (--authorization-mode given)'],
+    [['--authorization-config=/a.yaml', '--authorization-policy-file=/p.jsonl'], 'cannot specify --authorization-policy-file with --authorization-config: ABAC is configured with --authorization-mode=ABAC only'],
     [['--authorization-config=/a.yaml', '--authorization-webhook-cache-authorized-ttl=1m'], '--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined (--authorization-webhook-cache-authorized-ttl given)'],
   ])('%j → %s', (args, message) => {
     expect(flagError(...args)).toContain(message);

@@ -37,6 +37,8 @@ export function validateAuthorizationFlags(f: AuthorizationFlags): string[] {
   if (f.configFile) {
     const legacy = [...f.setFlags].filter((n) => n === 'authorization-mode' || n.startsWith('authorization-webhook-'));
     if (legacy.length) return [`--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined (--${legacy.join(', --')} given)`];
+    // Upstream lets the file name ABAC; the spec's file has no ABAC type, so the policy would go unused.
+    if (f.policyFile) return ['cannot specify --authorization-policy-file with --authorization-config: ABAC is configured with --authorization-mode=ABAC only'];
     return [];
   }
   const errs: string[] = [];

@@ -124,9 +124,9 @@ describe('--authorization-mode=AlwaysAllow', () => {
 
 describe('--authorization-config', () => {
   const config = (authorizers: Array<Record<string, unknown>>) => JSON.stringify({ apiVersion: 'apiserver.config.cluster.io/v1', kind: 'AuthorizationConfiguration', authorizers });
-  // A: the RBAC authorizer (until the RBAC issue lands, what the bootstrap roles grant:
-  // health and version to everyone, self reviews to the authenticated). B: Node alone, which
-  // has no opinion on anyone here. Each request's answer tells which whole chain decided it.
+  // A: Node and RBAC (no bindings for these users; what the bootstrap roles grant: health and
+  // version to everyone, self reviews to the authenticated). B: Node alone, which has no
+  // opinion on anyone here. Each request's answer tells which whole chain decided it.
   const A = config([{ type: 'Node', name: 'nodes-a' }, { type: 'RBAC', name: 'rbac-a' }]);
   const B = config([{ type: 'Node', name: 'nodes-b' }]);
   const INVALID = config([{ type: 'RBAC', name: 'one' }, { type: 'RBAC', name: 'two' }]);

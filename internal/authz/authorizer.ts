@@ -81,19 +81,26 @@ export interface ReviewDecision extends Decision {
   evaluationError?: string;
 }
 
+/** utilerrors.NewAggregate's message: one error bare, several as `[a, b]`. */
+const aggregate = (messages: readonly string[]): string => (messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`);
+
+/**
+ * The request's decision: the first allow or deny, else a deny with every no-opinion reason,
+ * one per line (upstream's union). Evaluation errors (a webhook that failed) ride along: on a
+ * decision other than allow the request is a 500, as upstream's filter answers, not a 403.
+ */
 export async function authorize(authorizers: readonly Authorizer[], a: Attributes): Promise<Decision> {
   const reasons: string[] = [];
+  const failures: string[] = [];
   for (const z of authorizers) {
     const d = await z.authorize(a);
     if (d.decision !== 'noOpinion') return d;
     if (d.reason) reasons.push(d.reason);
+    if (d.evaluationError) failures.push(d.evaluationError);
   }
-  // As upstream's union: every no-opinion reason, one per line.
-  return { decision: 'deny', reason: reasons.join('\n') };
+  return { decision: 'deny', reason: reasons.join('\n'), ...(failures.length ? { evaluationError: aggregate(failures) } : {}) };
 }
 
-/** utilerrors.NewAggregate's message: one error bare, several as `[a, b]`. */
-const aggregate = (messages: readonly string[]): string => (messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`);
 
 /**
  * The union as access reviews need it (upstream's unionAuthzHandler): the first allow or deny

@@ -12,6 +12,9 @@ import { tryParseFieldSelector, tryParseLabelSelector } from '../../selectors/in
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
 
+/** A name that can stand in a URL path segment (upstream's IsValidPathSegmentName). */
+const isPathSegmentName = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
+
 /** The verbs whose selectors are part of the question (upstream's request info). */
 const SELECTOR_VERBS = new Set(['list', 'watch', 'deletecollection']);
 
@@ -40,7 +43,14 @@ export function attributesOf(c: { get(k: 'info'): Env['Variables']['info']; get(
   if (info.isResourceRequest && SELECTOR_VERBS.has(info.verb)) {
     if (query.fieldSelector) {
       const parsed = tryParseFieldSelector(query.fieldSelector);
-      if ('selector' in parsed && parsed.selector.requirements.length) attrs.fieldSelector = parsed.selector.requirements;
+      if ('selector' in parsed && parsed.selector.requirements.length) {
+        attrs.fieldSelector = parsed.selector.requirements;
+        // Upstream's request info: a list or watch of one object by name (how kubelets watch
+        // their secrets) is asked about that name, so a resourceNames rule or the Node
+        // authorizer can allow it.
+        const byName = parsed.selector.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=');
+        if (byName && !attrs.name && info.verb !== 'deletecollection' && isPathSegmentName(byName.value)) attrs.name = byName.value;
+      }
     }
     if (query.labelSelector) {
       const parsed = tryParseLabelSelector(query.labelSelector);
@@ -62,6 +72,7 @@ export function withAuthorization(source: AuthorizerSource): MiddlewareHandler<E
     const attrs = attributesOf(c, { fieldSelector: c.req.query('fieldSelector'), labelSelector: c.req.query('labelSelector') });
     const decision = await authorize(requestChain(c, source), attrs);
     c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
+    if (decision.decision !== 'allow' && decision.evaluationError) return errorResponse(c, errors.internal(decision.evaluationError));
     if (decision.decision !== 'allow') {
       const reason = forbiddenReason(attrs) + (decision.reason ? `: ${decision.reason}` : '');
       const err = attrs.isResourceRequest

@@ -1,16 +1,18 @@
 // internal/server/bootstrap owns the objects every cluster starts with: the default, system,
-// public and node-lease namespaces. Created through the registry like any other write, so
+// public and node-lease namespaces, and the bootstrap RBAC policy (reconciled at every start). Created through the registry like any other write, so
 // they get the same defaults, labels and finalizers; an existing one is left alone.
-// Imports: registry, schema, log, apierrors.
+// Imports: registry, schema, log, apierrors, naming, authz/rbac.
 
 import { isAlreadyExists } from '../apierrors/status.js';
 import type { Logger } from '../log/logger.js';
 import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
+import type { Naming } from '../naming/naming.js';
+import { reconcileBootstrapPolicy } from '../authz/rbac/reconcile-policy.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-const SYSTEM_USER = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
+export const SYSTEM_USER = { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiCatalog, log: Logger): Promise<void> {
   const resource = catalog.resource('', 'v1', 'namespaces')!;
@@ -29,4 +31,13 @@ export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiC
       if (!isAlreadyExists(e)) throw e;
     }
   }
+}
+
+/**
+ * Reconciles the default roles and bindings (upstream's rbac/bootstrap-roles post-start hook):
+ * every replica runs it at start; writes go to the leader like any other.
+ */
+export async function bootstrapRbacPolicy(registries: RegistrySet, catalog: ApiCatalog, naming: Naming, log: Logger): Promise<void> {
+  const counts = await reconcileBootstrapPolicy({ registries, catalog, naming, log, user: SYSTEM_USER });
+  log.info('bootstrap RBAC policy reconciled', { ...counts });
 }

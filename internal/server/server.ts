@@ -62,7 +62,7 @@ import { ClusterReplica } from '../cluster/replica.js';
 import { ReloadableFiles } from '../config/reloadable-files.js';
 import { Cacher } from '../watchcache/cacher.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
-import { bootstrapNamespaces, SYSTEM_NAMESPACES } from './bootstrap.js';
+import { bootstrapNamespaces, bootstrapRbacPolicy, SYSTEM_NAMESPACES } from './bootstrap.js';
 import { bootstrapSecretType, buildAuthentication } from './authentication.js';
 import { controllerEnabled, type ControllerName } from '../controllers/selection.js';
 import { namespaceObjectsController, tokensController } from '../controllers/serviceaccount-controllers.js';
@@ -255,6 +255,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   // In a cluster these wait for a leader, which must not make /livez fail.
   const bootstrapDone = health.addStartupHook('bootstrap-namespaces', { livez: !cluster });
+  const rbacBootstrapDone = health.addStartupHook('rbac/bootstrap-roles', { livez: !cluster });
   const controllerStarted = health.addStartupHook('start-namespace-controller', { livez: !cluster });
   cluster?.addHealthChecks(health);
 
@@ -418,6 +419,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const startControllers = async (): Promise<void> => {
     await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), log, cluster !== undefined);
     bootstrapDone();
+    // Roles and bindings in kube-system/kube-public need those namespaces first.
+    await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), log, cluster !== undefined);
+    rbacBootstrapDone();
     await crdController.start();
     if (!cluster) for (const c of leaderControllers) c.start();
     else {

@@ -19,11 +19,10 @@ import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
-import { authorize as unionAuthorize, rulesFor as unionRulesFor, type Authorizer } from '../authz/authorizer.js';
+import { authorize as unionAuthorize, type Authorizer } from '../authz/authorizer.js';
 import { createAbacAuthorizer, loadAbacPolicyFile } from '../authz/abac.js';
 import { parseAuthorizationConfig, type ConfiguredAuthorizer } from '../authz/authorization-config.js';
 import { AUTHORIZATION_ROLE, AuthorizationConfigController } from '../authz/authorization-config-controller.js';
-import { basicUserAuthorizer, publicInfoAuthorizer } from '../authz/builtin-authorizers.js';
 import { anonymousAllowedWith, AuthorizationDecisionMetrics, AuthorizerChain, buildChain, configuredFromFlags, type AuthorizerFactories } from '../authz/chain.js';
 import type { Naming } from '../naming/naming.js';
 import { clusterRoleAggregationController } from '../authz/rbac/aggregation-controller.js';
@@ -290,7 +289,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // authorizers (the file's, reloaded whole, or the flags'), each counted per decision.
   const decisionMetrics = new AuthorizationDecisionMetrics(metrics.registry);
   const factories: AuthorizerFactories = {
-    rbac: () => rbacWithBuiltins(rbac, naming),
+    rbac: () => rbac,
     node: () => (nodeAuthorizer ??= createNodeAuthorizer({ cache, naming, log })),
     webhook: (cfg, name) => createWebhookAuthorizer(cfg, { registry: metrics.registry, log, name, naming }),
     ...(abacPolicies ? { abac: () => createAbacAuthorizer(abacPolicies) } : {}),
@@ -417,10 +416,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   ];
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {
-    await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), log, cluster !== undefined);
+    await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), 'creating system namespaces', log, cluster !== undefined);
     bootstrapDone();
     // Roles and bindings in kube-system/kube-public need those namespaces first.
-    await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), log, cluster !== undefined);
+    await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), 'reconciling the bootstrap RBAC policy', log, cluster !== undefined);
     rbacBootstrapDone();
     await crdController.start();
     if (!cluster) for (const c of leaderControllers) c.start();
@@ -507,37 +506,18 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 }
 
 /**
- * RBAC, then (where it has no opinion) what the bootstrap policy's system:basic-user and
- * system:public-info-viewer bindings grant: the self reviews to every authenticated user, health
- * and version to everyone. A stand-in until the bootstrap policy is reconciled into the store
- * (issue 16, helper "policy"); then `rbac: () => rbac` alone.
+ * Runs a start-up write (system namespaces, bootstrap RBAC policy). A cluster replica may start
+ * before its quorum can write or while another replica writes the same objects: it retries
+ * until the work is done.
  */
-function rbacWithBuiltins(rbac: Authorizer, naming: Naming): Authorizer {
-  const parts = [rbac, basicUserAuthorizer(naming), publicInfoAuthorizer];
-  return {
-    name: 'rbac',
-    authorize: async (a) => {
-      const first = await rbac.authorize(a);
-      if (first.decision !== 'noOpinion') return first;
-      const builtin = await unionAuthorize(parts.slice(1), a);
-      return builtin.decision === 'allow' ? builtin : first;
-    },
-    rulesFor: (user, namespace) => unionRulesFor(parts, user, namespace),
-  };
-}
-
-/**
- * Creates the system namespaces. A cluster replica may start before its quorum can write or
- * while another replica creates them: it retries until they exist.
- */
-async function bootstrapWithRetry(run: () => Promise<void>, log: Logger, retry: boolean): Promise<void> {
+async function bootstrapWithRetry(run: () => Promise<void>, what: string, log: Logger, retry: boolean): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await run();
       return;
     } catch (e) {
       if (!retry) throw e;
-      if (attempt % 10 === 1) log.warn('creating system namespaces failed; retrying', { error: e instanceof Error ? e.message : String(e) });
+      if (attempt % 10 === 1) log.warn(`${what} failed; retrying`, { error: e instanceof Error ? e.message : String(e) });
       await new Promise((r) => setTimeout(r, 500));
     }
   }

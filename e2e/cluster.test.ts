@@ -66,9 +66,16 @@ describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
       const out = await ok(name, 'get', '--raw', '/readyz?verbose');
       expect(out, name).toContain('[+]raft ok');
       expect(out, name).toContain('[+]config-hash ok');
+      expect(out, name).toContain('[+]poststarthook/rbac/bootstrap-roles ok');
       expect(out, name).toContain('readyz check passed');
       expect((await ok(name, 'get', '--raw', '/livez')).trim()).toBe('ok');
     }
+  });
+
+  it('every replica holds the same reconciled bootstrap RBAC policy (same objects, same versions)', async () => {
+    const listed = await Promise.all(cluster.names.map((n) => ok(n, 'get', 'clusterroles,clusterrolebindings', '-l', 'cluster.io/bootstrapping=rbac-defaults', '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion}{"\\n"}{end}')));
+    expect(listed[0]!.split('\n').filter(Boolean).length).toBeGreaterThan(100);
+    for (const l of listed) expect(l).toBe(listed[0]);
   });
 
   it('an object written through one replica is read and listed with the same bytes through the others', async () => {

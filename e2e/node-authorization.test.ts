@@ -125,6 +125,29 @@ describe.skipIf(!kubectlAvailable() && process.env.CI !== 'true')('node authoriz
     expect((await call(admin, 'GET', '/api/v1/namespaces/apps/pods/sneaky')).status).toBe(404);
   });
 
+  it('writes its own Node status and its pods’ status, watches its pods by spec.nodeName, and has the system:node rules (services, events)', async () => {
+    const a = nodes['node-a']!;
+    const statusPut = async (path: string) => {
+      const current = (await call(admin, 'GET', path)).body;
+      return call(a, 'PUT', `${path}/status`, { ...current, status: { ...((current.status as Json) ?? {}), conditions: [{ type: 'Ready', status: 'True' }] } });
+    };
+    expect((await statusPut('/api/v1/nodes/node-a')).status).toBe(200);
+    const otherNode = await statusPut('/api/v1/nodes/node-b');
+    expect(otherNode.status).toBe(403);
+    expect(String(otherNode.body.message)).toContain('node "node-a" is not allowed to modify node "node-b"');
+    expect((await statusPut('/api/v1/namespaces/apps/pods/pod-a')).status).toBe(200);
+    expect((await statusPut('/api/v1/namespaces/apps/pods/pod-b')).status).toBe(403);
+    expect((await call(a, 'GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a')).status).toBe(200);
+    const others = await call(a, 'GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-b');
+    expect(others.status).toBe(403);
+    expect(String(others.body.message)).toContain('can only list/watch pods with spec.nodeName field selector');
+    expect((await call(a, 'GET', '/api/v1/services')).status).toBe(200);
+    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'node-a.1', namespace: 'default' }, involvedObject: { kind: 'Node', name: 'node-a' }, reason: 'Starting', message: 'kubelet starting' };
+    expect((await call(a, 'POST', '/api/v1/namespaces/default/events', event)).status).toBeLessThan(300);
+    // Not in the rules: deleting a service.
+    expect((await call(a, 'DELETE', '/api/v1/namespaces/default/services/kubernetes')).status).toBe(403);
+  });
+
   it('tokens: for its pod’s service account bound to its pod; not for another account, nor bound to another node’s pod', async () => {
     const uidOf = async (name: string): Promise<string> => String(((await call(admin, 'GET', `/api/v1/namespaces/apps/pods/${name}`)).body.metadata as Json).uid);
     const request = (podName: string, uid: string) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: podName, uid } } });

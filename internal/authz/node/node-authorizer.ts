@@ -8,12 +8,15 @@
 //     then requires the token to be bound to that pod);
 //   - leases in kube-node-lease and csinodes: get/create/update/patch/delete of its own name
 //     (create unnamed: NodeRestriction checks the name);
-//   - pods: get of a pod bound to the node; nodes: get/list/watch of its own Node (upstream's
-//     AuthorizeNodeWithSelectors, on in 1.32; list/watch scoped by field selector need the
-//     selectors in the attributes, which they do not carry yet, so those stay no opinion).
-// Everything else is no opinion with an empty reason: services, endpoints, events, node and pod
-// writes, CSRs and reviews come from RBAC's system:node role, as upstream. A non-node user
-// gets no opinion. Until the graph has listed its sources it allows nothing (upstream's
+//   - pods: get of a pod bound to the node, list/watch with `spec.nodeName=<node>` (or of one
+//     bound pod by name), create/delete (mirror pods) and status/eviction writes (NodeRestriction
+//     then limits them to the node's own pods); nodes: create/update/patch and status writes
+//     (NodeRestriction: its own only), get/list/watch of its own Node (upstream's
+//     AuthorizeNodeWithSelectors, on in 1.32);
+//   - every other request against the rules of the bootstrap policy's system:node role, held
+//     statically (services, endpoints, events, CSRs, token and access reviews…): upstream binds
+//     that role to nobody, so the Node authorizer is how nodes get them.
+// A non-node user gets no opinion. Until the graph has listed its sources it allows nothing (upstream's
 // "informers not synced"). Decisions are map lookups in the graph; no store read per request.
 // Imports: authz/authorizer, graph, identity, naming, watchcache, log.
 
@@ -22,6 +25,8 @@ import type { Logger } from '../../log/logger.js';
 import type { Naming } from '../../naming/naming.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Attributes, Authorizer, Decision, Rules } from '../authorizer.js';
+import { bootstrapPolicy } from '../rbac/bootstrap-policy.js';
+import { ruleAllows, toPolicyRule, type PolicyRule } from '../rbac/rules.js';
 import { followCache, NodeGraph, type VertexKind } from './graph.js';
 import { nodeIdentity } from './identity.js';
 
@@ -40,7 +45,18 @@ export interface NodeAuthorizer extends Authorizer {
 type Route = (node: string, a: Attributes) => Decision;
 
 /** The decision logic over a graph; createNodeAuthorizer adds the cache feed. */
+/** A list or watch narrowed to `field=value` by its field selector. */
+const selects = (a: Attributes, field: string, value: string): boolean => (a.fieldSelector ?? []).some((r) => r.field === field && r.operator === '=' && r.value === value);
+
+/** The bootstrap policy's system:node rules, in this naming's group names. */
+function staticNodeRules(naming: Naming): PolicyRule[] {
+  const role = bootstrapPolicy(naming).clusterRoles.find((r) => r.metadata.name === 'system:node');
+  if (!role) throw new Error('the bootstrap policy has no system:node role');
+  return role.rules.map(toPolicyRule);
+}
+
 export function nodeAuthorizerFor(graph: NodeGraph, naming: Naming, synced: () => boolean, log?: Logger): Authorizer {
+  const nodeRules = staticNodeRules(naming);
   const linked = (node: string, kind: VertexKind, a: Attributes): Decision => {
     if (!a.name) return noOpinion('No Object name found');
     if (!synced()) return noOpinion('informers not synced');
@@ -98,25 +114,42 @@ export function nodeAuthorizerFor(graph: NodeGraph, naming: Naming, synced: () =
         if (a.subresource) return noOpinion('cannot authorize ResourceSlice subresources');
         if (a.verb === 'create') return ALLOW;
         if (['get', 'update', 'patch', 'delete'].includes(a.verb)) return linked(node, 'resourceslice', a);
-        if (['list', 'watch', 'deletecollection'].includes(a.verb)) return noOpinion(`can only ${a.verb} resourceslices with nodeName field selector`);
+        if (['list', 'watch', 'deletecollection'].includes(a.verb)) return selects(a, 'spec.nodeName', node) ? ALLOW : noOpinion('can only list/watch/deletecollection resourceslices with nodeName field selector');
         return noOpinion('only the following verbs are allowed for a ResourceSlice: get, watch, list, create, update, patch, delete, deletecollection');
       },
     ],
     [
       '/pods',
       (node, a) => {
-        if (a.verb === 'get') return a.subresource ? noOpinion('cannot get subresource') : linked(node, 'pod', a);
-        if (a.verb === 'list' || a.verb === 'watch') return noOpinion(`can only ${a.verb} pods with spec.nodeName field selector`);
-        // Pod writes: RBAC's system:node role and NodeRestriction.
+        if (a.subresource === '') {
+          if (a.verb === 'get') return linked(node, 'pod', a);
+          if (a.verb === 'list' || a.verb === 'watch') {
+            if (selects(a, 'spec.nodeName', node)) return ALLOW;
+            if (a.name) return linked(node, 'pod', a);
+            return noOpinion('can only list/watch pods with spec.nodeName field selector');
+          }
+          // Mirror pods; NodeRestriction limits them to pods bound to this node.
+          if (a.verb === 'create' || a.verb === 'delete') return ALLOW;
+        } else if (a.subresource === 'status') {
+          if (a.verb === 'update' || a.verb === 'patch') return ALLOW;
+        } else if (a.subresource === 'eviction' && a.verb === 'create') return ALLOW;
         return noOpinion();
       },
     ],
     [
       '/nodes',
       (node, a) => {
-        if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return noOpinion();
-        if (a.name === node) return ALLOW;
-        return noOpinion(`node '${node}' cannot read '${a.name}', only its own Node object`);
+        if (a.subresource === '') {
+          // Its own Node only: NodeRestriction checks the object written.
+          if (a.verb === 'create' || a.verb === 'update' || a.verb === 'patch') return ALLOW;
+          if (a.verb === 'get' || a.verb === 'list' || a.verb === 'watch') {
+            // The name, not the graph: a kubelet reads its Node before creating it.
+            if (a.name === node) return ALLOW;
+            if (a.name === '') return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
+            return noOpinion(`node '${node}' cannot read '${a.name}', only its own Node object`);
+          }
+        } else if (a.subresource === 'status' && (a.verb === 'update' || a.verb === 'patch')) return ALLOW;
+        return noOpinion();
       },
     ],
   ]);
@@ -127,11 +160,10 @@ export function nodeAuthorizerFor(graph: NodeGraph, naming: Naming, synced: () =
       const node = nodeIdentity(a.user);
       if (node === undefined) return noOpinion();
       if (node === '') return noOpinion(`unknown node for user "${a.user.name}"`);
-      if (!a.isResourceRequest) return noOpinion();
-      const group = naming.upstreamGroup(a.apiGroup);
-      if (group === undefined) return noOpinion();
-      const route = routes.get(`${group}/${a.resource}`);
-      return route ? route(node, a) : noOpinion();
+      const group = a.isResourceRequest ? naming.upstreamGroup(a.apiGroup) : undefined;
+      const route = group === undefined ? undefined : routes.get(`${group}/${a.resource}`);
+      if (route) return route(node, a);
+      return nodeRules.some((r) => ruleAllows(a, r)) ? ALLOW : noOpinion();
     },
     // Upstream's node authorizer cannot enumerate a node's rules: incomplete, with its error.
     rulesFor(user: UserInfo): Omit<Rules, 'evaluationError'> {

@@ -62,6 +62,28 @@ describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC authorizer over the w
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('applies a default binding of the bootstrap policy while the store holds none of that name, and only the stored one after', async () => {
+    await cache.start();
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    const anonymous = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const livez = (user: Attributes['user']) => attrs(user, 'get', '', '', { isResourceRequest: false, path: '/livez' });
+    expect(await rbac.authorize(livez(anonymous))).toEqual({
+      decision: 'allow',
+      reason: 'RBAC: allowed by the bootstrap policy\'s ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" (not stored yet)',
+    });
+    expect(await decision(attrs(anonymous, 'get', '', '', { isResourceRequest: false, path: '/api' }))).toBe('noOpinion');
+    expect(await decision(attrs(alice, 'get', '', '', { isResourceRequest: false, path: '/apis' }))).toBe('allow');
+    expect(rbac.rulesFor(anonymous, 'default').nonResourceRules).toContainEqual({ verbs: ['get'], nonResourceURLs: expect.arrayContaining(['/livez', '/readyz', '/healthz']) });
+    // An administrator's binding of that name, for authenticated users only: the default is gone.
+    await role('', 'system:public-info-viewer', [{ verbs: ['get'], nonResourceURLs: ['/livez', '/readyz', '/healthz', '/version', '/version/'] }]);
+    await binding('', 'system:public-info-viewer', { kind: 'ClusterRole', name: 'system:public-info-viewer' }, [{ kind: 'Group', name: 'system:authenticated', apiGroup: rbacGroup } as Subject]);
+    await settle(livez(anonymous), 'noOpinion');
+    expect(await decision(livez(alice))).toBe('allow');
+    // Deleted, the default stands in again (upstream's next start writes it back).
+    await del(key('clusterrolebindings', '', 'system:public-info-viewer'));
+    await settle(livez(anonymous), 'allow');
+  });
+
   it('answers from the primed state at once, with upstream reason texts, and keeps up with changes', async () => {
     await role('', 'pod-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]);
     await binding('', 'read-pods', { kind: 'ClusterRole', name: 'pod-reader' }, [{ kind: 'User', name: 'alice', apiGroup: rbacGroup } as Subject]);
@@ -109,12 +131,14 @@ describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC authorizer over the w
     // Names are case-sensitive.
     expect(await decision(attrs({ name: 'Alice', groups: ['Devs'] }, 'get', 'secrets', 'team-a', { name: 'shared' }))).toBe('noOpinion');
 
-    const rules = rbac.rulesFor(alice, 'team-a');
+    // Without system:authenticated: the bootstrap defaults (not stored here) would add theirs.
+    const devAlice = { name: 'alice', groups: ['devs'] };
+    const rules = rbac.rulesFor(devAlice, 'team-a');
     expect(rules.resourceRules).toEqual([
       { verbs: ['*'], apiGroups: [''], resources: ['configmaps'] },
       { verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['shared'] },
     ]);
-    expect(rbac.rulesFor(alice, 'team-b').resourceRules).toEqual([]);
+    expect(rbac.rulesFor(devAlice, 'team-b').resourceRules).toEqual([]);
   });
 
   it('matches ServiceAccount subjects as system:serviceaccount:<ns>:<name>, defaulting to the binding namespace', async () => {

@@ -4,7 +4,8 @@
 // no opinion, whose reason carries only the errors met (missing roles), as upstream. It also
 // lists a user's rules for SelfSubjectRulesReview. Answers come from the index; before the
 // index has taken the cache's state (only while the cache primes), requests wait for it, as
-// upstream serves only once its informers have synced.
+// upstream serves only once its informers have synced. Default bindings of the bootstrap policy
+// the store does not hold yet stand in for themselves (pending-defaults).
 // Imports: authz/authorizer, auth/user, naming, watchcache, log, index, rules.
 
 import type { UserInfo } from '../../auth/user.js';
@@ -13,6 +14,7 @@ import type { Naming } from '../../naming/naming.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, Rules } from '../authorizer.js';
 import { RbacIndex } from './index.js';
+import { PendingDefaults } from './pending-defaults.js';
 import { ruleAllows } from './rules.js';
 
 export interface RbacAuthorizer extends Authorizer {
@@ -39,6 +41,7 @@ export function createRbacAuthorizer(deps: RbacAuthorizerDeps): RbacAuthorizer {
   const index = new RbacIndex(deps.cache, deps.naming, deps.log);
   index.start();
   const syncWaitMs = deps.syncWaitMs ?? 60_000;
+  const defaults = new PendingDefaults(index, deps.naming);
 
   const decide = (a: Attributes): Decision => {
     let reason = '';
@@ -48,6 +51,8 @@ export function createRbacAuthorizer(deps: RbacAuthorizerDeps): RbacAuthorizer {
       return false;
     });
     if (reason) return { decision: 'allow', reason };
+    const byDefault = defaults.allows(a);
+    if (byDefault) return { decision: 'allow', reason: byDefault };
     return { decision: 'noOpinion', reason: errors.length ? `RBAC: ${aggregate(errors)}` : '' };
   };
 
@@ -72,7 +77,9 @@ export function createRbacAuthorizer(deps: RbacAuthorizerDeps): RbacAuthorizer {
     rulesFor(user: UserInfo, namespace: string) {
       const resourceRules: ResourceRule[] = [];
       const nonResourceRules: NonResourceRule[] = [];
-      const { rules, errors } = index.rulesFor(user, namespace);
+      const found = index.rulesFor(user, namespace);
+      const errors = found.errors;
+      const rules = [...found.rules, ...defaults.rulesFor(user)];
       // Upstream reports the rules found with its errors as the evaluation error; this contract
       // carries no error beside rules, so they are logged instead.
       if (errors.length) deps.log.debug('rbac: rules listed with errors', { user: user.name, namespace, errors });

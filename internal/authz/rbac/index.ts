@@ -175,6 +175,8 @@ export class RbacIndex {
   private readonly clusterRoles = new Map<string, PolicyRule[]>();
   /** Cache key → binding, to undo its index entries on change. */
   private readonly bindings = new Map<string, Binding>();
+  /** Names of the ClusterRoleBindings held (the bootstrap defaults stand in for missing ones). */
+  private readonly clusterBindingNames = new Map<string, number>();
   /** Subject key → scope ('' = cluster, else namespace) → bindings. */
   private readonly bySubject = new Map<string, Map<string, Set<Binding>>>();
   private readonly followers: Follower[] = [];
@@ -269,8 +271,14 @@ export class RbacIndex {
     );
   }
 
+  /** Whether a ClusterRoleBinding of this name is held. */
+  hasClusterRoleBinding(name: string): boolean {
+    return this.clusterBindingNames.has(name);
+  }
+
   private indexBinding(cacheKey: string, b: Binding): void {
     this.bindings.set(cacheKey, b);
+    if (b.kind === 'ClusterRoleBinding') this.clusterBindingNames.set(b.name, (this.clusterBindingNames.get(b.name) ?? 0) + 1);
     for (const s of b.subjects) {
       const key = subjectKey(s, b.namespace);
       if (key === undefined) continue;
@@ -286,6 +294,11 @@ export class RbacIndex {
     const b = this.bindings.get(cacheKey);
     if (!b) return;
     this.bindings.delete(cacheKey);
+    if (b.kind === 'ClusterRoleBinding') {
+      const n = (this.clusterBindingNames.get(b.name) ?? 1) - 1;
+      if (n > 0) this.clusterBindingNames.set(b.name, n);
+      else this.clusterBindingNames.delete(b.name);
+    }
     for (const s of b.subjects) {
       const key = subjectKey(s, b.namespace);
       const scopes = key === undefined ? undefined : this.bySubject.get(key);

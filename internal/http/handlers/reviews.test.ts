@@ -7,7 +7,7 @@ import type { UserInfo } from '../../auth/user.js';
 import type { Authorizer } from '../../authz/authorizer.js';
 import { basicUserAuthorizer, privilegedGroupAuthorizer, publicInfoAuthorizer } from '../../authz/builtin-authorizers.js';
 import { createNaming } from '../../naming/naming.js';
-import { answerReview, goObjectMeta, reviewKindOf, type ReviewContext, type ReviewKind } from './reviews.js';
+import { answerReview, attributesFrom, goObjectMeta, reviewKindOf, type ReviewContext, type ReviewKind } from './reviews.js';
 import { ApiCatalog } from '../../schema/catalog.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- review bodies are free-form JSON
@@ -260,5 +260,19 @@ describe('which resources are reviews', () => {
     expect(reviewKindOf(catalog.resource(authz, 'v1', 'selfsubjectaccessreviews')!)).toBe('SelfSubjectAccessReview');
     expect(reviewKindOf(catalog.resource(createNaming(mode).group('authentication.k8s.io'), 'v1', 'tokenreviews')!)).toBe('TokenReview');
     expect(reviewKindOf(catalog.resource('', 'v1', 'pods')!)).toBeUndefined();
+  });
+});
+
+describe('selectors of an access review reach the authorizers', () => {
+  it.each<[string, Record<string, unknown>, unknown, unknown]>([
+    ['a raw field selector', { fieldSelector: { rawSelector: 'spec.nodeName=n1' } }, [{ field: 'spec.nodeName', operator: '=', value: 'n1' }], undefined],
+    ['field requirements (In/NotIn with one value)', { fieldSelector: { requirements: [{ key: 'spec.nodeName', operator: 'NotIn', values: ['n2'] }, { key: 'x', operator: 'Exists' }] } }, [{ field: 'spec.nodeName', operator: '!=', value: 'n2' }], undefined],
+    ['a raw label selector', { labelSelector: { rawSelector: 'app in (b,a)' } }, undefined, [{ key: 'app', operator: 'in', values: ['a', 'b'] }]],
+    ['label requirements', { labelSelector: { requirements: [{ key: 'tier', operator: 'DoesNotExist' }, { key: 'app', operator: 'In', values: ['web'] }] } }, undefined, [{ key: 'tier', operator: '!', values: [] }, { key: 'app', operator: 'in', values: ['web'] }]],
+    ['none', {}, undefined, undefined],
+  ])('%s', (_what, selectors, field, label) => {
+    const a = attributesFrom({ name: 'u', groups: [] }, { resourceAttributes: { verb: 'list', resource: 'pods', ...selectors } });
+    expect(a.fieldSelector).toEqual(field);
+    expect(a.labelSelector).toEqual(label);
   });
 });

@@ -16,9 +16,9 @@
 //
 // Access reviews are decided by the same authorizer chain requests are (HttpDeps.authorizers),
 // with the raw tri-state: allow → allowed, deny → denied, no opinion → neither. Field and label
-// selectors in resourceAttributes are validated as upstream and their parse problems reported
-// in evaluationError as upstream words them, but they are not passed to the authorizers: none
-// of the project's authorizers looks at selectors, so they cannot change a decision.
+// selectors in resourceAttributes are validated as upstream, their parse problems reported in
+// evaluationError as upstream words them, and what converts is passed to the authorizers as a
+// request's selectors are (the Node authorizer and webhooks read them).
 // Imports: apierrors, auth, authz, naming, schema, selectors, http.
 
 import type { Context } from 'hono';
@@ -30,6 +30,8 @@ import { decide, rulesFor, type Attributes, type Authorizer } from '../../authz/
 import type { Naming } from '../../naming/naming.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { labelKeyErrors, labelValueErrors, tryParseFieldSelector, tryParseLabelSelector } from '../../selectors/index.js';
+import type { FieldRequirement } from '../../selectors/field-selector.js';
+import type { LabelOperator, LabelRequirement } from '../../selectors/label-selector.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { chooseRepresentation, writeObject } from '../representations.js';
@@ -296,11 +298,52 @@ export function selectorParseNotes(attrs: JsonObject): string[] {
   return notes;
 }
 
+const LABEL_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * The review's selectors as the attributes carry a request's (upstream's AuthorizeWithSelectors):
+ * `rawSelector` parsed, or the `requirements` converted (field selectors: In and NotIn with one
+ * value; label selectors: every operator). What does not convert is left out, as
+ * selectorParseNotes reports.
+ */
+function reviewSelectors(r: JsonObject): Pick<Attributes, 'fieldSelector' | 'labelSelector'> {
+  const out: { fieldSelector?: FieldRequirement[]; labelSelector?: LabelRequirement[] } = {};
+  const f = rec(r.fieldSelector);
+  if (f) {
+    const reqs = Array.isArray(f.requirements) ? f.requirements.map((x) => rec(x) ?? {}) : [];
+    const parsed = reqs.length === 0 && str(f.rawSelector) ? tryParseFieldSelector(str(f.rawSelector)) : undefined;
+    const list =
+      parsed !== undefined
+        ? 'selector' in parsed ? [...parsed.selector.requirements] : []
+        : reqs.flatMap((q): FieldRequirement[] => {
+            const values = strings(q.values);
+            const op = str(q.operator);
+            return (op === 'In' || op === 'NotIn') && values.length === 1 ? [{ field: str(q.key), operator: op === 'In' ? '=' : '!=', value: values[0]! }] : [];
+          });
+    if (list.length) out.fieldSelector = list;
+  }
+  const l = rec(r.labelSelector);
+  if (l) {
+    const reqs = Array.isArray(l.requirements) ? l.requirements.map((x) => rec(x) ?? {}) : [];
+    const parsed = reqs.length === 0 && str(l.rawSelector) ? tryParseLabelSelector(str(l.rawSelector)) : undefined;
+    const list =
+      parsed !== undefined
+        ? 'selector' in parsed ? [...parsed.selector.requirements] : []
+        : reqs.flatMap((q): LabelRequirement[] => {
+            const op = LABEL_OPERATORS[str(q.operator)];
+            return op ? [{ key: str(q.key), operator: op, values: [...strings(q.values)].sort() }] : [];
+          });
+    if (list.length) out.labelSelector = list;
+  }
+  return out;
+}
+
 /** ResourceAttributesFrom / NonResourceAttributesFrom: what the authorizers are asked. */
 export function attributesFrom(user: UserInfo, spec: JsonObject): Attributes {
   const r = rec(spec.resourceAttributes);
   if (r) {
     return {
+      ...reviewSelectors(r),
       user,
       verb: str(r.verb),
       isResourceRequest: true,

@@ -17,11 +17,12 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { CompactSign, compactVerify, decodeJwt } from 'jose';
 import { AuthnError, type AuthnResponse } from './authenticator.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
-import type { UserInfo } from './user.js';
+import { SERVICE_ACCOUNTS_GROUP, type UserInfo } from './user.js';
+
+export { SERVICE_ACCOUNTS_GROUP };
 import type { SigningKey, VerifyingKey } from './serviceaccount-keys.js';
 
 export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 /** Upstream's default leeway for exp, nbf and iat. */
 const LEEWAY_S = 60;
 

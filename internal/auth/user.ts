@@ -13,6 +13,8 @@ export const ANONYMOUS_USER = 'system:anonymous';
 export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const MASTERS_GROUP = 'system:masters';
+/** Every service account is in it, and in `system:serviceaccounts:<namespace>`. */
+export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 
 export const anonymousUser: UserInfo = { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
 

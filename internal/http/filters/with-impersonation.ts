@@ -5,7 +5,7 @@
 // Imports: auth/user, authz, apierrors, naming, http/context, http/respond.
 
 import type { MiddlewareHandler } from 'hono';
-import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP, type UserInfo } from '../../auth/user.js';
+import { AUTHENTICATED_GROUP, ANONYMOUS_USER, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP, type UserInfo } from '../../auth/user.js';
 import { authorize, type Attributes } from '../../authz/authorizer.js';
 import type { AuthorizerSource } from '../../authz/chain.js';
 import { errors } from '../../apierrors/status.js';
@@ -50,14 +50,17 @@ export function withImpersonation(source: AuthorizerSource, naming: Naming): Mid
       namespace: '',
       apiVersion: '',
     };
-    const check = async (resource: string, name: string, apiGroup = '', subresource = ''): Promise<boolean> =>
-      (await authorize(authorizers, { ...base, verb: 'impersonate', resource, name, apiGroup, subresource })).decision === 'allow';
+    const check = async (resource: string, name: string, apiGroup = '', subresource = '', namespace = ''): Promise<boolean> =>
+      (await authorize(authorizers, { ...base, verb: 'impersonate', resource, name, apiGroup, subresource, namespace })).decision === 'allow';
 
-    const isServiceAccount = userName.startsWith('system:serviceaccount:');
-    if (isServiceAccount) {
-      const [, , ns, sa] = userName.split(':');
-      if (!(await check('serviceaccounts', sa ?? '', '')) && !(await check('users', userName))) {
-        return errorResponse(c, errors.forbidden({ group: '', name: 'users' }, userName, `User "${requester.name}" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "${ns ?? ''}"`));
+    // As upstream, a service account's user name is impersonated as that service account: the
+    // right asked is `impersonate` on serviceaccounts/<name> in its namespace, and with no
+    // groups given it gets its fixed groups.
+    const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(userName);
+    if (serviceAccount) {
+      const [, ns, sa] = serviceAccount as unknown as [string, string, string];
+      if (!(await check('serviceaccounts', sa, '', '', ns))) {
+        return errorResponse(c, errors.forbidden({ group: '', name: 'serviceaccounts' }, sa, `User "${requester.name}" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "${ns}"`));
       }
     } else if (!(await check('users', userName))) {
       return errorResponse(c, errors.forbidden({ group: '', name: 'users' }, userName, `User "${requester.name}" cannot impersonate resource "users" in API group "" at the cluster scope`));
@@ -79,9 +82,13 @@ export function withImpersonation(source: AuthorizerSource, naming: Naming): Mid
       (extra[key] ??= []).push(value);
     }
     const anonymous = userName === ANONYMOUS_USER;
+    const fixed = serviceAccount && groups === null ? [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${serviceAccount[1]}`] : groupList;
+    // Upstream's rule: system:authenticated is added unless either all-users group was given
+    // (system:unauthenticated for system:anonymous unless given).
+    const implied = anonymous ? (fixed.includes(UNAUTHENTICATED_GROUP) ? [] : [UNAUTHENTICATED_GROUP]) : fixed.includes(AUTHENTICATED_GROUP) || fixed.includes(UNAUTHENTICATED_GROUP) ? [] : [AUTHENTICATED_GROUP];
     const impersonated: UserInfo = {
       name: userName,
-      groups: [...groupList, anonymous ? UNAUTHENTICATED_GROUP : AUTHENTICATED_GROUP].filter((g, i, a) => a.indexOf(g) === i),
+      groups: [...fixed, ...implied].filter((g, i, a) => a.indexOf(g) === i),
       ...(uid !== null ? { uid } : {}),
       ...(Object.keys(extra).length ? { extra } : {}),
     };

@@ -79,6 +79,8 @@ export interface ServerConfig {
   apiAudiences: string[];
   /** Service-account tokens are valid only while their ServiceAccount (and bound object) exists. */
   serviceAccountLookup: boolean;
+  /** How long a secret-based service-account token may go unused before the cleaner invalidates it, and then deletes it. */
+  legacyServiceAccountTokenCleanUpPeriodMs: number;
   /** Pod-bound tokens requested for 3607 s are issued for a year with a warnafter claim (upstream's safe transition). */
   serviceAccountExtendTokenExpiration: boolean;
   /** Longest expiration a TokenRequest may ask for (0 = no limit). */
@@ -581,6 +583,14 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => { c.serviceAccountLookup = bool('service-account-lookup', v); },
   },
   {
+    name: 'legacy-service-account-token-clean-up-period', value: 'duration', default: '8760h',
+    help: 'The legacy-serviceaccount-token-cleaner marks an auto-generated secret-based service-account token invalid (label <domain>/legacy-token-invalid-since) when unused and unmounted this long, and deletes it after it has been invalid this long again (upstream: a year).',
+    apply: (c, v) => {
+      c.legacyServiceAccountTokenCleanUpPeriodMs = duration('legacy-service-account-token-clean-up-period', v);
+      if (c.legacyServiceAccountTokenCleanUpPeriodMs <= 0) throw new FlagError('--legacy-service-account-token-clean-up-period must be greater than 0');
+    },
+  },
+  {
     name: 'service-account-extend-token-expiration', value: 'bool', default: 'true', boolean: true,
     help: 'A pod-bound TokenRequest for the API audiences with expirationSeconds 3607 (what kubelets ask for projected volumes) gets a token valid for a year, carrying a warnafter claim at the requested expiry; using it after that is counted (serviceaccount_stale_tokens_total) and audited (the stale-token annotation).',
     apply: (c, v) => { c.serviceAccountExtendTokenExpiration = bool('service-account-extend-token-expiration', v); },
@@ -602,7 +612,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'controllers', value: 'name,...', default: '*',
-    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner), token-cleaner-controller (tokencleaner) and clusterrole-aggregation-controller (clusterrole-aggregation); bootstrap-signer and token-cleaner are off by default.',
+    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner), token-cleaner-controller (tokencleaner), clusterrole-aggregation-controller (clusterrole-aggregation) and legacy-serviceaccount-token-cleaner-controller (legacy-serviceaccount-token-cleaner); bootstrap-signer and token-cleaner are off by default.',
     apply: (c, v) => {
       const entries = list(v);
       try { validateControllers(entries); } catch (e) { throw new FlagError(`invalid value for --controllers: ${(e as Error).message}`); }

@@ -11,7 +11,8 @@ export type ControllerName =
   | 'root-ca-certificate-publisher-controller'
   | 'bootstrap-signer-controller'
   | 'token-cleaner-controller'
-  | 'clusterrole-aggregation-controller';
+  | 'clusterrole-aggregation-controller'
+  | 'legacy-serviceaccount-token-cleaner-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -21,6 +22,7 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'bootstrap-signer-controller': 'bootstrapsigner',
   'token-cleaner-controller': 'tokencleaner',
   'clusterrole-aggregation-controller': 'clusterrole-aggregation',
+  'legacy-serviceaccount-token-cleaner-controller': 'legacy-serviceaccount-token-cleaner',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

@@ -66,6 +66,7 @@ import { bootstrapSecretType, buildAuthentication } from './authentication.js';
 import { controllerEnabled, type ControllerName } from '../controllers/selection.js';
 import { namespaceObjectsController, tokensController } from '../controllers/serviceaccount-controllers.js';
 import { bootstrapSigner, clusterInfoKubeconfig, tokenCleaner } from '../controllers/bootstrap-controllers.js';
+import { ensureTokenTracking, legacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { migrateSeparateEvents } from './migrate-events.js';
 
 export const SERVER_VERSION: VersionInfo = {
@@ -413,6 +414,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('token-cleaner-controller') ? [tokenCleaner(controllerEnv, secretType)] : []),
     ...(enabled('bootstrap-signer-controller') ? [bootstrapSigner(controllerEnv, secretType, () => clusterInfoKubeconfig(url, caPem))] : []),
     ...(enabled('clusterrole-aggregation-controller') ? [clusterRoleAggregationController(controllerEnv)] : []),
+    ...(enabled('legacy-serviceaccount-token-cleaner-controller') ? [legacyTokenCleaner(controllerEnv, { cleanUpPeriodMs: config.legacyServiceAccountTokenCleanUpPeriodMs })] : []),
   ];
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {
@@ -421,6 +423,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // Roles and bindings in kube-system/kube-public need those namespaces first.
     await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), 'reconciling the bootstrap RBAC policy', log, cluster !== undefined);
     rbacBootstrapDone();
+    // The day secret-based tokens began to be marked when used (the legacy token cleaner's clock).
+    await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, cluster !== undefined);
     await crdController.start();
     if (!cluster) for (const c of leaderControllers) c.start();
     else {

@@ -36,8 +36,21 @@ export class Reconciler {
     for (const source of this.spec.sources) this.follow(source);
   }
 
+  /**
+   * The current state first (each object as ADDED, read synchronously), then the changes after
+   * it. Not a watch from revision 0: its initial events count against the watcher's queue bound,
+   * so a prefix holding more objects than the bound would overflow at once, and following again
+   * from 0 would overflow again, forever.
+   */
   private follow(source: ReconcilerSpec['sources'][number]): void {
-    const watcher = this.cache.watch({ prefix: source.prefix, filter: () => true, fromRevision: 0 });
+    if (!this.running) return;
+    if (!this.cache.ready) {
+      setTimeout(() => this.follow(source), 100).unref();
+      return;
+    }
+    const revision = this.cache.revision;
+    for (const entry of this.cache.resource(source.prefix).list().entries) for (const key of source.keys('ADDED', entry)) this.enqueue(key);
+    const watcher = this.cache.watch({ prefix: source.prefix, filter: () => true, fromRevision: revision });
     this.watchers.push(watcher);
     void (async () => {
       for await (const out of watcher) {
@@ -46,7 +59,10 @@ export class Reconciler {
       }
       this.watchers = this.watchers.filter((w) => w !== watcher);
       // Ended by overflow or a cache restart while running: follow again from the current state.
-      if (this.running) this.follow(source);
+      if (this.running) {
+        this.log.info('controller: following again after its watch ended', { controller: this.spec.name, prefix: source.prefix });
+        setTimeout(() => this.follow(source), 0).unref();
+      }
     })();
   }
 

@@ -138,7 +138,7 @@ export class ClusterReplica {
         tickMs: config.heartbeatIntervalMs,
         electionTicks: Math.max(5, Math.round(config.electionTimeoutMs / config.heartbeatIntervalMs)),
         heartbeatTicks: 1,
-        snapshotEntries: 10_000,
+        snapshotEntries: config.snapshotCount,
         catchUpEntries: 5_000,
         proposalTimeoutMs: 10_000,
         readTimeoutMs: Math.max(2000, 2 * config.electionTimeoutMs),

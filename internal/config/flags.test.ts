@@ -12,6 +12,8 @@ describe('flags', () => {
     expect(c).toMatchObject({ dataDir: './data', bindAddress: '0.0.0.0', securePort: 6443, storage: 'leveldb', naming: 'cluster', compactionIntervalMs: 300_000, logLevel: 'warn' });
     expect(c.featureGates.enabled('APIResponseCompression')).toBe(true);
     expect(c.featureGates.enabled('CBORServingAndStorage')).toBe(false);
+    expect(c).toMatchObject({ snapshotCount: 10_000, legacyServiceAccountTokenCleanUpPeriodMs: 365 * 24 * 3600_000, serviceAccountExtendTokenExpiration: true });
+    expect(parse('--snapshot-count=500').snapshotCount).toBe(500);
   });
 
   it('accepts --name=value and --name value', () => {
@@ -33,6 +35,8 @@ describe('flags', () => {
     [['--tls-cert-file=/a.crt'], /must be given together/],
     [['--data-dir'], /needs an argument/],
     [['stray'], /unexpected argument/],
+    [['--snapshot-count=0'], /--snapshot-count must be at least 1/],
+    [['--legacy-service-account-token-clean-up-period=0s'], /must be greater than 0/],
   ])('rejects %j', (args, message) => {
     expect(() => parseFlags(args)).toThrow(FlagError);
     expect(() => parseFlags(args)).toThrow(message);

@@ -50,6 +50,8 @@ export interface ServerConfig {
   /** Join token printed by the cluster (`<pki-dir>/join-token`). */
   token: string | undefined;
   heartbeatIntervalMs: number;
+  /** Applied entries between two Raft snapshots of the store (etcd's --snapshot-count). */
+  snapshotCount: number;
   electionTimeoutMs: number;
   /** Structured authentication configuration file, reloaded on change (hash compared across replicas). */
   authenticationConfig: string | undefined;
@@ -334,6 +336,14 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => {
       c.heartbeatIntervalMs = duration('heartbeat-interval', v);
       if (c.heartbeatIntervalMs < 1) throw new FlagError('--heartbeat-interval must be at least 1ms');
+    },
+  },
+  {
+    name: 'snapshot-count', value: 'n', default: '10000',
+    help: 'Applied Raft entries between two snapshots of the store, as etcd\'s flag of that name: a snapshot lets the log before it be dropped and is what a member too far behind receives. At least 1.',
+    apply: (c, v) => {
+      c.snapshotCount = count('snapshot-count', v);
+      if (c.snapshotCount < 1) throw new FlagError('--snapshot-count must be at least 1');
     },
   },
   {

@@ -160,4 +160,23 @@ ${caLines}
       expect(await whoami(replica, headers), replica).toBe(403);
     }
   });
+
+  it('every replica reports one configuration hash covering the files read at start, and a changed token file changes it', async () => {
+    const hashes = async () => {
+      const seen = new Map<string, string>();
+      for (const name of cluster.names) for (const m of await cluster.members(name, true)) if (m.name === name) seen.set(name, m.configHash);
+      return seen;
+    };
+    const before = await hashes();
+    expect(new Set(before.values()).size).toBe(1);
+    expect([...before.values()][0]).toMatch(/^sha256:/);
+    writeFileSync(join(dir, 'tokens.csv'), 'static-token-1,sam,sam-uid,"devs,ops"\nstatic-token-2,tom,tom-uid\n');
+    let after = before;
+    for (let i = 0; i < 100 && [...after.values()].some((h) => h === [...before.values()][0]); i++) {
+      await sleep(100);
+      after = await hashes();
+    }
+    expect(new Set(after.values()).size).toBe(1);
+    expect([...after.values()][0]).not.toBe([...before.values()][0]);
+  });
 });

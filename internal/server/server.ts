@@ -128,12 +128,18 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   mkdirSync(config.dataDir, { recursive: true });
   // First, so a bad policy file stops the start before anything is opened.
   const audit = await createAuditor(config.audit, naming, log);
-  // The configuration every replica must load identically, reloaded on change.
+  // The configuration every replica must load identically: the structured files (reloaded on
+  // change) and the access-control files read once at start, all in the hash the replicas
+  // compare, so a replica started with another token file or ABAC policy is reported too.
   const configFiles = new ReloadableFiles(
     new Map(
       [
         ['authentication', config.authenticationConfig],
         ['authorization', config.authorizationConfig],
+        ['authorization-policy', config.authorization.policyFile],
+        ['authorization-webhook', config.authorization.webhook.configFile],
+        ['token-auth', config.tokenAuthFile],
+        ['authentication-webhook', config.tokenWebhook.configFile],
       ].filter((e): e is [string, string] => e[1] !== undefined),
     ),
   );

@@ -1,7 +1,7 @@
 // internal/http/filters/with-authorization owns the allow/deny decision for every request,
 // from the request info and the (possibly impersonated) user. Deny is a 403 Status in
 // upstream's wording. The attributes carry the request's parsed field and label selectors for
-// list, watch and deletecollection, as upstream's do. Imports: authz, apierrors, selectors,
+// list, watch and deletecollection, as upstream's do. Imports: authz, apierrors, selectors, validation (names),
 // http/context, http/respond.
 
 import type { MiddlewareHandler } from 'hono';
@@ -9,11 +9,9 @@ import { authorize, forbiddenReason, type Attributes } from '../../authz/authori
 import type { AuthorizerSource } from '../../authz/chain.js';
 import { errors } from '../../apierrors/status.js';
 import { tryParseFieldSelector, tryParseLabelSelector } from '../../selectors/index.js';
+import { isPathSegmentName } from '../../validation/name-rules.js';
 import type { Env } from '../context.js';
 import { errorResponse } from '../respond.js';
-
-/** A name that can stand in a URL path segment (upstream's IsValidPathSegmentName). */
-const isPathSegmentName = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
 
 /** The verbs whose selectors are part of the question (upstream's request info). */
 const SELECTOR_VERBS = new Set(['list', 'watch', 'deletecollection']);
@@ -49,7 +47,7 @@ export function attributesOf(c: { get(k: 'info'): Env['Variables']['info']; get(
         // their secrets) is asked about that name, so a resourceNames rule or the Node
         // authorizer can allow it.
         const byName = parsed.selector.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=');
-        if (byName && !attrs.name && info.verb !== 'deletecollection' && isPathSegmentName(byName.value)) attrs.name = byName.value;
+        if (byName && !attrs.name && info.verb !== 'deletecollection' && isPathSegmentName(byName.value).length === 0) attrs.name = byName.value;
       }
     }
     if (query.labelSelector) {

@@ -14,6 +14,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { errors } from '../apierrors/status.js';
 import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
+import { EndpointServiceResolver } from '../webhook/client-config.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
@@ -179,7 +180,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const namespaceTerminating = new WeakMap<object, boolean>();
   const servicesPrefix = resourcePrefix(catalog.resource('', 'v1', 'services')!);
   const serviceAddresses = new WeakMap<object, { ips: string[]; ports: number[] }>();
-  const readObject = async (resource: 'pods' | 'nodes', ns: string, name: string): Promise<Record<string, unknown> | undefined> => {
+  const readObject = async (resource: 'pods' | 'nodes' | 'services' | 'endpoints', ns: string, name: string): Promise<Record<string, unknown> | undefined> => {
     const key = objectKey(catalog.resource('', 'v1', resource)!, ns, name);
     let entry: CacheEntry | undefined;
     try {
@@ -189,6 +190,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     }
     return entry && !entry.corrupt ? (JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) : undefined;
   };
+  // Where admission webhooks, conversion webhooks and APIServices with a service reference are
+  // called: one of the Service's endpoints, as this replica's cache holds them.
+  const serviceResolver = new EndpointServiceResolver((resource, ns, name) => readObject(resource, ns, name));
   // RBAC answers from the watch cache (ready once the cache is primed); the escalation check
   // asks the whole chain for escalate/bind, which is assembled below.
   const rbac = createRbacAuthorizer({ cache, naming, log });

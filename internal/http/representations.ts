@@ -86,13 +86,19 @@ function contentTypeOf(rep: Representation, _deps: HttpDeps): string {
   return rep.serializer.mediaType;
 }
 
+const NEWLINE = Buffer.from('\n');
+
 /** Response headers every representation shares; gzip when allowed, asked for and worth it. */
 function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status: number): Response {
   const headers = new Headers({ 'content-type': contentType, 'cache-control': 'no-cache, private' });
   for (const w of c.get('warnings') ?? []) headers.append('warning', w);
   // JSON for people (?pretty=true, curl): indented as upstream's pretty serializer. YAML and the
   // binary encodings have no pretty form. (Lists large enough to stream stay compact.)
-  let out = contentType === 'application/json' && wantsPretty(c) ? indentJson(body) : body;
+  const json = contentType === 'application/json';
+  let out = json && wantsPretty(c) ? indentJson(body) : body;
+  // Compact JSON ends with a newline as Go's encoder writes it (serialized lists carry theirs;
+  // a cached object's bytes do not).
+  if (json && out === body && out.length > 0 && out[out.length - 1] !== 0x0a) out = Buffer.concat([out, NEWLINE]);
   if (wantsGzip(c, deps, out.length)) {
     out = gzipSync(out, { level: 1 });
     headers.set('content-encoding', 'gzip');

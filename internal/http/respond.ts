@@ -38,7 +38,32 @@ export function errorResponse(c: Context<Env> | undefined, err: StatusError): Re
   const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
   for (const w of c?.get('warnings') ?? []) headers.append('warning', w);
   if (status.details?.retryAfterSeconds !== undefined) headers.set('retry-after', String(status.details.retryAfterSeconds));
-  return new Response(wantsPretty(c) ? JSON.stringify(status, null, 2) : JSON.stringify(status), { status: status.code, headers });
+  const body = goOrder(status);
+  // Go's JSON encoder ends a compact value with a newline; the indented form has none.
+  return new Response(wantsPretty(c) ? JSON.stringify(body, null, 2) : `${JSON.stringify(body)}\n`, { status: status.code, headers });
+}
+
+/**
+ * The Status in the field order of upstream's Go structs (clients that compare bodies byte for
+ * byte see the same text), whatever order the error was built in.
+ */
+function goOrder(s: Status): Status {
+  const out: Status = { kind: s.kind, apiVersion: s.apiVersion, metadata: s.metadata, status: s.status, message: s.message, ...(s.reason ? { reason: s.reason } : {}), code: s.code };
+  if (s.details) {
+    const d = s.details;
+    const details: NonNullable<Status['details']> = {};
+    if (d.name !== undefined) details.name = d.name;
+    if (d.group !== undefined) details.group = d.group;
+    if (d.kind !== undefined) details.kind = d.kind;
+    if (d.uid !== undefined) details.uid = d.uid;
+    if (d.causes !== undefined) details.causes = d.causes.map((c) => ({ ...(c.reason !== undefined ? { reason: c.reason } : {}), ...(c.message !== undefined ? { message: c.message } : {}), ...(c.field !== undefined ? { field: c.field } : {}) }));
+    if (d.retryAfterSeconds !== undefined) details.retryAfterSeconds = d.retryAfterSeconds;
+    // `code` follows `details` in the Go struct.
+    delete (out as Partial<Status>).code;
+    out.details = details;
+    out.code = s.code;
+  }
+  return out;
 }
 
 /** Maps anything thrown to a Status response; unexpected errors are logged and answered 500. */

@@ -48,6 +48,8 @@ export interface Serializer {
 }
 
 const COMMA = Buffer.from(',');
+// Go's encoder ends each value with a newline.
+const LIST_TAIL = Buffer.from(']}\n');
 
 function listMetaObject(meta: ListMeta): JsonObject {
   const m: JsonObject = { resourceVersion: meta.resourceVersion };
@@ -79,7 +81,7 @@ export const jsonSerializer: Serializer = {
   name: 'json',
   mediaType: 'application/json',
   watchMediaType: 'application/json',
-  object: (obj) => Buffer.from(JSON.stringify(obj)),
+  object: (obj) => Buffer.from(`${JSON.stringify(obj)}\n`),
   list(kind, apiVersion, meta, items) {
     const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
     const parts: Buffer[] = [head];
@@ -93,8 +95,8 @@ export const jsonSerializer: Serializer = {
       parts.push(b);
       size += b.length;
     });
-    parts.push(Buffer.from(']}'));
-    return Buffer.concat(parts, size);
+    parts.push(LIST_TAIL);
+    return Buffer.concat(parts, size + 1);
   },
   watchEvent: (type, item) => Buffer.concat(jsonWatchEventParts(type, item)),
   watchEventParts: jsonWatchEventParts,
@@ -104,7 +106,7 @@ export const jsonSerializer: Serializer = {
       if (i > 0) yield COMMA;
       yield jsonItemBytes(items[i]!);
     }
-    yield Buffer.from(']}');
+    yield LIST_TAIL;
   },
 };
 

@@ -374,6 +374,26 @@ async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promis
   }
 }
 
+describe('JSON bytes as Go writes them', () => {
+  it('a Status error keeps upstream\'s field order and ends with a newline', async () => {
+    const res = await t.admin.get('/api/v1/namespaces/default/configmaps/no-such');
+    expect(res.text()).toBe('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"no-such\\" not found","reason":"NotFound","details":{"name":"no-such","kind":"configmaps"},"code":404}\n');
+  });
+
+  it('objects and lists end with a newline; the indented form does not', async () => {
+    await t.admin.post('/api/v1/namespaces/default/configmaps', cm('newline-check'));
+    for (const path of ['/api/v1/namespaces/default/configmaps/newline-check', '/api/v1/namespaces/default/configmaps', '/api/v1/namespaces/default/configmaps?limit=1']) {
+      const text = (await t.admin.get(path)).text();
+      expect(text.endsWith('}\n')).toBe(true);
+      expect(text.endsWith('}\n\n')).toBe(false);
+    }
+    const pretty = (await t.admin.get('/api/v1/namespaces/default/configmaps/newline-check?pretty=true')).text();
+    expect(pretty.endsWith('}')).toBe(true);
+    const prettyError = (await t.admin.get('/api/v1/namespaces/default/configmaps/none?pretty=1')).text();
+    expect(prettyError.endsWith('}')).toBe(true);
+  });
+});
+
 describe('validation, defaulting, field validation', () => {
   const deployment = (name: string, spec: Obj = {}): Obj => ({
     apiVersion: 'apps/v1',

@@ -29,7 +29,15 @@ async function main(): Promise<void> {
     return;
   }
   const { startServer } = await import('../../internal/server/server.js');
-  const server = await startServer(config);
+  // What the flags name is checked against what the server has only when it starts (the
+  // API data): a bad value is still a usage error.
+  const server = await startServer(config).catch((e: unknown) => {
+    if (e instanceof FlagError) {
+      process.stderr.write(`clusterd: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  });
   process.stdout.write(
     `clusterd is serving at ${server.url}\n` +
       `  kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n` +

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createNaming } from '../naming/naming.js';
-import { ApiCatalog } from './catalog.js';
+import { ApiCatalog, unknownRuntimeConfigKeys } from './catalog.js';
 import { builtinSchemas, SchemaIndex } from './openapi-index.js';
 import { compareVersionPriority, stabilityOf } from './versions.js';
 
@@ -98,5 +98,16 @@ describe('SchemaIndex', () => {
     const meta = builtinSchemas.resolve(deployment.properties!.metadata!);
     expect(meta.properties?.name?.type).toBe('string');
     expect(SchemaIndex.refName(deployment.properties!.spec!)).toBe('io.k8s.api.apps.v1.DeploymentSpec');
+  });
+});
+
+describe('unknownRuntimeConfigKeys', () => {
+  it.each([
+    ['kubernetes', ['api/all', 'api/beta', '/v1', 'apps/v1', 'batch/v1/jobs', 'flowcontrol.apiserver.k8s.io/v1'], []],
+    ['kubernetes', ['apps/v9', 'nosuch.example.com/v1', 'apps/v1/widgets', 'apps.cluster.io/v1'], ['apps/v9', 'nosuch.example.com/v1', 'apps/v1/widgets', 'apps.cluster.io/v1']],
+    ['cluster', ['storage.cluster.io/v1', 'api/alpha'], []],
+    ['cluster', ['storage.k8s.io/v1'], ['storage.k8s.io/v1']],
+  ] as const)('under %s naming: %j → unknown %j', (naming, keys, unknown) => {
+    expect(unknownRuntimeConfigKeys(createNaming(naming), keys)).toEqual(unknown);
   });
 });

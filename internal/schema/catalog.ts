@@ -108,6 +108,29 @@ const SHARED_STORAGE: Readonly<Record<string, SharedStorage>> = {
   'events.k8s.io/events': { upstreamGroup: '', version: 'v1', resource: 'events' },
 };
 
+/**
+ * The `--runtime-config` keys that name nothing this server has: a group/version or a resource
+ * of one that the built-in data does not hold (in the naming's group spelling). Upstream refuses
+ * to start on them; a typo must not silently leave an API on or off.
+ */
+export function unknownRuntimeConfigKeys(
+  naming: Naming,
+  keys: readonly string[],
+  data: GeneratedCatalog = JSON.parse(readDataFile('api-resources.json')) as GeneratedCatalog,
+): string[] {
+  const groupVersions = new Set<string>();
+  const resources = new Set<string>();
+  for (const gv of data.groupVersions) {
+    const prefix = `${naming.group(gv.group)}/${gv.version}`;
+    groupVersions.add(prefix);
+    for (const r of gv.resources) resources.add(`${prefix}/${r.name}`);
+  }
+  return keys.filter((key) => {
+    if (/^api\/(all|ga|beta|alpha)$/.test(key)) return false;
+    return key.split('/').length === 3 ? !resources.has(key) : !groupVersions.has(key);
+  });
+}
+
 function buildInfo(naming: Naming, upstreamGroup: string, version: string, r: GeneratedResource, storageResource: string, storageVersion: string): ResourceInfo {
   const group = naming.group(upstreamGroup);
   return {

@@ -15,6 +15,7 @@ import { errors } from '../apierrors/status.js';
 import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { EndpointServiceResolver } from '../webhook/client-config.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
@@ -30,7 +31,7 @@ import { clusterRoleAggregationController } from '../authz/rbac/aggregation-cont
 import { createRbacAuthorizer } from '../authz/rbac/authorizer.js';
 import { rbacEscalationPlugin } from '../authz/rbac/escalation.js';
 import { createWebhookAuthorizer } from '../authz/webhook/webhook-authorizer.js';
-import type { ServerConfig } from '../config/flags.js';
+import { FlagError, type ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { CrdController } from '../controllers/crd-controller.js';
@@ -54,7 +55,7 @@ import { translateStoreError } from '../registry/generic-registry.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { ManagedFieldsTracker } from '../registry/managed-fields.js';
 import { RegistrySet, resourceSpecs } from '../registry/registry-set.js';
-import { ApiCatalog } from '../schema/catalog.js';
+import { ApiCatalog, unknownRuntimeConfigKeys } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
 import { stabilityOf } from '../schema/versions.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
@@ -119,6 +120,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const metricsVersion = { major: Number(SERVER_VERSION.major), minor: Number(SERVER_VERSION.minor) };
   showHiddenMetrics(config.showHiddenMetricsForVersion, metricsVersion);
   const naming = createNaming(config.naming);
+  // A usage error, refused before anything opens.
+  const unknownKeys = unknownRuntimeConfigKeys(naming, config.runtimeConfig.map((e) => e.key));
+  if (unknownKeys.length > 0) {
+    throw new FlagError(`invalid value for --runtime-config: this server has no API ${unknownKeys.map((k) => `"${k === '/v1' ? 'v1' : k}"`).join(', ')} (under --naming=${config.naming}; \`kubectl api-versions\` lists what it serves)`);
+  }
   // Upstream's ApplyAuthorization: anonymous requests and AlwaysAllow do not go together.
   if (!config.authorizationConfig && config.anonymousAuth && !anonymousAllowedWith(config.authorization.modes, config.anonymousAuth)) {
     log.warn('anonymous authentication is not allowed with the AlwaysAllow authorizer: --anonymous-auth reset to false; use another authorizer');
@@ -127,6 +133,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // Read (ABAC: once, as upstream) before anything opens, so a bad policy stops the start.
   const abacPolicies = config.authorization.policyFile && !config.authorizationConfig ? loadAbacPolicyFile(config.authorization.policyFile, naming) : undefined;
   mkdirSync(config.dataDir, { recursive: true });
+  // Before anything in the directory is opened or written.
+  const dataDirLock = await lockDataDir(config.dataDir);
   // First, so a bad policy file stops the start before anything is opened.
   const audit = await createAuditor(config.audit, naming, log);
   // The configuration every replica must load identically: the structured files (reloaded on
@@ -511,6 +519,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       // Watches ended above, so their last events are queued: written out before exit.
       await audit?.close();
       await store.close();
+      await dataDirLock.release();
       log.warn('stopped');
     })();
     return stopping;

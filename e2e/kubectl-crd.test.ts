@@ -69,6 +69,12 @@ describe.skipIf(!kubectlAvailable())('kubectl with custom resources (--naming=ku
     expect(r.stdout).toContain('How big the gadget is.');
   });
 
+  it('refuses a definition that turns pruning off with preserveUnknownFields: true', async () => {
+    const r = await k(['apply', '-f', '-'], CRD.replace('gadgets.example.com', 'things.example.com').replace('plural: gadgets, singular: gadget, kind: Gadget, shortNames: [gd]', 'plural: things, kind: Thing').replace('  scope: Namespaced\n', '  scope: Namespaced\n  preserveUnknownFields: true\n'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead');
+  });
+
   it('deletes the definition and its resources', async () => {
     expect((await k(['delete', 'crd', 'gadgets.example.com'])).stdout).toBe('customresourcedefinition.apiextensions.k8s.io "gadgets.example.com" deleted\n');
     const gone = await k(['get', 'gadgets']);

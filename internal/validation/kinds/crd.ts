@@ -240,6 +240,11 @@ export const validateCustomResourceDefinition: KindValidator = (crd, old, ctx) =
   if (!scope) errs.push(fieldErrors.required('spec.scope', ''));
   else if (scope !== 'Cluster' && scope !== 'Namespaced') errs.push(fieldErrors.notSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
 
+  // v1 has no whole-object switch-off of pruning (a v1beta1 leftover): refused on create, and
+  // on an update that turns it on; an object that already had it may keep it, as upstream.
+  if (spec.preserveUnknownFields === true && obj(old, 'spec')?.preserveUnknownFields !== true) {
+    errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+  }
   if (!plural) errs.push(fieldErrors.required('spec.names.plural', ''));
   else {
     errs.push(...dns1035(plural, 'spec.names.plural'));

@@ -384,6 +384,8 @@ describe('CustomResourceDefinition', () => {
     ['root not an object', crd({ versions: [v('v1', true, { type: 'string' })] }), 'spec.versions[0].schema.openAPIV3Schema.type: Invalid value: "string": must be object at the root'],
     ['untyped property', crd({ versions: [v('v1', true, { type: 'object', properties: { spec: { properties: {} } } })] }), 'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields'],
     ['preserve-unknown opt-out (cluster spelling)', crd({ versions: [v('v1', true, { type: 'object', properties: { spec: { 'x-cluster-preserve-unknown-fields': true } } })] }), undefined],
+    ['preserveUnknownFields on create', crd({ preserveUnknownFields: true }), 'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'],
+    ['preserveUnknownFields false', crd({ preserveUnknownFields: false }), undefined],
     ['bad plural', crd({ names: { plural: 'Widgets', kind: 'Widget' } }, 'Widgets.example.com'), 'spec.names.plural: Invalid value: "Widgets"'],
     ['valid RE2 pattern', crd({ versions: [v('v1', true, { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+\\p{L}*$' } } })] }), undefined],
     [
@@ -402,6 +404,12 @@ describe('CustomResourceDefinition', () => {
       'spec.versions[0].schema.openAPIV3Schema.anyOf[0].properties[s].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn\'t: error parsing regexp: invalid escape sequence: `\\1`',
     ],
   ])('%s', (_n, obj, expected) => expectCase(check('apiextensions.k8s.io/v1/CustomResourceDefinition', obj), expected));
+
+  it('an update may keep preserveUnknownFields an older object already had, not turn it on', () => {
+    const on = crd({ preserveUnknownFields: true });
+    expectCase(check('apiextensions.k8s.io/v1/CustomResourceDefinition', on, crd({ preserveUnknownFields: true })), undefined);
+    expectCase(check('apiextensions.k8s.io/v1/CustomResourceDefinition', on, crd()), 'spec.preserveUnknownFields: Invalid value: true');
+  });
 });
 
 describe('CustomResourceDefinition selectableFields', () => {

@@ -25,6 +25,12 @@ export const KNOWN_GATES = {
   StructuredAuthorizationConfiguration: { stage: 'ga', default: true },
   ServerSideApply: { stage: 'ga', default: true },
   ServerSideFieldValidation: { stage: 'ga', default: true },
+  // Named by the specification: the node agent's checkpoint endpoint (access-control §4.1) and
+  // declarative validation of the built-in kinds (§5.5). Accepted and reported; what they switch
+  // lives outside this server (the node agent) or is the validation this server runs.
+  ContainerCheckpoint: { stage: 'beta', default: true },
+  DeclarativeValidation: { stage: 'beta', default: true },
+  DeclarativeValidationTakeover: { stage: 'beta', default: false },
 } satisfies Record<string, GateSpec>;
 
 export type GateName = keyof typeof KNOWN_GATES;

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { FlagError, helpText, parseFlags, type ServerConfig } from './flags.js';
 import { parseDuration } from './duration.js';
+import { KNOWN_GATES } from './feature-gates.js';
 import { enablementFrom, parseRuntimeConfig } from './runtime-config.js';
 import { stabilityOf } from '../schema/versions.js';
 
@@ -62,6 +63,24 @@ describe('flags', () => {
 
   it('parses Go durations', () => {
     expect([parseDuration('1h30m'), parseDuration('250ms'), parseDuration('0'), parseDuration('1.5s')]).toEqual([5_400_000, 250, 0, 1500]);
+  });
+});
+
+describe('the feature gates both specification documents name', () => {
+  it.each([
+    ['APIResponseCompression', 'beta', true],
+    ['CBORServingAndStorage', 'alpha', false],
+    ['ListFromCacheSnapshot', 'beta', true],
+    ['AllowUnsafeMalformedObjectDeletion', 'alpha', false],
+    ['NodeDeclaredFeatures', 'alpha', false],
+    ['StructuredAuthenticationConfiguration', 'beta', true],
+    ['StructuredAuthenticationConfigurationEgressSelector', 'beta', true],
+    ['ContainerCheckpoint', 'beta', true],
+    ['DeclarativeValidation', 'beta', true],
+    ['DeclarativeValidationTakeover', 'beta', false],
+  ] as const)('%s is known (%s, default %s) and can be set', (gate, stage, def) => {
+    expect(KNOWN_GATES[gate]).toEqual({ stage, default: def });
+    expect(parse(`--feature-gates=${gate}=${!def}`).featureGates.enabled(gate)).toBe(!def);
   });
 });
 

@@ -11,7 +11,7 @@ import { REPLICA_NAME } from '../cluster/ids.js';
 import { validateControllers } from '../controllers/selection.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
 import { formatDuration, parseDuration } from './duration.js';
-import { FeatureGates } from './feature-gates.js';
+import { FeatureGates, KNOWN_GATES } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfigEntry } from './runtime-config.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -215,7 +215,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'feature-gates', value: 'A=true,B=false', default: '',
-    help: 'Feature gates to turn on or off, for example APIResponseCompression=false,CBORServingAndStorage=true.',
+    help: `Feature gates to turn on or off, for example APIResponseCompression=false,CBORServingAndStorage=true. Known gates (stage, default): ${Object.entries(KNOWN_GATES).map(([n, g]) => `${n} (${g.stage}, ${g.default})`).join(', ')}.`,
     apply: (c, v) => {
       try { c.featureGates = FeatureGates.parse(v); } catch (e) { throw new FlagError(`invalid value for --feature-gates: ${(e as Error).message}`); }
     },

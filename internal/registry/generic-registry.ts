@@ -24,7 +24,7 @@ import { normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from 
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
-import { deepEqual, type Strategy } from './strategy.js';
+import { deepEqual, type Strategy, type StrategyGates } from './strategy.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
@@ -49,6 +49,8 @@ export interface RegistryDeps {
   now: () => Date;
   /** Gate AllowUnsafeMalformedObjectDeletion. */
   unsafeDeletionEnabled: boolean;
+  /** Feature gates the kinds' strategies read (fields dropped while their gate is off). */
+  strategyGates?: StrategyGates;
 }
 
 export interface ListRequest {
@@ -350,7 +352,7 @@ export class GenericRegistry {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
-    if (this.strategy.hasStatus && r.subresources.has('status')) {
+    if (this.strategy.hasStatus && r.subresources.has('status') && !this.strategy.keepsStatusOnCreate) {
       // Status is written through the status sub-resource; a create starts without one.
       delete obj.status;
     }
@@ -577,6 +579,7 @@ export class GenericRegistry {
       next = clone(old);
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
+      this.strategy.prepareForStatusUpdate(next, old);
     } else if (subresource === 'finalize') {
       next = clone(old);
       const spec = (obj.spec ?? {}) as JsonObject;

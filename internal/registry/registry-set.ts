@@ -33,7 +33,7 @@ export class RegistrySet {
     if (this.byStorage.has(r.storageResource)) return;
     const storage = storedAs(this.catalog, r);
     if (!storage) return;
-    const reg = new GenericRegistry(storage, strategyFor(storage, this.catalog.naming), this.deps);
+    const reg = new GenericRegistry(storage, strategyFor(storage, this.catalog.naming, this.deps.strategyGates), this.deps);
     this.byStorage.set(storage.storageResource, reg);
   }
 
@@ -58,7 +58,7 @@ export class RegistrySet {
 
   /** A registry for a resource that is not (or no longer) served, e.g. to clean up its objects. */
   detached(r: ResourceInfo): GenericRegistry {
-    return new GenericRegistry(r, strategyFor(r, this.catalog.naming), this.deps);
+    return new GenericRegistry(r, strategyFor(r, this.catalog.naming, this.deps.strategyGates), this.deps);
   }
 
   /** The registry serving a request's resource (any version), if it stores objects. */

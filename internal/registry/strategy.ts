@@ -26,6 +26,10 @@ export interface Strategy {
   prepareForCreate(obj: JsonObject): void;
   /** Extra preparation of an update; `old` is the stored object (read-only). */
   prepareForUpdate(obj: JsonObject, old: JsonObject): void;
+  /** Extra preparation of a status sub-resource write. */
+  prepareForStatusUpdate(obj: JsonObject, old: JsonObject): void;
+  /** A create keeps the status it is given although the kind has a status sub-resource (nodes, as upstream). */
+  readonly keepsStatusOnCreate: boolean;
   /** Sets generation: the stored one, plus one when anything but metadata and status changed. Run after defaulting. */
   bumpGeneration(obj: JsonObject, old: JsonObject): void;
   /** The grace period a delete should use (pods with a node wait for their node agent). */
@@ -45,13 +49,45 @@ const RETURN_DELETED = new Set(['/pods', '/serviceaccounts', 'storage.k8s.io/sto
 /** Kinds upstream lets PUT create. */
 const CREATE_ON_UPDATE = new Set(['/events', 'events.k8s.io/events', 'coordination.k8s.io/leases', '/nodes', '/endpoints', '/limitranges', 'coordination.k8s.io/leasecandidates', 'discovery.k8s.io/endpointslices']);
 
+/** The feature gates that change what a kind keeps of a write. */
+export interface StrategyGates {
+  nodeDeclaredFeatures?: boolean;
+}
+
 interface KindOverrides {
+  keepsStatusOnCreate?: boolean;
   prepareForCreate?(obj: JsonObject): void;
   prepareForUpdate?(obj: JsonObject, old: JsonObject): void;
+  prepareForStatusUpdate?(obj: JsonObject, old: JsonObject): void;
   gracefulDelete?(obj: JsonObject, requested: number | undefined): DeleteDecision;
 }
 
-const overridesFor = (naming: Naming): Record<string, KindOverrides> => ({
+/**
+ * A field behind a gate that is off is dropped from a write, unless the stored object already
+ * has it (a cluster that turned the gate off again keeps what was written), as upstream's
+ * dropDisabledFields does.
+ */
+function dropDisabledStatusField(obj: JsonObject, old: JsonObject | undefined, field: string): void {
+  const status = obj.status as JsonObject | undefined;
+  if (!status || !(field in status)) return;
+  if (old && (old.status as JsonObject | undefined)?.[field] !== undefined) return;
+  delete status[field];
+}
+
+const overridesFor = (naming: Naming, gates: StrategyGates): Record<string, KindOverrides> => ({
+  '/nodes': {
+    // The node agent registers its node with its status (capacity, addresses, info).
+    keepsStatusOnCreate: true,
+    prepareForCreate(obj) {
+      if (!gates.nodeDeclaredFeatures) dropDisabledStatusField(obj, undefined, 'declaredFeatures');
+    },
+    prepareForUpdate(obj, old) {
+      if (!gates.nodeDeclaredFeatures) dropDisabledStatusField(obj, old, 'declaredFeatures');
+    },
+    prepareForStatusUpdate(obj, old) {
+      if (!gates.nodeDeclaredFeatures) dropDisabledStatusField(obj, old, 'declaredFeatures');
+    },
+  },
   'apiextensions.k8s.io/customresourcedefinitions': {
     prepareForCreate(obj) {
       // Deleting a definition first deletes its custom resources; this finalizer holds it until then.
@@ -97,9 +133,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as JsonObject)[k], (b as JsonObject)[k]));
 }
 
-export function strategyFor(resource: ResourceInfo, naming: Naming): Strategy {
+export function strategyFor(resource: ResourceInfo, naming: Naming, gates: StrategyGates = {}): Strategy {
   const id = `${resource.upstreamGroup}/${resource.resource}`;
-  const o = overridesFor(naming)[id] ?? {};
+  const o = overridesFor(naming, gates)[id] ?? {};
   const hasStatus = resource.subresources.has('status');
   // Generation tracks spec changes, so only kinds with a spec carry one (a ConfigMap has none).
   // Looked up on the first write, so start-up does not load the schemas.
@@ -111,12 +147,16 @@ export function strategyFor(resource: ResourceInfo, naming: Naming): Strategy {
     allowCreateOnUpdate: CREATE_ON_UPDATE.has(id),
     allowUnconditionalUpdate: true,
     returnDeletedObject: RETURN_DELETED.has(id),
+    keepsStatusOnCreate: o.keepsStatusOnCreate ?? false,
     prepareForCreate(obj) {
       if (hasSpec()) meta(obj).generation = 1;
       o.prepareForCreate?.(obj);
     },
     prepareForUpdate(obj, old) {
       o.prepareForUpdate?.(obj, old);
+    },
+    prepareForStatusUpdate(obj, old) {
+      o.prepareForStatusUpdate?.(obj, old);
     },
     bumpGeneration(obj, old) {
       if (!hasSpec()) return;

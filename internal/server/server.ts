@@ -257,6 +257,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     rules,
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+    strategyGates: { nodeDeclaredFeatures: config.featureGates.enabled('NodeDeclaredFeatures') },
   });
 
   health.add(['livez', 'readyz', 'healthz'], {

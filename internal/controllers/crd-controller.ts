@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.js';
 import type { Naming } from '../naming/naming.js';
 import { resourcePrefix } from '../registry/keys.js';
 import type { RegistrySet } from '../registry/registry-set.js';
-import { apiVersionOf, type ApiCatalog, type CustomResourceInfo, type ResourceInfo, type SubresourceInfo } from '../schema/catalog.js';
+import { apiVersionOf, type ApiCatalog, type CustomResourceInfo, type CustomResourceWebhookConversion, type ResourceInfo, type SubresourceInfo } from '../schema/catalog.js';
 import { compareVersionPriority, stabilityOf } from '../schema/versions.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
@@ -42,9 +42,10 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
   const namespaced = spec.scope !== 'Cluster';
   const selectablePaths = (v: Obj): string[] =>
     Array.isArray(v.selectableFields) ? (v.selectableFields as unknown[]).map((f) => str(obj(f).jsonPath)).filter((p) => p !== '') : [];
-  // Objects are the same in every version (conversion only rewrites apiVersion), so their
-  // field sets carry the selectable fields of all versions; each version accepts its own.
+  // The stored objects' field sets carry the selectable fields of all versions (each version
+  // accepts its own); a webhook may reshape objects, but a path absent from one simply selects "".
   const storedSelectableFields = [...new Set(versions.flatMap(selectablePaths))];
+  const webhookConversion = webhookConversionOf(obj(spec.conversion));
   const infos: ResourceInfo[] = [];
   for (const v of versions) {
     if (v.served !== true) continue;
@@ -60,6 +61,7 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
       crdName: name,
       selectableFields: selectablePaths(v),
       storedSelectableFields,
+      ...(webhookConversion ? { webhookConversion } : {}),
       schema: Object.keys(schema).length ? schema : undefined,
       preserveUnknownFields: schema['x-kubernetes-preserve-unknown-fields'] === true || spec.preserveUnknownFields === true,
       printerColumns: columns.map((c) => ({
@@ -103,6 +105,39 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
     });
   }
   return infos;
+}
+
+/** The ConversionReview versions the server speaks, in the order it prefers them. */
+export const CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
+
+/**
+ * A definition's webhook conversion, when `strategy` is Webhook: the client config and the first
+ * of `conversionReviewVersions` the server speaks (validation refuses a list without one).
+ */
+export function webhookConversionOf(conversion: Obj): CustomResourceWebhookConversion | undefined {
+  if (conversion.strategy !== 'Webhook') return undefined;
+  const webhook = obj(conversion.webhook);
+  const reviewVersion = strings(webhook.conversionReviewVersions).find((v): v is 'v1' | 'v1beta1' => (CONVERSION_REVIEW_VERSIONS as readonly string[]).includes(v));
+  if (!reviewVersion) return undefined;
+  const cc = obj(webhook.clientConfig);
+  const svc = cc.service !== undefined ? obj(cc.service) : undefined;
+  return {
+    reviewVersion,
+    clientConfig: {
+      ...(typeof cc.url === 'string' ? { url: cc.url } : {}),
+      ...(svc
+        ? {
+            service: {
+              namespace: str(svc.namespace),
+              name: str(svc.name),
+              ...(typeof svc.path === 'string' ? { path: svc.path } : {}),
+              ...(typeof svc.port === 'number' ? { port: svc.port } : {}),
+            },
+          }
+        : {}),
+      ...(typeof cc.caBundle === 'string' ? { caBundle: cc.caBundle } : {}),
+    },
+  };
 }
 
 /**

@@ -6,20 +6,22 @@
 // cannot lose updates. Store errors are translated into API Status errors here; nothing below
 // knows about HTTP.
 // Imports: apierrors, store (types), storedobject, watchcache (storage and types), admission,
-// schema, auth (types), strategy, object-rules, conversion, keys, delete-options.
+// schema, auth (types), strategy, object-rules, conversion, webhook-conversion, keys,
+// delete-options.
 
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type Qualified } from '../apierrors/status.js';
 import { fieldErrors } from '../apierrors/field-errors.js';
 import type { AdmissionChain, Operation } from '../admission/admission.js';
 import type { UserInfo } from '../auth/user.js';
-import type { ResourceInfo } from '../schema/catalog.js';
+import type { CustomResourceWebhookConversion, ResourceInfo } from '../schema/catalog.js';
 import { isStoreError, StoreError, type RevisionStore } from '../store/types.js';
 import { encodeStored, type JsonObject } from '../storedobject/stored-object.js';
 import type { CachedStorage, ReadMode, StorageList } from '../watchcache/storage.js';
 import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
 import { convertObject } from './conversion.js';
+import type { WebhookConverter } from './webhook-conversion.js';
 import { normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from './delete-options.js';
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
@@ -51,6 +53,8 @@ export interface RegistryDeps {
   unsafeDeletionEnabled: boolean;
   /** Feature gates the kinds' strategies read (fields dropped while their gate is off). */
   strategyGates?: StrategyGates;
+  /** Calls the conversion webhooks of custom resource definitions that have one. */
+  conversionWebhooks: WebhookConverter;
 }
 
 export interface ListRequest {
@@ -86,6 +90,12 @@ export interface DeleteResult {
 }
 
 const MAX_RETRIES = 8;
+
+/** A write that went in: its revision and the object as stored (storage version). */
+interface Stored {
+  revision: number;
+  stored: JsonObject;
+}
 
 /** A continue token whose version is compacted: 410, with the key for an inconsistent remainder. */
 export class ExpiredContinueError extends StatusError {
@@ -235,20 +245,50 @@ export class GenericRegistry {
     const entry = await this.readEntry(namespace, name, mode);
     if (!entry) throw errors.notFound(this.qualified(r), name);
     if (entry.corrupt) throw errors.internal(entry.corrupt);
-    return this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+    const converted = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+    return converted instanceof Promise ? await converted : converted;
   }
 
   /**
    * Whether `r` serves objects in the stored shape (its stored and serving bytes can be used
    * as they are). Compared by apiVersion, not version: events.k8s.io/v1 is stored as core v1.
+   * Never for a webhook-converted resource: an object may still be stored in a version that
+   * was the storage version when it was written, and only its webhook can convert it.
    */
   servesStoredShape(r: ResourceInfo): boolean {
-    return r.apiVersion === this.storage.apiVersion;
+    return r.apiVersion === this.storage.apiVersion && r.custom?.webhookConversion === undefined;
   }
 
-  /** Converts a stored object to the request's version. */
-  toVersion(r: ResourceInfo, obj: JsonObject): JsonObject {
-    return this.servesStoredShape(r) ? obj : convertObject(obj, this.storage, r);
+  /** The conversion webhook objects served as `r` go through, when their definition has one. */
+  private webhookOf(r: ResourceInfo): CustomResourceWebhookConversion | undefined {
+    return r.custom?.webhookConversion ?? this.storage.custom?.webhookConversion;
+  }
+
+  /**
+   * Converts a stored object to the request's version: synchronously, unless a conversion
+   * webhook is called (so built-in and `None` conversions cost no Promise).
+   */
+  toVersion(r: ResourceInfo, obj: JsonObject): JsonObject | Promise<JsonObject> {
+    if (this.servesStoredShape(r)) return obj;
+    const webhook = this.webhookOf(r);
+    if (webhook) return this.deps.conversionWebhooks.convert([obj], r.apiVersion, webhook, true).then((out) => out[0]!);
+    return convertObject(obj, this.storage, r);
+  }
+
+  /**
+   * Converts stored objects (a list page) to the request's version: one ConversionReview for
+   * all of them when a webhook converts, else synchronously.
+   */
+  toVersionAll(r: ResourceInfo, objs: JsonObject[]): JsonObject[] | Promise<JsonObject[]> {
+    if (this.servesStoredShape(r)) return objs;
+    const webhook = this.webhookOf(r);
+    if (webhook) return this.deps.conversionWebhooks.convert(objs, r.apiVersion, webhook, false);
+    return objs.map((o) => convertObject(o, this.storage, r));
+  }
+
+  /** Whether converting to `r` may call out (the caller then awaits toVersion's results). */
+  convertsAsync(r: ResourceInfo): boolean {
+    return !this.servesStoredShape(r) && this.webhookOf(r) !== undefined;
   }
 
   async list(req: ListRequest): Promise<ListResult> {
@@ -325,17 +365,33 @@ export class GenericRegistry {
   }
 
   /** Stores `obj`, which is in the shape of `from` (the request's resource). */
-  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo): Promise<number | undefined> {
-    const stored = convertObject(obj, from, this.storage);
+  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo): Promise<Stored | undefined> {
+    const webhook = this.webhookOf(from);
+    const stored = webhook && obj.apiVersion !== this.storage.apiVersion
+      ? (await this.deps.conversionWebhooks.convert([obj], this.storage.apiVersion, webhook, true))[0]!
+      : convertObject(obj, from, this.storage);
     try {
       const result = await this.deps.store.execute(
         { type: 'txn', compares: [{ key, modRevision: expectedModRevision }], ops: [{ type: 'put', key, value: encodeStored(stored) }] },
         new Map([[key, stored]]),
       );
-      return result.succeeded ? result.revision : undefined;
+      return result.succeeded ? { revision: result.revision, stored } : undefined;
     } catch (e) {
       throw translateStoreError(e);
     }
+  }
+
+  /**
+   * The answer to a write that stored `obj` (in the request's shape) as `put.stored`: obj with
+   * its new resourceVersion, or, when a webhook converts, the stored object converted back as
+   * upstream answers (the webhook may not carry every field across versions).
+   */
+  private async written(r: ResourceInfo, obj: JsonObject, put: Stored): Promise<JsonObject> {
+    metaOf(obj).resourceVersion = String(put.revision);
+    const webhook = this.webhookOf(r);
+    if (!webhook || put.stored === obj || r.apiVersion === this.storage.apiVersion) return obj;
+    const back = { ...put.stored, metadata: { ...metaOf(put.stored), resourceVersion: String(put.revision) } };
+    return (await this.deps.conversionWebhooks.convert([back], r.apiVersion, webhook, true))[0]!;
   }
 
   /** Sets what the server owns on a new object; client values for these are not trusted. */
@@ -402,11 +458,10 @@ export class GenericRegistry {
         // Upstream's storage answers this as an unclassified error: 500 with its message,
         // which kubectl prints as it is.
         if (resourceVersionSet) throw errors.unknown('resourceVersion should not be set on objects to be created');
-        const revision = await this.put(key, obj, 0, r);
-        if (revision !== undefined) {
+        const put = await this.put(key, obj, 0, r);
+        if (put !== undefined) {
           stored = true;
-          metaOf(obj).resourceVersion = String(revision);
-          return obj;
+          return await this.written(r, obj, put);
         }
       } finally {
         if (!stored) this.release('CREATE', r, ctx, name, admitted, undefined);
@@ -506,7 +561,8 @@ export class GenericRegistry {
       const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
       if (entry?.corrupt) throw errors.internal(entry.corrupt);
       if (!entry) return op.onMissing();
-      const old = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const current = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const old = current instanceof Promise ? await current : current;
       const oldMeta = metaOf(old);
       if (op.requestedRv !== undefined && op.requestedRv !== oldMeta.resourceVersion) throw this.conflict(r, name);
       const built = op.build(clone(old));
@@ -548,11 +604,18 @@ export class GenericRegistry {
 
         const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
         const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
-        const revision = gone ? await this.remove(entry.key, entry.revision) : await this.put(entry.key, obj, entry.revision, r);
-        if (revision !== undefined) {
-          stored = !gone;
-          metaOf(obj).resourceVersion = String(revision);
-          return { object: obj, created: false };
+        if (gone) {
+          const revision = await this.remove(entry.key, entry.revision);
+          if (revision !== undefined) {
+            metaOf(obj).resourceVersion = String(revision);
+            return { object: obj, created: false };
+          }
+        } else {
+          const put = await this.put(entry.key, obj, entry.revision, r);
+          if (put !== undefined) {
+            stored = true;
+            return { object: await this.written(r, obj, put), created: false };
+          }
         }
       } finally {
         if (!stored && subresource === '') this.release('UPDATE', r, ctx, name, admitted, old);
@@ -662,7 +725,8 @@ export class GenericRegistry {
         if (revision === undefined) continue;
         return { object: { kind: r.kind, apiVersion: r.apiVersion, metadata: { name, namespace: entry.namespace || undefined } }, deleted: true };
       }
-      const obj = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const converted = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const obj = converted instanceof Promise ? await converted : converted;
       const meta = metaOf(obj);
       const pre = options.preconditions;
       // Upstream checks the preconditions early, in rest.BeforeDelete, naming the kind.
@@ -701,11 +765,8 @@ export class GenericRegistry {
           next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
         }
         if (ctx.dryRun) return { object: next, deleted: false };
-        const revision = await this.put(entry.key, next, entry.revision, r);
-        if (revision !== undefined) {
-          nextMeta.resourceVersion = String(revision);
-          return { object: next, deleted: false };
-        }
+        const put = await this.put(entry.key, next, entry.revision, r);
+        if (put !== undefined) return { object: await this.written(r, next, put), deleted: false };
       }
       if (attempt + 1 >= MAX_RETRIES) throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
     }

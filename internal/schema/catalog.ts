@@ -74,6 +74,20 @@ export interface CustomResourceInfo {
   readonly selectableFields?: readonly string[];
   /** The union of every version's selectable fields: what the stored objects' field sets carry. */
   readonly storedSelectableFields?: readonly string[];
+  /** Set when the definition converts between versions with a webhook (`strategy: Webhook`). */
+  readonly webhookConversion?: CustomResourceWebhookConversion;
+}
+
+/** A definition's conversion webhook: where it is called and which ConversionReview it speaks. */
+export interface CustomResourceWebhookConversion {
+  /** `spec.conversion.webhook.clientConfig` (url or service reference, caBundle). */
+  readonly clientConfig: {
+    readonly url?: string;
+    readonly service?: { readonly namespace: string; readonly name: string; readonly path?: string; readonly port?: number };
+    readonly caBundle?: string;
+  };
+  /** The first of `conversionReviewVersions` the server speaks. */
+  readonly reviewVersion: 'v1' | 'v1beta1';
 }
 
 export interface GroupInfo {

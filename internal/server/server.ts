@@ -16,6 +16,7 @@ import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { EndpointServiceResolver } from '../webhook/client-config.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { WebhookConverter } from '../registry/webhook-conversion.js';
 import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
@@ -258,6 +259,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
     strategyGates: { nodeDeclaredFeatures: config.featureGates.enabled('NodeDeclaredFeatures') },
+    conversionWebhooks: new WebhookConverter(serviceResolver, naming),
   });
 
   health.add(['livez', 'readyz', 'healthz'], {

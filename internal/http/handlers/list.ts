@@ -32,12 +32,13 @@ export async function handleList(c: Context<Env>, deps: HttpDeps, rr: ResourceRe
     if (e instanceof ExpiredContinueError) e.status.metadata = { continue: encodeContinue({ revision: -1, afterKey: e.afterKey }) };
     throw e;
   }
-  const converting = !rr.registry.servesStoredShape(rr.resource);
-  const items: Item[] = result.entries.map((entry) =>
-    converting
-      ? { object: rr.registry.toVersion(rr.resource, JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) }
-      : { entry },
-  );
+  let items: Item[];
+  if (rr.registry.servesStoredShape(rr.resource)) items = result.entries.map((entry) => ({ entry }));
+  else {
+    // One conversion for the page: a conversion webhook gets one ConversionReview for it.
+    const objs = rr.registry.toVersionAll(rr.resource, result.entries.map((entry) => JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>));
+    items = (objs instanceof Promise ? await objs : objs).map((object) => ({ object }));
+  }
   const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(result.revision) };
   if (result.continueAfterKey !== undefined) meta.continue = encodeContinue({ revision: result.revision, afterKey: result.continueAfterKey });
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;

@@ -14,7 +14,7 @@ import type { Item } from '../serializers.js';
 import type { WatchOutput } from '../../watchcache/types.js';
 import type { WatchSeries } from '../../metrics/metrics.js';
 import { CacheWatcher } from '../../watchcache/watcher.js';
-import { StatusError } from '../../apierrors/status.js';
+import { errors, StatusError } from '../../apierrors/status.js';
 import type { ResourceRequest } from './resource-request.js';
 import { selectionFor } from './selection.js';
 import { sharedBatch } from '../watch-batches.js';
@@ -60,10 +60,11 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     (params.timeoutSeconds !== undefined ? params.timeoutSeconds : deps.minWatchTimeoutSeconds * (1 + Math.random())) * 1000,
   );
   const converting = !rr.registry.servesStoredShape(rr.resource);
+  const convertsAsync = rr.registry.convertsAsync(rr.resource);
+  const parse = (out: Extract<WatchOutput, { entry: unknown }>): Record<string, unknown> => JSON.parse(out.entry.bytes.toString('utf8')) as Record<string, unknown>;
   const toItem = (out: Extract<WatchOutput, { entry: unknown }>): Item =>
-    converting
-      ? { object: rr.registry.toVersion(rr.resource, JSON.parse(out.entry.bytes.toString('utf8')) as Record<string, unknown>) }
-      : { entry: out.entry };
+    // Without a conversion webhook toVersion answers synchronously (convertsAsync is false).
+    converting ? { object: rr.registry.toVersion(rr.resource, parse(out)) as Record<string, unknown> } : { entry: out.entry };
   const bookmarkObject = (revision: number, initialEventsEnd?: boolean): Item => {
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata.annotations = { [`${deps.naming.groupDomain}/initial-events-end`]: 'true' };
@@ -89,6 +90,31 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     }
     return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts);
   };
+  // A conversion webhook converts each event on its own (one ConversionReview per event, as
+  // upstream), all of a round's at once, written in their order; a failure ends the stream with
+  // an ERROR event carrying the conversion's Status after the events before it.
+  let conversionFailed = false;
+  const encodeConverted = async (outs: readonly WatchOutput[]): Promise<Buffer | undefined> => {
+    if (conversionFailed) return undefined;
+    const converted = await Promise.allSettled(
+      outs.map((out) => ('entry' in out && !out.entry.corrupt ? rr.registry.toVersion(rr.resource, parse(out)) : undefined)),
+    );
+    const parts: Buffer[] = [];
+    for (let i = 0; i < outs.length; i++) {
+      const c = converted[i]!;
+      const out = outs[i]!;
+      if (c.status === 'rejected') {
+        conversionFailed = true;
+        const e = c.reason instanceof StatusError ? c.reason : errors.internal(c.reason instanceof Error ? c.reason.message : String(c.reason));
+        parts.push(writer.write('ERROR', { object: { ...e.status } }));
+        watcher.close();
+        break;
+      }
+      const p = c.value !== undefined && out.type !== 'BOOKMARK' && out.type !== 'ERROR' ? writer.parts(out.type, { object: c.value }) : encode(out);
+      if (p) parts.push(...p);
+    }
+    return parts.length === 0 ? undefined : Buffer.concat(parts);
+  };
   // Bookmarks (per stream, and only written when asked for) keep a batch out of the shared memo.
   const shareKey = writer.shareKey;
   const encodeBatch = (outs: readonly WatchOutput[]): Buffer | undefined =>
@@ -102,6 +128,13 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
   const bookmarkEvery = params.allowBookmarks ? deps.bookmarkIntervalMs : 0;
   const counted = deps.metrics?.watch(rr.resource.group, rr.resource.version, rr.resource.kind);
   const outgoing = c.env?.outgoing as NodeResponse | undefined;
+  if (convertsAsync) {
+    // Converted by a webhook: the pull-based stream, which waits for each round's conversion.
+    const stream = watchStream(watcher, encodeConverted, timeoutMs, bookmarkEvery, beforeTimeout, counted);
+    const headers = new Headers({ 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
+    for (const w of c.get('warnings')) headers.append('warning', w);
+    return new Response(stream, { status: 200, headers });
+  }
   if (outgoing && typeof outgoing.writeHead === 'function') {
     // Straight to the Node response: a web stream per watcher costs more than the events.
     const headers: Record<string, string | string[]> = { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' };
@@ -207,7 +240,7 @@ function pumpToNode(
  */
 export function watchStream(
   watcher: CacheWatcher,
-  encodeBatch: (outs: readonly WatchOutput[]) => Buffer | undefined,
+  encodeBatch: (outs: readonly WatchOutput[]) => Buffer | undefined | Promise<Buffer | undefined>,
   timeoutMs: number,
   bookmarkIntervalMs: number,
   beforeTimeout: () => void,
@@ -245,9 +278,14 @@ export function watchStream(
           continue;
         }
         if (counted) counted.events.value += outs.length;
-        const bytes = encodeBatch(outs);
+        const encoded = encodeBatch(outs);
+        const bytes = encoded instanceof Promise ? await encoded : encoded;
         if (bytes) {
-          controller.enqueue(bytes);
+          try {
+            controller.enqueue(bytes);
+          } catch {
+            // The client went away while the batch was converted: the stream is cancelled.
+          }
           return;
         }
       }

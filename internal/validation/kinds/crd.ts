@@ -16,6 +16,71 @@ import { isObject, jsonEqual, type JsonObject } from '../plain-json.js';
 import { compilePattern } from '../value-rules.js';
 import { immutable, list, obj, str, type KindValidator } from './common.js';
 
+/** The ConversionReview versions this server speaks (sorted, as upstream lists them). */
+const CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+
+/** As upstream: at least one, no duplicates, DNS-1035 labels, and one the server speaks. */
+function conversionReviewVersionsErrors(versions: unknown[], path: string): FieldError[] {
+  if (versions.length === 0) return [fieldErrors.required(path, '')];
+  const errs: FieldError[] = [];
+  const seen = new Set<unknown>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(fieldErrors.invalid(`${path}[${i}]`, v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const m of isDNS1035Label(typeof v === 'string' ? v : '')) errs.push(fieldErrors.invalid(`${path}[${i}]`, v, m));
+  });
+  if (!versions.some((v) => typeof v === 'string' && CONVERSION_REVIEW_VERSIONS.includes(v))) {
+    errs.push(fieldErrors.invalid(path, versions, `must include at least one of ${CONVERSION_REVIEW_VERSIONS.join(', ')}`));
+  }
+  return errs;
+}
+
+/** A webhook client config as upstream checks it: exactly one of an https URL or a service reference. */
+function clientConfigErrors(cc: JsonObject, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const url = cc.url;
+  const service = obj(cc, 'service');
+  if ((url === undefined) === (service === undefined)) return [fieldErrors.required(path, 'exactly one of url or service is required')];
+  if (url !== undefined) {
+    const p = `${path}.url`;
+    let u: URL | undefined;
+    try {
+      u = new URL(String(url));
+    } catch {
+      errs.push(fieldErrors.invalid(p, url, 'host must be specified'));
+    }
+    if (u) {
+      if (u.protocol !== 'https:') errs.push(fieldErrors.invalid(p, url, "'https' is the only allowed URL scheme"));
+      if (u.hostname === '') errs.push(fieldErrors.invalid(p, url, 'host must be specified'));
+      if (u.username !== '' || u.password !== '') errs.push(fieldErrors.invalid(p, url, 'user information is not permitted in the URL'));
+      if (u.hash !== '' || String(url).includes('#')) errs.push(fieldErrors.invalid(p, url, 'fragments are not permitted in the URL'));
+      if (u.search !== '' || String(url).includes('?')) errs.push(fieldErrors.invalid(p, url, 'query parameters are not permitted in the URL'));
+    }
+  }
+  if (service) {
+    const p = `${path}.service`;
+    if (!str(service, 'name')) errs.push(fieldErrors.required(`${p}.name`, 'service name is required'));
+    if (!str(service, 'namespace')) errs.push(fieldErrors.required(`${p}.namespace`, 'service namespace is required'));
+    const port = service.port;
+    if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)) {
+      errs.push(fieldErrors.invalid(`${p}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+    }
+    const sp = service.path;
+    if (sp !== undefined && sp !== null) {
+      if (typeof sp !== 'string' || !sp.startsWith('/')) errs.push(fieldErrors.invalid(`${p}.path`, sp, "must start with a '/'"));
+      else if (sp.length > 1) {
+        sp.slice(1).split('/').forEach((seg, i) => {
+          if (seg === '') errs.push(fieldErrors.invalid(`${p}.path`, sp, `segment[${i}] may not be empty`));
+        });
+      }
+    }
+  }
+  return errs;
+}
+
 function structuralErrors(schema: JsonObject, path: string, ext: string, root: boolean, what: string): FieldError[] {
   const errs: FieldError[] = [];
   const type = schema.type;
@@ -303,10 +368,10 @@ export const validateCustomResourceDefinition: KindValidator = (crd, old, ctx) =
   if (strategy && strategy !== 'None' && strategy !== 'Webhook') errs.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
   if (strategy === 'Webhook') {
     const webhook = obj(conversion, 'webhook');
-    if (!obj(webhook, 'clientConfig')) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
-    if (list(webhook, 'conversionReviewVersions').length === 0) {
-      errs.push(fieldErrors.required('spec.conversion.webhook.conversionReviewVersions', 'must contain at least one version'));
-    }
+    const clientConfig = obj(webhook, 'clientConfig');
+    if (!clientConfig) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
+    else errs.push(...clientConfigErrors(clientConfig, 'spec.conversion.webhook.clientConfig'));
+    errs.push(...conversionReviewVersionsErrors(list(webhook, 'conversionReviewVersions'), 'spec.conversion.webhook.conversionReviewVersions'));
   } else if (obj(conversion, 'webhook')) {
     errs.push(fieldErrors.forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
   }

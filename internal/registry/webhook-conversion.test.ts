@@ -3,35 +3,15 @@
 // reply's checks, and a service reference resolved through a Service and its Endpoints.
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import type { ServerResponse } from 'node:http';
-import { startHttpsWebhookServer, type HttpsWebhookServer, type ReceivedRequest } from '../testserver/https-webhook-server.js';
+import { startHttpsWebhookServer, type HttpsWebhookServer } from '../testserver/https-webhook-server.js';
 import { EndpointServiceResolver } from '../webhook/client-config.js';
 import { createNaming } from '../naming/naming.js';
 import { StatusError } from '../apierrors/status.js';
 import type { CustomResourceWebhookConversion } from '../schema/catalog.js';
 import { WebhookConverter } from './webhook-conversion.js';
+import { hostPortReply as correctReply } from '../testserver/host-port-converter.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form JSON bodies
-
-/** The test's converter: v1 has spec.host and spec.port, v2 has spec.hostPort = "host:port". */
-function convertOne(o: Obj, desired: string): Obj {
-  const out: Obj = structuredClone(o);
-  out.apiVersion = desired;
-  const spec = out.spec ?? {};
-  if (desired.endsWith('/v2') && 'host' in spec) {
-    out.spec = { hostPort: `${spec.host}:${spec.port}` };
-  } else if (desired.endsWith('/v1') && 'hostPort' in spec) {
-    const [host, port] = String(spec.hostPort).split(':');
-    out.spec = { host, port: Number(port) };
-  }
-  return out;
-}
-
-/** A correct webhook: answers in the review's own apiVersion with the request's uid. */
-function correctReply(req: ReceivedRequest, tweak: (converted: Obj[]) => Obj[] = (c) => c): Obj {
-  const review = JSON.parse(req.body) as Obj;
-  const objects = (review.request.objects as Obj[]).map((o) => convertOne(o, review.request.desiredAPIVersion));
-  return { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: tweak(objects) } };
-}
 
 const v1Obj = (name: string, extra: Obj = {}): Obj => ({
   apiVersion: 'example.com/v1',

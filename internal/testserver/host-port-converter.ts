@@ -1,0 +1,32 @@
+// internal/testserver/host-port-converter owns the conversion webhook logic the tests serve from
+// their HTTPS webhook server: version v1 of a resource has `spec.host` and `spec.port`, v2 has
+// `spec.hostPort` ("host:port"); a ConversionReview (any review version) is answered in its own
+// apiVersion with the request's uid, and a tweak lets a test break the reply. Test-only.
+// Imports: testserver/https-webhook-server (types).
+
+import type { ReceivedRequest } from './https-webhook-server.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form JSON bodies
+
+/** Converts one object to `desired` (`<group>/v1` or `<group>/v2`). */
+export function convertHostPort(o: Obj, desired: string): Obj {
+  const out: Obj = structuredClone(o);
+  out.apiVersion = desired;
+  const spec: Obj = out.spec ?? {};
+  if (desired.endsWith('/v2') && 'host' in spec) {
+    const { host, port, ...rest } = spec;
+    out.spec = { ...rest, hostPort: `${host}:${port}` };
+  } else if (desired.endsWith('/v1') && 'hostPort' in spec) {
+    const { hostPort, ...rest } = spec;
+    const [host, port] = String(hostPort).split(':');
+    out.spec = { ...rest, host, port: Number(port) };
+  }
+  return out;
+}
+
+/** A correct reply to a ConversionReview request; `tweak` may change the converted objects. */
+export function hostPortReply(req: ReceivedRequest, tweak: (converted: Obj[]) => Obj[] = (c) => c): Obj {
+  const review = JSON.parse(req.body) as Obj;
+  const objects = (review.request.objects as Obj[]).map((o) => convertHostPort(o, review.request.desiredAPIVersion));
+  return { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: tweak(objects) } };
+}

@@ -1,9 +1,10 @@
 // internal/controllers/crd-controller owns serving custom resources: it follows
 // CustomResourceDefinitions through the watch cache and, for each, registers the served
-// versions in the catalog (so discovery, routing and registries see them), reports the
-// definition's status (NamesAccepted, Established, accepted names, stored versions), and on
-// deletion removes every custom resource of the definition before releasing its cleanup
-// finalizer. Imports: registry, schema, watchcache, log, naming, apierrors.
+// versions in the catalog (so discovery, routing and registries see them, with the conversion
+// webhook a definition names), reports the definition's status (NamesAccepted, Established,
+// accepted names, stored versions), and on deletion removes every custom resource of the
+// definition before releasing its cleanup finalizer.
+// Imports: registry, schema, watchcache, log, naming, apierrors.
 
 import { isNotFound } from '../apierrors/status.js';
 import type { Logger } from '../log/logger.js';

@@ -3,7 +3,10 @@
 // requested one. That is usually another version of the same group, but a group may serve
 // another group's storage (events.k8s.io Events are stored as core Events, as upstream).
 // Most versions of a kind share their schema, so the default conversion only rewrites
-// apiVersion; kinds whose shapes differ register a converter here.
+// apiVersion; kinds whose shapes differ register a converter here. These conversions are
+// synchronous and cheap (the list and watch paths run them per object); custom resources whose
+// definition names a conversion webhook go through webhook-conversion instead, which the
+// registry (generic-registry's toVersion/toVersionAll) awaits only for them.
 // Imports: schema/catalog (types).
 
 import type { ResourceInfo } from '../schema/catalog.js';

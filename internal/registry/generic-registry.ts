@@ -382,6 +382,18 @@ export class GenericRegistry {
   }
 
   /**
+   * What a dry-run write answers: with a conversion webhook, the object converted to the storage
+   * version and back, as upstream's dry-run storage encodes and decodes it (so a webhook that
+   * would fail the write fails the dry run too); else `obj` as it is.
+   */
+  private async dryRunRoundTrip(r: ResourceInfo, obj: JsonObject): Promise<JsonObject> {
+    const webhook = this.webhookOf(r);
+    if (!webhook || r.apiVersion === this.storage.apiVersion) return obj;
+    const [stored] = await this.deps.conversionWebhooks.convert([obj], this.storage.apiVersion, webhook, true);
+    return (await this.deps.conversionWebhooks.convert([stored!], r.apiVersion, webhook, true))[0]!;
+  }
+
+  /**
    * The answer to a write that stored `obj` (in the request's shape) as `put.stored`: obj with
    * its new resourceVersion, or, when a webhook converts, the stored object converted back as
    * upstream answers (the webhook may not carry every field across versions).
@@ -453,7 +465,7 @@ export class GenericRegistry {
         const key = this.key(ctx.namespace, name);
         if (ctx.dryRun) {
           if (this.deps.storage.peek(key)) throw errors.alreadyExists(this.qualified(r), name);
-          return obj;
+          return await this.dryRunRoundTrip(r, obj);
         }
         // Upstream's storage answers this as an unclassified error: 500 with its message,
         // which kubectl prints as it is.
@@ -600,7 +612,7 @@ export class GenericRegistry {
 
         const unchanged = deepEqual(withoutVersion(obj), withoutVersion(old));
         if (unchanged) return { object: old, created: false };
-        if (ctx.dryRun) return { object: obj, created: false };
+        if (ctx.dryRun) return { object: await this.dryRunRoundTrip(r, obj), created: false };
 
         const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
         const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
@@ -764,7 +776,7 @@ export class GenericRegistry {
         if (this.storage.group === '' && this.storage.resource === 'namespaces') {
           next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
         }
-        if (ctx.dryRun) return { object: next, deleted: false };
+        if (ctx.dryRun) return { object: await this.dryRunRoundTrip(r, next), deleted: false };
         const put = await this.put(entry.key, next, entry.revision, r);
         if (put !== undefined) return { object: await this.written(r, next, put), deleted: false };
       }

@@ -141,6 +141,17 @@ describe('conversion webhooks of custom resource definitions', () => {
     const reapplied = await t.admin.request('PATCH', `${V2}/e?fieldManager=test`, { body: JSON.stringify(v2('e', 'api:8443')), raw: true, headers: { 'content-type': 'application/apply-patch+yaml' } });
     expect(reapplied.status).toBe(200);
     expect((await t.admin.get(`${V1}/e`)).json<Obj>().spec).toEqual({ host: 'api', port: 8443 });
+
+    // A dry run converts both ways too, as upstream's dry-run storage encodes and decodes.
+    hook.received.length = 0;
+    const dry = await t.admin.post(`${V2}?dryRun=All`, v2('dry', 'tmp:1'));
+    expect(dry.status).toBe(200);
+    expect(dry.json<Obj>().spec).toEqual({ hostPort: 'tmp:1' });
+    expect(reviews()).toEqual([
+      { to: 'conv.example.com/v1', names: ['dry'] },
+      { to: 'conv.example.com/v2', names: ['dry'] },
+    ]);
+    expect((await t.admin.get(`${V1}/dry`)).status).toBe(404);
   });
 
   it('answers a failed conversion with upstream 500 Status', async () => {
@@ -161,6 +172,7 @@ describe('conversion webhooks of custom resource definitions', () => {
     // A write that cannot be converted is not stored.
     const write = await t.admin.post(V2, v2('never', 'x:1'));
     expect(write.status).toBe(500);
+    expect((await t.admin.post(`${V2}?dryRun=All`, v2('never', 'x:1'))).status).toBe(500);
     expect((await t.admin.get(`${V1}/never`)).status).toBe(404);
   });
 

@@ -34,12 +34,12 @@ const gvkOf = (o: JsonObject): string => `${strOf(o.apiVersion)}, Kind=${strOf(o
 function withTimeoutParam(cc: CustomResourceWebhookConversion['clientConfig'], timeoutMs: number): WebhookClientConfig {
   const timeout = `timeout=${Math.ceil(timeoutMs / 1000)}s`;
   const addTo = (u: string): string => `${u}${u.includes('?') ? '&' : '?'}${timeout}`;
-  if (cc.url !== undefined) return { ...cc, url: addTo(cc.url) } as WebhookClientConfig;
+  if (cc.url !== undefined) return { ...cc, url: addTo(cc.url) };
   if (cc.service) {
     const path = cc.service.path ?? '/';
-    return { ...cc, service: { ...cc.service, path: addTo(path.startsWith('/') ? path : `/${path}`) } } as WebhookClientConfig;
+    return { ...cc, service: { ...cc.service, path: addTo(path.startsWith('/') ? path : `/${path}`) } };
   }
-  return { ...cc } as WebhookClientConfig;
+  return { ...cc };
 }
 
 /** How the webhook is named in call failures: its URL, as upstream's client errors show it. */

@@ -202,6 +202,20 @@ describe('conversion webhooks of custom resource definitions', () => {
     expect(done.lines).toHaveLength(4);
   });
 
+  it('starts a watch with every current object, each converted, in the order of a list', async () => {
+    for (let i = 0; i < 10; i++) await t.admin.post(V1, v1(`x${i}`, `h${i}`, 1000 + i));
+    const list = (await t.admin.get(V2)).json<Obj>();
+    expect(list.items.length).toBeGreaterThan(10);
+    hook.received.length = 0;
+    const lines: string[] = [];
+    const w = t.admin.watch(`${V2}?watch=1`, (l) => lines.push(l));
+    await waitFor(async () => lines.length >= list.items.length);
+    w.stop();
+    const events = lines.map((l) => JSON.parse(l) as Obj);
+    expect(events.map((e) => [e.type, e.object.metadata.name, e.object.spec.hostPort])).toEqual(list.items.map((i: Obj) => ['ADDED', i.metadata.name, i.spec.hostPort]));
+    expect(hook.received.length).toBe(list.items.length);
+  });
+
   it('deletes a collection through v2, answering the deleted objects in v2', async () => {
     const r = await t.admin.delete(`${V2}?labelSelector=`);
     expect(r.status).toBe(200);
@@ -209,7 +223,7 @@ describe('conversion webhooks of custom resource definitions', () => {
     expect(list.items.length).toBeGreaterThan(0);
     for (const item of list.items) {
       expect(item.apiVersion).toBe('conv.example.com/v2');
-      expect(item.spec.hostPort).toMatch(/^[a-z]+:\d+$/);
+      expect(item.spec.hostPort).toMatch(/^[a-z0-9]+:\d+$/);
     }
     expect((await t.admin.get(V1)).json<Obj>().items).toEqual([]);
   });

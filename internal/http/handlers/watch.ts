@@ -21,6 +21,8 @@ import { sharedBatch } from '../watch-batches.js';
 
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Events of one watch converted by a webhook at the same time (a watch from 0 starts with every object). */
+const WEBHOOK_EVENTS_IN_FLIGHT = 8;
 export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceRequest): Promise<Response> {
   const rep = chooseRepresentation(c, deps, rr.resource, 'watch');
   const writer = watchEventWriter(c, deps, rep, rr.resource);
@@ -91,27 +93,29 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts);
   };
   // A conversion webhook converts each event on its own (one ConversionReview per event, as
-  // upstream), all of a round's at once, written in their order; a failure ends the stream with
-  // an ERROR event carrying the conversion's Status after the events before it.
+  // upstream), a few of a round's at a time, written in their order; a failure ends the stream
+  // with an ERROR event carrying the conversion's Status after the events before it.
   let conversionFailed = false;
   const encodeConverted = async (outs: readonly WatchOutput[]): Promise<Buffer | undefined> => {
-    if (conversionFailed) return undefined;
-    const converted = await Promise.allSettled(
-      outs.map((out) => ('entry' in out && !out.entry.corrupt ? rr.registry.toVersion(rr.resource, parse(out)) : undefined)),
-    );
     const parts: Buffer[] = [];
-    for (let i = 0; i < outs.length; i++) {
-      const c = converted[i]!;
-      const out = outs[i]!;
-      if (c.status === 'rejected') {
-        conversionFailed = true;
-        const e = c.reason instanceof StatusError ? c.reason : errors.internal(c.reason instanceof Error ? c.reason.message : String(c.reason));
-        parts.push(writer.write('ERROR', { object: { ...e.status } }));
-        watcher.close();
-        break;
+    for (let start = 0; start < outs.length && !conversionFailed; start += WEBHOOK_EVENTS_IN_FLIGHT) {
+      const chunk = outs.slice(start, start + WEBHOOK_EVENTS_IN_FLIGHT);
+      const converted = await Promise.allSettled(
+        chunk.map((out) => ('entry' in out && !out.entry.corrupt ? rr.registry.toVersion(rr.resource, parse(out)) : undefined)),
+      );
+      for (let i = 0; i < chunk.length; i++) {
+        const c = converted[i]!;
+        const out = chunk[i]!;
+        if (c.status === 'rejected') {
+          conversionFailed = true;
+          const e = c.reason instanceof StatusError ? c.reason : errors.internal(c.reason instanceof Error ? c.reason.message : String(c.reason));
+          parts.push(writer.write('ERROR', { object: { ...e.status } }));
+          watcher.close();
+          break;
+        }
+        const p = c.value !== undefined && out.type !== 'BOOKMARK' && out.type !== 'ERROR' ? writer.parts(out.type, { object: c.value }) : encode(out);
+        if (p) parts.push(...p);
       }
-      const p = c.value !== undefined && out.type !== 'BOOKMARK' && out.type !== 'ERROR' ? writer.parts(out.type, { object: c.value }) : encode(out);
-      if (p) parts.push(...p);
     }
     return parts.length === 0 ? undefined : Buffer.concat(parts);
   };

@@ -96,13 +96,18 @@ describe('auditing in the server', () => {
         expect(warnings(r.headers.warning)).toEqual([`299 - "${text}"`]);
       }
       expect(warnings((await t.admin.get(path('v1', '/g1'))).headers.warning)).toEqual([]);
-      // Built-in beta versions are not marked: no data says when each was introduced.
+      // A built-in beta version past its deprecation release (schema/lifecycle): the same marks,
+      // with the planned removal; one introduced in this release is not marked.
       const beta = await t.admin.get('/apis/networking.cluster.io/v1beta1/ipaddresses');
       expect(beta.status).toBe(200);
-      expect(beta.headers.warning).toBeUndefined();
+      expect(warnings(beta.headers.warning)).toEqual(['299 - "networking.cluster.io/v1beta1 IPAddress is deprecated in v1.34+, unavailable in v1.37+; use networking.cluster.io/v1 IPAddress"']);
+      const fresh = await t.admin.get('/apis/storagemigration.cluster.io/v1beta1/storageversionmigrations');
+      expect(fresh.status).toBe(200);
+      expect(fresh.headers.warning).toBeUndefined();
       const metrics = (await t.admin.get('/metrics')).text();
       expect(metrics).toMatch(/^apiserver_requested_deprecated_apis\{[^}]*version="v1beta1"[^}]*\} 1$/m);
-      expect(metrics).not.toMatch(/^apiserver_requested_deprecated_apis\{[^}]*group="networking/m);
+      expect(metrics).toMatch(/^apiserver_requested_deprecated_apis\{group="networking.cluster.io",version="v1beta1",resource="ipaddresses",subresource="",removed_release="1.37"\} 1$/m);
+      expect(metrics).not.toMatch(/^apiserver_requested_deprecated_apis\{[^}]*group="storagemigration/m);
     } finally {
       await t.stop();
     }
@@ -115,8 +120,11 @@ describe('auditing in the server', () => {
       // Custom resource versions have no planned removal release: no annotation for one.
       expect(e.annotations?.['cluster.io/removed-release']).toBeUndefined();
     }
-    for (const e of [...done('audit.example.com', 'v1'), ...done('networking.cluster.io', 'v1beta1')]) expect(e.annotations?.['cluster.io/deprecated']).toBeUndefined();
-    expect(done('networking.cluster.io', 'v1beta1')).toHaveLength(1);
+    for (const e of [...done('audit.example.com', 'v1'), ...done('storagemigration.cluster.io', 'v1beta1')]) expect(e.annotations?.['cluster.io/deprecated']).toBeUndefined();
+    expect(done('storagemigration.cluster.io', 'v1beta1')).toHaveLength(1);
+    const builtin = done('networking.cluster.io', 'v1beta1');
+    expect(builtin).toHaveLength(1);
+    expect(builtin[0]!.annotations).toMatchObject({ 'cluster.io/deprecated': 'true', 'cluster.io/removed-release': '1.37' });
   });
 
   it('writes upstream\'s legacy one-line form with --audit-log-format=legacy', async () => {

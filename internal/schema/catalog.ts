@@ -3,11 +3,12 @@
 // which version stores each resource's objects (for events.k8s.io Events, the core event
 // store, as upstream). It is built from proto/api-resources.json,
 // filtered by what the runtime configuration enables, with group names of the configured naming.
-// Imports: naming, versions, data-files.
+// Imports: naming, versions, lifecycle, data-files.
 
 import type { Naming } from '../naming/naming.js';
 import { readDataFile } from './data-files.js';
 import type { GeneratedCatalog, GeneratedResource } from './generated-catalog.js';
+import { builtinDeprecation } from './lifecycle.js';
 import { compareVersionPriority, stabilityOf, type Stability } from './versions.js';
 
 export interface SubresourceInfo {
@@ -52,8 +53,8 @@ export interface ResourceInfo {
   /**
    * Set when this version is deprecated (spec §9.2 item 6); the one source of truth that
    * handlers/resources turns into the Warning, the audit annotations and
-   * apiserver_requested_deprecated_apis. Only custom resource versions (`deprecated: true`) set
-   * it: no schema data says when a built-in beta version was introduced. removedRelease: `1.x`
+   * apiserver_requested_deprecated_apis. Built-in kinds get it from their lifecycle markers
+   * (schema/lifecycle), custom resource versions from `deprecated: true`. removedRelease: `1.x`
    * when removal is planned, '' if unknown (then no removed-release annotation).
    */
   readonly deprecation?: { readonly warning: string; readonly removedRelease: string };
@@ -147,6 +148,7 @@ export function unknownRuntimeConfigKeys(
 
 function buildInfo(naming: Naming, upstreamGroup: string, version: string, r: GeneratedResource, storageResource: string, storageVersion: string): ResourceInfo {
   const group = naming.group(upstreamGroup);
+  const deprecation = builtinDeprecation(naming, upstreamGroup, version, r.kind);
   return {
     group,
     upstreamGroup,
@@ -165,6 +167,7 @@ function buildInfo(naming: Naming, upstreamGroup: string, version: string, r: Ge
     stability: stabilityOf(version),
     storageResource,
     storageVersion,
+    ...(deprecation ? { deprecation } : {}),
   };
 }
 

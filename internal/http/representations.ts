@@ -1,6 +1,7 @@
 // internal/http/representations owns what a read answers with (spec §2.5, §4.4): a wire format
 // (JSON, YAML, protobuf, CBOR) and a view of the objects — full, Table
-// (`as=Table;g=meta.<domain>;v=v1`) or metadata only (`as=PartialObjectMetadata[List]`) — chosen
+// (`as=Table;g=meta.<domain>;v=v1`; upstream's `meta.k8s.io` under either naming, answered in the
+// group and version asked for) or metadata only (`as=PartialObjectMetadata[List]`) — chosen
 // from Accept among what this resource supports, and the writing of objects, lists and watch
 // events in that representation. Imports: http (negotiation, serializers), printers, schema.
 
@@ -23,7 +24,16 @@ export type View = 'full' | 'table' | 'partial';
 export interface Representation {
   serializer: Serializer;
   view: View;
+  /**
+   * For the Table and metadata views, the `<meta group>/<version>` the client asked for: the
+   * configured naming's meta group or upstream's `meta.k8s.io` (stock clients hard-code it),
+   * `v1` or `v1beta1`. The response carries it as its apiVersion.
+   */
+  metaApiVersion?: string;
 }
+
+/** The meta group names a Table or metadata request may use: the naming's and upstream's. */
+const UPSTREAM_META_GROUP = 'meta.k8s.io';
 
 export type ReadShape = 'object' | 'list' | 'watch';
 
@@ -39,11 +49,11 @@ export function offersFor(deps: HttpDeps, resource: ResourceInfo | undefined, sh
   if (protobuf?.supports(resource.schemaName)) offers.push(plain(protobuf));
   if (cbor) offers.push(plain(cbor));
   if (shape === 'write') return offers;
-  const meta = deps.naming.metaGroup;
+  const metaGroups = new Set([deps.naming.metaGroup, UPSTREAM_META_GROUP]);
   const asView = (serializer: Serializer, view: View, as: readonly string[]): Offer<Representation> => ({
     mediaType: serializer.mediaType,
     value: { serializer, view },
-    accepts: (r: MediaRange) => as.includes(r.params.as ?? '') && r.params.g === meta && (r.params.v === 'v1' || r.params.v === 'v1beta1'),
+    accepts: (r: MediaRange) => as.includes(r.params.as ?? '') && metaGroups.has(r.params.g ?? '') && (r.params.v === 'v1' || r.params.v === 'v1beta1'),
   });
   const tableSerializers = shape === 'watch' ? [jsonSerializer] : [jsonSerializer, yamlSerializer];
   for (const s of tableSerializers) offers.push(asView(s, 'table', ['Table']));
@@ -56,13 +66,24 @@ export function offersFor(deps: HttpDeps, resource: ResourceInfo | undefined, sh
 export function chooseRepresentation(c: Context<Env>, deps: HttpDeps, resource: ResourceInfo | undefined, shape: ReadShape | 'write'): Representation {
   const offers = offersFor(deps, resource, shape);
   try {
-    return negotiate(c.req.header('accept'), offers).offer.value;
+    const { offer, range } = negotiate(c.req.header('accept'), offers);
+    if (offer.value.view === 'full') return offer.value;
+    return { ...offer.value, metaApiVersion: `${range.params.g}/${range.params.v}` };
   } catch (e) {
     // Asked only for something this resource cannot produce (protobuf of a custom resource,
     // YAML for a watch, a Table in protobuf): 406 listing what it can.
     throw e instanceof Error ? e : errors.notAcceptable(offers.map((o) => o.mediaType));
   }
 }
+
+/** The naming a view's objects are written in: the configured one with the meta group asked for. */
+function viewNaming(deps: HttpDeps, rep: Representation): HttpDeps['naming'] {
+  const group = rep.metaApiVersion?.split('/')[0];
+  return group && group !== deps.naming.metaGroup ? { ...deps.naming, metaGroup: group } : deps.naming;
+}
+
+/** The apiVersion of a Table or metadata body: the one asked for. */
+const metaApiVersionOf = (deps: HttpDeps, rep: Representation): string => rep.metaApiVersion ?? `${deps.naming.metaGroup}/v1`;
 
 function includeObjectOf(query: URLSearchParams): IncludeObject {
   const v = query.get('includeObject');
@@ -141,20 +162,23 @@ export function writeObject(
   tableAs: TableResource = resource,
 ): Response {
   let body: JsonObject = obj;
-  if (rep.view === 'table') body = tableFor(tableAs, [obj], { naming: deps.naming, includeObject: includeObjectOf(c.get('query')), listMeta: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') } }) as unknown as JsonObject;
-  else if (rep.view === 'partial') body = partialObjectMetadata(obj, deps.naming) as unknown as JsonObject;
+  const naming = viewNaming(deps, rep);
+  if (rep.view === 'table') body = { ...tableFor(tableAs, [obj], { naming, includeObject: includeObjectOf(c.get('query')), listMeta: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') } }), apiVersion: metaApiVersionOf(deps, rep) } as unknown as JsonObject;
+  else if (rep.view === 'partial') body = { ...partialObjectMetadata(obj, naming), apiVersion: metaApiVersionOf(deps, rep) } as unknown as JsonObject;
   const schema = rep.view === 'table' ? {} : schemaName && rep.view === 'full' ? { item: schemaName } : schemasOf(resource, rep.view);
   return respond(c, deps, rep.serializer.object(body, schema), contentTypeOf(rep, deps), status);
 }
 
 export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, meta: ListMeta, items: readonly Item[]): Response {
+  const naming = viewNaming(deps, rep);
   if (rep.view === 'table') {
-    const table = tableFor(resource, items.map(itemObject), { naming: deps.naming, includeObject: includeObjectOf(c.get('query')), listMeta: meta });
+    const table = { ...tableFor(resource, items.map(itemObject), { naming, includeObject: includeObjectOf(c.get('query')), listMeta: meta }), apiVersion: metaApiVersionOf(deps, rep) };
     return respond(c, deps, rep.serializer.object(table as unknown as JsonObject), contentTypeOf(rep, deps), 200);
   }
   if (rep.view === 'partial') {
-    const partial = items.map((i) => ({ object: partialObjectMetadata(itemObject(i), deps.naming) as unknown as JsonObject }));
-    const body = rep.serializer.list('PartialObjectMetadataList', `${deps.naming.metaGroup}/v1`, meta, partial, schemasOf(resource, 'partial'));
+    const apiVersion = metaApiVersionOf(deps, rep);
+    const partial = items.map((i) => ({ object: { ...partialObjectMetadata(itemObject(i), naming), apiVersion } as unknown as JsonObject }));
+    const body = rep.serializer.list('PartialObjectMetadataList', apiVersion, meta, partial, schemasOf(resource, 'partial'));
     return respond(c, deps, body, contentTypeOf(rep, deps), 200);
   }
   const kind = resource.listKind ?? `${resource.kind}List`;
@@ -275,13 +299,15 @@ export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Represent
   if (!rep.serializer.watchMediaType) throw errors.notAcceptable(['application/json']);
   let headersSent = false;
   const includeObject = rep.view === 'table' ? includeObjectOf(c.get('query')) : 'Metadata';
+  const naming = viewNaming(deps, rep);
+  const metaApiVersion = metaApiVersionOf(deps, rep);
   // Upstream names only the stream's media type (application/json, or the protobuf type with
   // stream=watch), whatever the view: the event objects say they are Tables or metadata.
   const contentType = rep.serializer.watchMediaType;
   const fullParts = rep.view === 'full' ? rep.serializer.watchEventParts?.bind(rep.serializer) : undefined;
   return {
     contentType,
-    shareKey: rep.view === 'table' ? undefined : `${contentType} ${rep.view} ${resource.apiVersion} ${resource.kind}`,
+    shareKey: rep.view === 'table' ? undefined : `${contentType} ${rep.view} ${rep.view === 'partial' ? metaApiVersion : ''} ${resource.apiVersion} ${resource.kind}`,
     parts(type, item) {
       return fullParts && type !== 'ERROR' ? fullParts(type, item, schemasOf(resource, 'full')) : [this.write(type, item)];
     },
@@ -294,21 +320,21 @@ export function watchEventWriter(c: Context<Env>, deps: HttpDeps, rep: Represent
           // Upstream transforms bookmarks like every other event: a PartialObjectMetadata that
           // carries only the resourceVersion (and the initial-events-end annotation). Metadata
           // clients decode nothing else; a ConfigMap-kinded bookmark broke their streams.
-          const bookmark = { kind: 'PartialObjectMetadata', apiVersion: `${deps.naming.metaGroup}/v1`, metadata: obj.metadata };
+          const bookmark = { kind: 'PartialObjectMetadata', apiVersion: metaApiVersion, metadata: obj.metadata };
           return rep.serializer.watchEvent(type, { object: bookmark as JsonObject }, schemasOf(resource, 'partial'));
         }
         // Table streams keep the bookmark's own shape (kind, apiVersion, resourceVersion).
         return rep.serializer.watchEvent(type, { object: obj }, schemasOf(resource, 'full'));
       }
       if (rep.view === 'partial') {
-        return rep.serializer.watchEvent(type, { object: partialObjectMetadata(obj, deps.naming) as unknown as JsonObject }, schemasOf(resource, 'partial'));
+        return rep.serializer.watchEvent(type, { object: { ...partialObjectMetadata(obj, naming), apiVersion: metaApiVersion } as unknown as JsonObject }, schemasOf(resource, 'partial'));
       }
       const table = {
         kind: 'Table',
-        apiVersion: `${deps.naming.metaGroup}/v1`,
+        apiVersion: metaApiVersion,
         metadata: { resourceVersion: String((obj.metadata as JsonObject | undefined)?.resourceVersion ?? '') },
         columnDefinitions: headersSent ? [] : columnDefinitionsFor(resource),
-        rows: rowsFor(resource, [obj], { naming: deps.naming, includeObject }),
+        rows: rowsFor(resource, [obj], { naming, includeObject }),
       };
       headersSent = true;
       return rep.serializer.watchEvent(type, { object: table });

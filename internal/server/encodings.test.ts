@@ -289,6 +289,31 @@ describe('metadata-only', () => {
   });
 });
 
+describe("upstream's meta group under --naming=cluster (stock clients hard-code meta.k8s.io)", () => {
+  it.each([
+    ['a Table v1 of a list', CMS, 'application/json;as=Table;v=v1;g=meta.k8s.io', 'Table', 'meta.k8s.io/v1'],
+    ['a Table v1beta1 of one object', `${CMS}/c1`, 'application/json;as=Table;v=v1beta1;g=meta.k8s.io', 'Table', 'meta.k8s.io/v1beta1'],
+    ['the naming\'s own Table v1beta1', CMS, 'application/json;as=Table;v=v1beta1;g=meta.cluster.io', 'Table', 'meta.cluster.io/v1beta1'],
+    ['PartialObjectMetadata', `${CMS}/c1`, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', 'PartialObjectMetadata', 'meta.k8s.io/v1'],
+    ['PartialObjectMetadataList', CMS, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1', 'PartialObjectMetadataList', 'meta.k8s.io/v1'],
+  ])('answers %s in the group and version asked for', async (_name, path, accept, kind, apiVersion) => {
+    const res = await t.admin.get(path, { accept: `${accept}, application/json` });
+    expect(res.status).toBe(200);
+    const body = res.json<Obj>();
+    expect(body).toMatchObject({ kind, apiVersion });
+    if (kind === 'Table') {
+      expect(body.columnDefinitions.map((c: Obj) => c.name)).toEqual(['Name', 'Data', 'Age']);
+      expect(body.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: `${apiVersion.split('/')[0]}/v1` });
+    }
+    if (kind === 'PartialObjectMetadataList') expect(body.items[0]).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion });
+  });
+
+  it('still refuses a meta group that is neither the naming\'s nor upstream\'s', async () => {
+    const res = await t.admin.get(CMS, { accept: 'application/json;as=Table;v=v1;g=meta.example.io' });
+    expect(res.status).toBe(406);
+  });
+});
+
 describe('compression (§4.4 item 7)', () => {
   it('gzips get and list responses over 128 KiB when asked, and not when the gate is off', async () => {
     await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { blob: 'x'.repeat(200 * 1024) } });

@@ -110,8 +110,8 @@ export const errors = {
       name !== undefined ? `${qualifiedString(q)} "${name}" not found` : `${qualifiedString(q)} not found`,
       detailsFor(q, name),
     ),
-  /** 404 for a path the server does not serve at all. */
-  pathNotFound: (): StatusError => statusError(404, 'NotFound', 'the server could not find the requested resource'),
+  /** 404 for a path the server does not serve at all; `hint` follows upstream's text after `; `. */
+  pathNotFound: (hint?: string): StatusError => statusError(404, 'NotFound', `the server could not find the requested resource${hint ? `; ${hint}` : ''}`),
   methodNotSupported: (q?: Qualified, method?: string): StatusError =>
     statusError(
       405,

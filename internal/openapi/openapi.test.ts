@@ -23,7 +23,13 @@ describe('OpenApiDocuments', () => {
     const text = docs.v3('apis/rbac.authorization.cluster.io/v1')!.toString();
     expect(text).toContain('"x-cluster-group-version-kind":[{"group":"rbac.authorization.cluster.io"');
     const doc = JSON.parse(text) as { paths: Record<string, Record<string, { parameters: Array<{ name: string }>; 'x-kubernetes-group-version-kind': unknown }>>; components: { schemas: Record<string, unknown> } };
-    expect(JSON.stringify(doc.components)).not.toContain('"x-kubernetes-');
+    // Every other extension key in the naming's spelling; the kind marker in both, with served group names.
+    const components = JSON.stringify(doc.components);
+    expect(components.match(/"x-kubernetes-[a-z-]+"/g)?.every((k) => k === '"x-kubernetes-group-version-kind"')).toBe(true);
+    const role = doc.components.schemas['io.k8s.api.rbac.v1.Role'] as Record<string, unknown>;
+    expect(role['x-kubernetes-group-version-kind']).toEqual([{ group: 'rbac.authorization.cluster.io', kind: 'Role', version: 'v1' }]);
+    expect(role['x-cluster-group-version-kind']).toEqual(role['x-kubernetes-group-version-kind']);
+    expect(components.match(/"x-kubernetes-group-version-kind"/g)).toHaveLength(components.match(/"x-cluster-group-version-kind"/g)!.length);
     // kubectl probes the PATCH operation of a kind for the fieldValidation parameter.
     const patch = doc.paths['/apis/rbac.authorization.cluster.io/v1/namespaces/{namespace}/roles/{name}']!.patch!;
     expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'rbac.authorization.cluster.io', version: 'v1', kind: 'Role' });

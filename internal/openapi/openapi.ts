@@ -1,7 +1,8 @@
 // internal/openapi owns the published API description: /openapi/v3 (an index of one OpenAPI
 // 3.0 document per group-version, addressed by content hash) and /openapi/v2 (one Swagger
-// 2.0 document), built from the catalog and the committed component schemas, in the
-// configured naming (group names and `x-<naming>-*` extension keys). Documents are built on
+// 2.0 document, JSON and gnostic protobuf), built from the catalog and the committed component
+// schemas, in the configured naming (group names and `x-<naming>-*` extension keys; the kind
+// marker `x-kubernetes-group-version-kind` under both namings, as stock clients need it). Documents are built on
 // first request and kept, since the data cannot change while the server runs.
 // Imports: schema, naming.
 
@@ -131,9 +132,16 @@ export class OpenApiDocuments {
     if (this.naming.mode === 'kubernetes') return json;
     // Keys and GVK group values only: inside JSON strings a quote is always escaped, so an
     // unescaped `"x-kubernetes-` starts a key and `"group":"` starts a group value.
-    return json
-      .replaceAll('"x-kubernetes-', `"${this.naming.extensionPrefix}`)
-      .replace(/"group":"([^"]*)"/g, (_m, g: string) => `"group":${JSON.stringify(this.naming.group(g))}`);
+    const gvkKey = `"${this.naming.extensionPrefix}group-version-kind":`;
+    return (
+      json
+        .replaceAll('"x-kubernetes-', `"${this.naming.extensionPrefix}`)
+        .replace(/"group":"([^"]*)"/g, (_m, g: string) => `"group":${JSON.stringify(this.naming.group(g))}`)
+        // The kind marker also in upstream's spelling (served group names): stock clients
+        // (`kubectl explain`, client-go's field validation) find a schema only by it. A GVK
+        // value is an array of flat objects, so it ends at the first `]`.
+        .replace(new RegExp(`${gvkKey}(\\[[^\\]]*\\])`, 'g'), (_m, v: string) => `${gvkKey}${v},"x-kubernetes-group-version-kind":${v}`)
+    );
   }
 
   /** Names of every schema reachable from `roots`. */

@@ -103,12 +103,26 @@ describe('bootstrap and discovery', () => {
     expect((await t.admin.get('/apis/nope.cluster.io/v1')).status).toBe(404);
   });
 
+  it("answers an upstream group name (served here under the naming's) with a 404 that says --naming=kubernetes serves it", async () => {
+    const hint = 'the server could not find the requested resource; this server runs with --naming=cluster and serves authorization.k8s.io as authorization.cluster.io; --naming=kubernetes serves authorization.k8s.io';
+    const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } };
+    for (const res of [await t.admin.post('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review), await t.admin.get('/apis/authorization.k8s.io/v1'), await t.admin.get('/apis/authorization.k8s.io')]) {
+      expect(res.status).toBe(404);
+      expect(res.json<Obj>()).toMatchObject({ kind: 'Status', reason: 'NotFound', message: hint });
+    }
+    // A group served under no spelling, or a missing resource of a served group: upstream's text alone.
+    for (const path of ['/apis/nope.k8s.io/v1/things', '/apis/authorization.cluster.io/v1/nothings']) {
+      expect((await t.admin.get(path)).json<Obj>().message).toBe('the server could not find the requested resource');
+    }
+  });
+
   it('serves OpenAPI v2 and v3 with the naming applied', async () => {
     const index = (await t.admin.get('/openapi/v3')).json<Obj>();
     const url = index.paths['apis/apps/v1'].serverRelativeURL as string;
     const doc = (await t.admin.get(url)).json<Obj>();
     expect(doc.openapi).toBe('3.0.0');
     expect(doc.components.schemas['io.k8s.api.apps.v1.Deployment']['x-cluster-group-version-kind']).toBeDefined();
+    expect(doc.components.schemas['io.k8s.api.apps.v1.Deployment']['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
     expect((await t.admin.get('/openapi/v2')).json<Obj>().swagger).toBe('2.0');
   });
 

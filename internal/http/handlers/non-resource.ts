@@ -9,6 +9,7 @@ import { errors } from '../../apierrors/status.js';
 import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { negotiate, type Offer } from '../negotiation.js';
+import { groupNotFound } from './resource-request.js';
 import { wantsPretty } from '../respond.js';
 
 /** A discovery document; indented for people (?pretty, curl), as upstream's negotiated writer. */
@@ -116,12 +117,12 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
   }
   if (info.apiPrefix === 'apis' && !info.isResourceRequest && info.parts.length === 0 && !info.apiVersion) {
     const group = deps.discovery.apiGroup(info.apiGroup);
-    if (!group) throw errors.pathNotFound();
+    if (!group) throw groupNotFound(deps, info.apiGroup);
     return json(c, group);
   }
   if (info.apiPrefix !== '' && !info.isResourceRequest && info.apiVersion) {
     const list = deps.discovery.apiResourceList(info.apiGroup, info.apiVersion);
-    if (!list) throw errors.pathNotFound();
+    if (!list) throw groupNotFound(deps, info.apiGroup);
     return json(c, list);
   }
   if (path === '/openapi/v2') {

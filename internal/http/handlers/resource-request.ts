@@ -5,7 +5,7 @@
 // field validation, field manager). Imports: apierrors, registry, schema, http.
 
 import type { Context } from 'hono';
-import { errors } from '../../apierrors/status.js';
+import { errors, type StatusError } from '../../apierrors/status.js';
 import { FIELD_MANAGER_MAX_LENGTH, managerFromUserAgent } from '../../fieldmanager/index.js';
 import type { GenericRegistry, RequestContext } from '../../registry/generic-registry.js';
 import type { ResourceInfo, SubresourceInfo } from '../../schema/catalog.js';
@@ -63,13 +63,30 @@ function checkPathSegment(kind: 'name' | 'namespace', value: string): void {
   for (const bad of ['/', '%']) if (value.includes(bad)) throw errors.badRequest(`${kind} may not contain '${bad}'`);
 }
 
+/**
+ * The 404 for a group this server does not serve. Under --naming=cluster a stock client asks
+ * for an upstream group name (`kubectl auth can-i` posts to authorization.k8s.io): when the
+ * served spelling of that group exists, the message says where it is and that
+ * --naming=kubernetes serves the upstream name.
+ */
+export function groupNotFound(deps: Pick<HttpDeps, 'naming' | 'catalog'>, group: string): StatusError {
+  const { naming, catalog } = deps;
+  if (naming.mode === 'cluster' && group && naming.upstreamGroup(group) === undefined) {
+    const served = naming.group(group);
+    if (served !== group && catalog.group(served)) {
+      return errors.pathNotFound(`this server runs with --naming=cluster and serves ${group} as ${served}; --naming=kubernetes serves ${group}`);
+    }
+  }
+  return errors.pathNotFound();
+}
+
 export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): ResourceRequest {
   const info = c.get('info');
   checkPathSegment('name', info.name);
   checkPathSegment('namespace', info.namespace);
   const query = c.get('query');
   const resource = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
-  if (!resource) throw errors.pathNotFound();
+  if (!resource) throw groupNotFound(deps, info.apiGroup);
   const registry = deps.registries.for(resource);
   let subresource: SubresourceInfo | undefined;
   if (info.subresource) {

@@ -36,6 +36,8 @@ export interface VersionInfo {
 export interface OpenApiSource {
   /** Swagger 2.0 document of everything served. */
   v2(): Buffer;
+  /** The same document as gnostic's protobuf `Document`, where the source can produce it. */
+  v2Protobuf?(): Buffer;
   /** The `/openapi/v3` index. */
   v3Index(): Buffer;
   /** One group-version's OpenAPI 3 document (`api/v1`, `apis/apps/v1`), or undefined. */

@@ -4,12 +4,13 @@
 // schemas, in the configured naming (group names and `x-<naming>-*` extension keys; the kind
 // marker `x-kubernetes-group-version-kind` under both namings, as stock clients need it). Documents are built on
 // first request and kept, since the data cannot change while the server runs.
-// Imports: schema, naming.
+// Imports: schema, naming, openapi-v2-proto.
 
 import { createHash } from 'node:crypto';
 import type { Naming } from '../naming/naming.js';
 import { apiVersionOf, type ApiCatalog, type ResourceInfo } from '../schema/catalog.js';
 import { SchemaIndex, type SchemaNode } from '../schema/openapi-index.js';
+import { encodeOpenApiV2 } from './openapi-v2-proto.js';
 
 type Json = Record<string, unknown>;
 
@@ -117,6 +118,7 @@ const customListSchemaName = (r: ResourceInfo): string => `${customSchemaName(r)
 export class OpenApiDocuments {
   private v3Docs: Map<string, { bytes: Buffer; hash: string }> | undefined;
   private v2Doc: Buffer | undefined;
+  private v2Proto: Buffer | undefined;
   /** The catalog generation the cached documents describe. */
   private builtFor = -1;
 
@@ -229,6 +231,7 @@ export class OpenApiDocuments {
     this.builtFor = this.catalog.generation;
     this.v3Docs = undefined;
     this.v2Doc = undefined;
+    this.v2Proto = undefined;
   }
 
   v3Index(): Buffer {
@@ -257,6 +260,13 @@ export class OpenApiDocuments {
       this.v2Doc = Buffer.from(JSON.stringify(head).slice(0, -1) + `,"definitions":${defs}}`);
     }
     return this.v2Doc;
+  }
+
+  /** The v2 document as gnostic's protobuf Document (see openapi-v2-proto), same content. */
+  v2Protobuf(): Buffer {
+    const json = this.v2();
+    this.v2Proto ??= encodeOpenApiV2(JSON.parse(json.toString()) as Json);
+    return this.v2Proto;
   }
 }
 

@@ -2,6 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { gunzipSync } from 'node:zlib';
 import { startTestServer, type TestServer } from '../../testserver/test-server.js';
+import { decodeOpenApiV2, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_LEGACY } from '../../openapi/openapi-v2-proto.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.cluster.io;v=v2;as=APIGroupDiscoveryList';
 
@@ -22,6 +23,7 @@ describe('cacheable documents', () => {
     ['an OpenAPI v3 document by hash', 'APPS', undefined, 'public, immutable'],
     ['an OpenAPI v3 document without hash', '/openapi/v3/apis/apps/v1', undefined, 'no-cache, private'],
     ['the OpenAPI v2 document', '/openapi/v2', undefined, undefined],
+    ['the OpenAPI v2 document in protobuf', '/openapi/v2', OPENAPI_V2_PROTOBUF_LEGACY, undefined],
   ])('%s carries an ETag and answers a matching If-None-Match with 304', async (_name, rawPath, accept, cacheControl) => {
     const path = rawPath === 'APPS' ? appsDoc : rawPath;
     const headers: Record<string, string> = accept ? { accept } : {};
@@ -61,9 +63,28 @@ describe('cacheable documents', () => {
     if (encoding) expect(JSON.parse(gunzipSync(res.body).toString()).swagger).toBe('2.0');
   });
 
-  it('answers 406 to an OpenAPI v2 request for protobuf only (client-go then falls back), JSON when listed', async () => {
-    expect((await t.admin.get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).status).toBe(406);
-    expect((await t.admin.get('/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json' })).status).toBe(200);
+  it.each([OPENAPI_V2_PROTOBUF_LEGACY, OPENAPI_V2_PROTOBUF])('serves the OpenAPI v2 document as gnostic protobuf for Accept %s, with the JSON form\'s content', async (accept) => {
+    const res = await t.admin.get('/openapi/v2', { accept });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(OPENAPI_V2_PROTOBUF);
+    const json = (await t.admin.get('/openapi/v2')).json<{ swagger: string; definitions: Record<string, unknown>; paths: Record<string, unknown> }>();
+    expect(res.headers.etag).not.toBe((await t.admin.get('/openapi/v2')).headers.etag);
+    const doc = decodeOpenApiV2(res.body) as { swagger: string; definitions: { additional_properties: Array<{ name: string; value: Record<string, any> }> }; paths: { path: Array<{ name: string }> } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- decoded messages are free-form
+    expect(doc.swagger).toBe('2.0');
+    expect(doc.definitions.additional_properties.map((d) => d.name)).toEqual(Object.keys(json.definitions));
+    expect(doc.paths.path.map((p) => p.name)).toEqual(Object.keys(json.paths));
+    const deployment = doc.definitions.additional_properties.find((d) => d.name === 'io.k8s.api.apps.v1.Deployment')!.value;
+    const gvk = deployment.vendor_extension.find((e: { name: string }) => e.name === 'x-kubernetes-group-version-kind');
+    expect(JSON.parse(gvk.value.yaml)).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    expect(deployment.properties.additional_properties.find((p: { name: string }) => p.name === 'spec').value._ref).toBe('#/definitions/io.k8s.api.apps.v1.DeploymentSpec');
+    // A gzip-accepting client gets it compressed too.
+    const zipped = await t.admin.get('/openapi/v2', { accept, 'accept-encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.body).equals(res.body)).toBe(true);
+  });
+
+  it('answers 406 to an OpenAPI v2 request for neither JSON nor protobuf', async () => {
+    expect((await t.admin.get('/openapi/v2', { accept: 'application/yaml' })).status).toBe(406);
   });
 
   it('answers 406 when the OpenAPI v3 document is asked for only in a form it is not served in', async () => {

@@ -10,6 +10,7 @@ import type { Env } from '../context.js';
 import type { HttpDeps } from '../deps.js';
 import { negotiate, type Offer } from '../negotiation.js';
 import { groupNotFound } from './resource-request.js';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_LEGACY } from '../../openapi/openapi-v2-proto.js';
 import { wantsPretty } from '../respond.js';
 
 /** A discovery document; indented for people (?pretty, curl), as upstream's negotiated writer. */
@@ -126,17 +127,18 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     return json(c, list);
   }
   if (path === '/openapi/v2') {
-    // JSON only: upstream also serves the gnostic protobuf form, which client-go's OpenAPISchema()
-    // asks for alone; a 406 says so instead of JSON bytes it would fail to parse as protobuf.
-    negotiate(c.req.header('accept'), [{ mediaType: 'application/json', value: 'json' }]);
-    const doc = deps.openapi.v2();
-    const res = cacheable(c, doc, { 'content-type': 'application/json' });
+    // JSON, or the gnostic protobuf form that client-go's OpenAPISchema() asks for alone.
+    const offers: Array<Offer<'json' | 'protobuf'>> = [{ mediaType: 'application/json', value: 'json' }];
+    if (deps.openapi.v2Protobuf) offers.push({ mediaType: OPENAPI_V2_PROTOBUF, value: 'protobuf' }, { mediaType: OPENAPI_V2_PROTOBUF_LEGACY, value: 'protobuf' });
+    const format = negotiate(c.req.header('accept'), offers).offer.value;
+    const doc = format === 'protobuf' ? deps.openapi.v2Protobuf!() : deps.openapi.v2();
+    const res = cacheable(c, doc, { 'content-type': format === 'protobuf' ? OPENAPI_V2_PROTOBUF : 'application/json', vary: 'Accept' });
     // kube-openapi wraps the v2 handler in a gzip handler (1400-byte minimum): the 1.5 MB
     // document goes out compressed to clients that accept it.
     if (res.status !== 200 || !/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return res;
     const headers = new Headers(res.headers);
     headers.set('content-encoding', 'gzip');
-    headers.append('vary', 'Accept-Encoding');
+    headers.set('vary', 'Accept, Accept-Encoding');
     return new Response(gzippedOpenApiV2(doc), { status: 200, headers });
   }
   if (path === '/openapi/v3') return cacheable(c, deps.openapi.v3Index(), { 'content-type': 'application/json' });

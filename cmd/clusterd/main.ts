@@ -41,7 +41,11 @@ async function main(): Promise<void> {
   process.stdout.write(
     `clusterd is serving at ${server.url}\n` +
       `  kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n` +
-      `  (or: export KUBECONFIG=${server.kubeconfigPath})\n`,
+      `  (or: export KUBECONFIG=${server.kubeconfigPath})\n` +
+      // The one thing a stock-kubectl user of the default naming trips over (issue 17 §6).
+      (config.naming === 'cluster'
+        ? '  --naming=cluster serves *.cluster.io groups: kubectl get/explain/apply work as is; commands that need an upstream group (kubectl auth can-i, auth whoami) need --naming=kubernetes\n'
+        : ''),
   );
   let signals = 0;
   const onSignal = (signal: string) => {

@@ -1,7 +1,7 @@
 // Real-client conformance: the kubectl installed on the machine against a real server process,
-// under both --naming values (explain only under kubernetes naming: kubectl reads upstream's
-// x-kubernetes-group-version-kind from the OpenAPI). Every scenario asserts on what kubectl
-// printed. Issue 7 §2.
+// under both --naming values (Tables and explain too under cluster naming: the server answers
+// kubectl's `g=meta.k8s.io` and publishes upstream's x-kubernetes-group-version-kind marker
+// under both, issue 17 §6). Every scenario asserts on what kubectl printed. Issue 7 §2.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -90,15 +90,9 @@ for (const naming of ['cluster', 'kubernetes'] as const) {
     it('get -o wide prints the server-side table columns', async () => {
       const r = await k(['get', 'deploy', 'web', '-o', 'wide']);
       const [header, row] = r.stdout.trim().split('\n');
-      if (naming === 'kubernetes') {
-        expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
-        expect(row).toMatch(/^web\s+0\/2\s+0\s+0\s+\S+\s+nginx\s+nginx:1\.27\s+app=web$/);
-      } else {
-        // kubectl asks for Tables in group meta.k8s.io only; under cluster naming the server
-        // answers plain JSON and kubectl prints its fallback columns.
-        expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'AGE']);
-        expect(row).toMatch(/^web\s+\d+s$/);
-      }
+      // kubectl asks for Tables in group meta.k8s.io only, answered under both namings.
+      expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+      expect(row).toMatch(/^web\s+0\/2\s+0\s+0\s+\S+\s+nginx\s+nginx:1\.27\s+app=web$/);
     });
 
     it('-l selects with equality, inequality, set and existence requirements', async () => {
@@ -249,7 +243,7 @@ for (const naming of ['cluster', 'kubernetes'] as const) {
       }
     });
 
-    it.runIf(naming === 'kubernetes')('explain reads field docs from the served OpenAPI', async () => {
+    it('explain reads field docs from the served OpenAPI', async () => {
       const r = await k(['explain', 'pods.spec.containers.resources']);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('KIND:       Pod');

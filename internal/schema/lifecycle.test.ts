@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { ApiCatalog } from './catalog.js';
-import { builtinDeprecation, deprecationWarning, LIFECYCLE_MARKERS, resolveLifecycle, type LifecycleMarkers } from './lifecycle.js';
+import { builtinDeprecation, deprecationWarning, LIFECYCLE_MARKERS, resolveLifecycle, SCHEMA_RELEASE, type LifecycleMarkers } from './lifecycle.js';
 import { readDataFile } from './data-files.js';
 import type { GeneratedCatalog } from './generated-catalog.js';
+import { SERVER_VERSION } from '../server/server.js';
 
 const cluster = createNaming('cluster');
 const kube = createNaming('kubernetes');
@@ -59,6 +60,10 @@ describe('lifecycle defaults and the running release', () => {
     [{ major: 2, minor: 0 }, { warning: 'storage.k8s.io/v1beta1 VolumeAttributesClass is deprecated in v1.34+, unavailable in v1.37+; use storage.k8s.io/v1 VolumeAttributesClass', removedRelease: '1.37' }],
   ])('a kind is deprecated from its deprecated release on (%j)', (current, expected) => {
     expect(builtinDeprecation(kube, 'storage.k8s.io', 'v1beta1', 'VolumeAttributesClass', current)).toEqual(expected);
+  });
+
+  it('judges deprecation at the release the server reports', () => {
+    expect(`${SCHEMA_RELEASE.major}.${SCHEMA_RELEASE.minor}`).toBe(`${SERVER_VERSION.major}.${SERVER_VERSION.minor}`);
   });
 
   it('every marker names a kind the schema data serves, and every non-GA kind has markers', () => {

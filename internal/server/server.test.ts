@@ -103,6 +103,17 @@ describe('bootstrap and discovery', () => {
     expect((await t.admin.get('/apis/nope.cluster.io/v1')).status).toBe(404);
   });
 
+  it.each(['/api', '/apis'])("answers aggregated discovery of %s asked for in upstream's apidiscovery.k8s.io too, in that group", async (path) => {
+    const res = await t.admin.get(path, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+    expect(res.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    const body = res.json<Obj>();
+    expect(body).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
+    // The same groups as in the naming's own form.
+    const own = (await t.admin.get(path, { accept: 'application/json;g=apidiscovery.cluster.io;v=v2;as=APIGroupDiscoveryList' })).json<Obj>();
+    expect(body.items).toEqual(own.items);
+    expect(own.apiVersion).toBe('apidiscovery.cluster.io/v2');
+  });
+
   it("answers an upstream group name (served here under the naming's) with a 404 that says --naming=kubernetes serves it", async () => {
     const hint = 'the server could not find the requested resource; this server runs with --naming=cluster and serves authorization.k8s.io as authorization.cluster.io; --naming=kubernetes serves authorization.k8s.io';
     const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } };

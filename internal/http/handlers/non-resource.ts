@@ -28,20 +28,26 @@ function serverAddress(c: Context<Env>): string {
   return c.req.header('host') ?? new URL(c.req.url).host;
 }
 
-type DiscoveryFormat = { kind: 'legacy' } | { kind: 'aggregated'; version: 'v2' | 'v2beta1' };
+type DiscoveryFormat = { kind: 'legacy' } | { kind: 'aggregated'; version: 'v2' | 'v2beta1'; group: string };
 
+/**
+ * Legacy or aggregated discovery, from Accept. Aggregated discovery is a representation, asked
+ * for in the naming's group or in upstream's `apidiscovery.k8s.io` (stock kubectl hard-codes it):
+ * both are answered, in the group asked for.
+ */
 function discoveryFormat(c: Context<Env>, deps: HttpDeps): DiscoveryFormat {
-  const group = deps.discovery.aggregatedGroup;
+  const groups = new Set([deps.discovery.aggregatedGroup, 'apidiscovery.k8s.io']);
   const aggregated = (version: 'v2' | 'v2beta1'): Offer<DiscoveryFormat> => ({
     mediaType: 'application/json',
-    value: { kind: 'aggregated', version },
-    accepts: (r) => r.params.as === 'APIGroupDiscoveryList' && r.params.g === group && r.params.v === version,
+    value: { kind: 'aggregated', version, group: deps.discovery.aggregatedGroup },
+    accepts: (r) => r.params.as === 'APIGroupDiscoveryList' && groups.has(r.params.g ?? '') && r.params.v === version,
   });
-  return negotiate<DiscoveryFormat>(c.req.header('accept'), [
+  const { offer, range } = negotiate<DiscoveryFormat>(c.req.header('accept'), [
     aggregated('v2'),
     aggregated('v2beta1'),
     { mediaType: 'application/json', value: { kind: 'legacy' } },
-  ]).offer.value;
+  ]);
+  return offer.value.kind === 'aggregated' ? { ...offer.value, group: range.params.g! } : offer.value;
 }
 
 const etags = new WeakMap<Buffer, string>();
@@ -78,9 +84,10 @@ export function cacheable(c: Context<Env>, body: Buffer, headers: Record<string,
   return new Response(body, { status: 200, headers: all });
 }
 
-function aggregatedResponse(c: Context<Env>, deps: HttpDeps, prefix: 'api' | 'apis', version: 'v2' | 'v2beta1'): Response {
-  return cacheable(c, Buffer.from(JSON.stringify(deps.discovery.aggregated(prefix, version))), {
-    'content-type': `application/json;g=${deps.discovery.aggregatedGroup};v=${version};as=APIGroupDiscoveryList`,
+function aggregatedResponse(c: Context<Env>, deps: HttpDeps, prefix: 'api' | 'apis', version: 'v2' | 'v2beta1', group: string): Response {
+  const body = { ...deps.discovery.aggregated(prefix, version), apiVersion: `${group}/${version}` };
+  return cacheable(c, Buffer.from(JSON.stringify(body)), {
+    'content-type': `application/json;g=${group};v=${version};as=APIGroupDiscoveryList`,
     vary: 'Accept',
     'cache-control': 'public',
   });
@@ -110,11 +117,11 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
   }
   if (path === '/api') {
     const f = discoveryFormat(c, deps);
-    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'api', f.version) : json(c, deps.discovery.apiVersions(serverAddress(c)));
+    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'api', f.version, f.group) : json(c, deps.discovery.apiVersions(serverAddress(c)));
   }
   if (path === '/apis') {
     const f = discoveryFormat(c, deps);
-    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'apis', f.version) : json(c, deps.discovery.apiGroupList());
+    return f.kind === 'aggregated' ? aggregatedResponse(c, deps, 'apis', f.version, f.group) : json(c, deps.discovery.apiGroupList());
   }
   if (info.apiPrefix === 'apis' && !info.isResourceRequest && info.parts.length === 0 && !info.apiVersion) {
     const group = deps.discovery.apiGroup(info.apiGroup);

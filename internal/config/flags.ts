@@ -622,7 +622,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'controllers', value: 'name,...', default: '*',
-    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner), token-cleaner-controller (tokencleaner), clusterrole-aggregation-controller (clusterrole-aggregation) and legacy-serviceaccount-token-cleaner-controller (legacy-serviceaccount-token-cleaner); bootstrap-signer and token-cleaner are off by default.',
+    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner), token-cleaner-controller (tokencleaner), clusterrole-aggregation-controller (clusterrole-aggregation), legacy-serviceaccount-token-cleaner-controller (legacy-serviceaccount-token-cleaner) and garbage-collector-controller (garbagecollector); bootstrap-signer and token-cleaner are off by default.',
     apply: (c, v) => {
       const entries = list(v);
       try { validateControllers(entries); } catch (e) { throw new FlagError(`invalid value for --controllers: ${(e as Error).message}`); }

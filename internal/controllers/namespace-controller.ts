@@ -99,8 +99,10 @@ export class NamespaceController {
       if (!r.namespaced) continue;
       const registry = this.registries.for(r);
       if (!registry) continue;
+      // Background, as upstream's namespace deleter asks: a kind whose default is to orphan
+      // (core/v1 ReplicationControllers) must not wait for the garbage collector here.
       const ctx = { user: CONTROLLER_USER, manager: 'namespace-controller', namespace: name, dryRun: false, warnings: [] };
-      const { items } = await registry.deleteCollection(r, ctx, { mode: { kind: 'consistent' }, namespace: name, filter: undefined, hasSelector: false, limit: 0 }, { dryRun: false });
+      const { items } = await registry.deleteCollection(r, ctx, { mode: { kind: 'consistent' }, namespace: name, filter: undefined, hasSelector: false, limit: 0 }, { dryRun: false, propagationPolicy: 'Background' });
       const left = await registry.list({ mode: { kind: 'consistent' }, namespace: name, filter: undefined, hasSelector: false, limit: 1 });
       remaining += left.entries.length;
       if (items.length) this.log.info('namespace cleanup deleted objects', { namespace: name, resource: r.resource, count: items.length });

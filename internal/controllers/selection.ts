@@ -12,7 +12,8 @@ export type ControllerName =
   | 'bootstrap-signer-controller'
   | 'token-cleaner-controller'
   | 'clusterrole-aggregation-controller'
-  | 'legacy-serviceaccount-token-cleaner-controller';
+  | 'legacy-serviceaccount-token-cleaner-controller'
+  | 'garbage-collector-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -23,6 +24,7 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'token-cleaner-controller': 'tokencleaner',
   'clusterrole-aggregation-controller': 'clusterrole-aggregation',
   'legacy-serviceaccount-token-cleaner-controller': 'legacy-serviceaccount-token-cleaner',
+  'garbage-collector-controller': 'garbagecollector',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

@@ -94,3 +94,74 @@ export function validateDeleteOptions(o: DeleteOptions, unsafeDeletionEnabled: b
 export function normalizeGracePeriod(o: DeleteOptions): DeleteOptions {
   return o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0 ? { ...o, gracePeriodSeconds: 1 } : o;
 }
+
+/** The finalizers the garbage collector acts on (upstream's metav1 names, under both namings). */
+export const FINALIZER_ORPHAN = 'orphan';
+export const FINALIZER_FOREGROUND = 'foregroundDeletion';
+
+/**
+ * What deleting an object without a policy does to its dependents (upstream's
+ * DefaultGarbageCollectionPolicy): `orphan` for the legacy versions of the workload kinds, as
+ * upstream keeps them for old clients; `unsupported` for events, which the collector never
+ * finalizes; `delete` (background) otherwise.
+ */
+export type GarbageCollectionPolicy = 'delete' | 'orphan' | 'unsupported';
+
+const LEGACY_WORKLOAD_VERSIONS: Readonly<Record<string, readonly string[]>> = {
+  'apps/deployments': ['extensions/v1beta1', 'apps/v1beta1', 'apps/v1beta2'],
+  'apps/replicasets': ['extensions/v1beta1', 'apps/v1beta2'],
+  'apps/daemonsets': ['extensions/v1beta1', 'apps/v1beta2'],
+  'apps/statefulsets': ['apps/v1beta1', 'apps/v1beta2'],
+  'core/replicationcontrollers': ['/v1'],
+  // The same objects requested through extensions (upstream served them there too).
+  'extensions/deployments': ['extensions/v1beta1'],
+  'extensions/replicasets': ['extensions/v1beta1'],
+  'extensions/daemonsets': ['extensions/v1beta1'],
+};
+
+/**
+ * The default policy for a delete request through `request` (upstream group/version of the
+ * request, as upstream's strategies read it from the request info) of objects stored as
+ * `storageResource` (`<upstream group or core>/<resource>`, events in `core/events`).
+ */
+export function defaultGarbageCollectionPolicy(storageResource: string, request: { upstreamGroup: string; version: string }): GarbageCollectionPolicy {
+  const key = storageResource.startsWith('/') ? `core${storageResource}` : storageResource;
+  if (key === 'core/events') return 'unsupported';
+  const legacy = LEGACY_WORKLOAD_VERSIONS[key];
+  return legacy?.includes(`${request.upstreamGroup}/${request.version}`) ? 'orphan' : 'delete';
+}
+
+/**
+ * The object's finalizers after a delete with `options` (upstream's
+ * deletionFinalizersForGarbageCollection): both collector finalizers are dropped and added back
+ * as the options, else the finalizers already present, else the default policy say. `changed`
+ * is false when the set is the same.
+ */
+export function deletionFinalizers(
+  existing: readonly string[],
+  options: Pick<DeleteOptions, 'orphanDependents' | 'propagationPolicy'>,
+  policy: GarbageCollectionPolicy,
+): { changed: boolean; finalizers: string[] } {
+  if (policy === 'unsupported') return { changed: false, finalizers: [...existing] };
+  let orphan: boolean;
+  let foreground: boolean;
+  if (options.orphanDependents !== undefined) {
+    orphan = options.orphanDependents;
+    foreground = false;
+  } else if (options.propagationPolicy !== undefined) {
+    orphan = options.propagationPolicy === 'Orphan';
+    foreground = options.propagationPolicy === 'Foreground';
+  } else {
+    // The first collector finalizer present decides; else the kind's default.
+    const first = existing.find((f) => f === FINALIZER_ORPHAN || f === FINALIZER_FOREGROUND);
+    orphan = first ? first === FINALIZER_ORPHAN : policy === 'orphan';
+    foreground = first === FINALIZER_FOREGROUND;
+  }
+  const finalizers = existing.filter((f) => f !== FINALIZER_ORPHAN && f !== FINALIZER_FOREGROUND);
+  if (orphan) finalizers.push(FINALIZER_ORPHAN);
+  if (foreground) finalizers.push(FINALIZER_FOREGROUND);
+  const before = new Set(existing);
+  const after = new Set(finalizers);
+  const changed = before.size !== after.size || [...after].some((f) => !before.has(f));
+  return { changed, finalizers: changed ? finalizers : [...existing] };
+}

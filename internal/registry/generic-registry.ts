@@ -22,7 +22,7 @@ import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
 import { convertObject } from './conversion.js';
 import type { WebhookConverter } from './webhook-conversion.js';
-import { normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from './delete-options.js';
+import { defaultGarbageCollectionPolicy, deletionFinalizers, normalizeGracePeriod, validateDeleteOptions, type DeleteOptions } from './delete-options.js';
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
@@ -758,23 +758,39 @@ export class GenericRegistry {
       }
       await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'validate');
 
-      const finalizers = ((meta.finalizers as unknown[] | undefined) ?? []).concat(this.pendingFinalizers(obj));
-      const { gracePeriodSeconds } = this.strategy.gracefulDelete(obj, options.gracePeriodSeconds);
+      const terminating = meta.deletionTimestamp !== undefined;
+      // A graceful deletion under way (a pod its node still stops) is left as it is: upstream's
+      // BeforeDelete answers "pending" before looking at the finalizers, so a second delete
+      // cannot change them then.
+      if (terminating && typeof meta.deletionGracePeriodSeconds === 'number' && meta.deletionGracePeriodSeconds > 0) return { object: obj, deleted: false };
+      // The collector's finalizers from the propagation policy: set on the first delete, and
+      // switched by a later one with another policy (foreground to orphan, or back).
+      const existing = stringList(meta.finalizers);
+      const gc = deletionFinalizers(existing, options, defaultGarbageCollectionPolicy(this.storage.storageResource, r));
+      const finalizers = [...gc.finalizers, ...this.pendingFinalizers(obj)];
+      const gracePeriodSeconds = terminating ? 0 : this.strategy.gracefulDelete(obj, options.gracePeriodSeconds).gracePeriodSeconds;
       if (finalizers.length === 0 && gracePeriodSeconds === 0) {
         if (ctx.dryRun) return { object: obj, deleted: true };
         const revision = await this.remove(entry.key, entry.revision);
         if (revision !== undefined) return { object: obj, deleted: true };
       } else {
-        // Terminating: mark once; the object goes when the last finalizer is removed (or its
-        // node agent confirms a graceful delete).
-        if (meta.deletionTimestamp !== undefined) return { object: obj, deleted: false };
+        // Terminating: marked once; the object goes when the last finalizer is removed (or its
+        // node agent confirms a graceful delete). A later delete may only change the
+        // collector's finalizers.
+        if (terminating && !gc.changed) return { object: obj, deleted: false };
         const next = clone(obj);
         const nextMeta = metaOf(next);
-        const now = this.deps.now();
-        nextMeta.deletionTimestamp = rfc3339(new Date(now.getTime() + gracePeriodSeconds * 1000));
-        nextMeta.deletionGracePeriodSeconds = gracePeriodSeconds;
-        if (this.storage.group === '' && this.storage.resource === 'namespaces') {
-          next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
+        if (gc.changed) {
+          if (gc.finalizers.length) nextMeta.finalizers = gc.finalizers;
+          else delete nextMeta.finalizers;
+        }
+        if (!terminating) {
+          const now = this.deps.now();
+          nextMeta.deletionTimestamp = rfc3339(new Date(now.getTime() + gracePeriodSeconds * 1000));
+          nextMeta.deletionGracePeriodSeconds = gracePeriodSeconds;
+          if (this.storage.group === '' && this.storage.resource === 'namespaces') {
+            next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
+          }
         }
         if (ctx.dryRun) return { object: await this.dryRunRoundTrip(r, next), deleted: false };
         const put = await this.put(entry.key, next, entry.revision, r);
@@ -801,6 +817,11 @@ export class GenericRegistry {
     }
     return { revision, items };
   }
+}
+
+/** The strings of a list field (metadata.finalizers), ignoring anything else it holds. */
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 function withoutVersion(obj: JsonObject): JsonObject {

@@ -70,6 +70,7 @@ import { controllerEnabled, type ControllerName } from '../controllers/selection
 import { namespaceObjectsController, tokensController } from '../controllers/serviceaccount-controllers.js';
 import { bootstrapSigner, clusterInfoKubeconfig, tokenCleaner } from '../controllers/bootstrap-controllers.js';
 import { ensureTokenTracking, legacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
+import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { migrateSeparateEvents } from './migrate-events.js';
 
 export const SERVER_VERSION: VersionInfo = {
@@ -436,6 +437,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('bootstrap-signer-controller') ? [bootstrapSigner(controllerEnv, secretType, () => clusterInfoKubeconfig(url, caPem))] : []),
     ...(enabled('clusterrole-aggregation-controller') ? [clusterRoleAggregationController(controllerEnv)] : []),
     ...(enabled('legacy-serviceaccount-token-cleaner-controller') ? [legacyTokenCleaner(controllerEnv, { cleanUpPeriodMs: config.legacyServiceAccountTokenCleanUpPeriodMs })] : []),
+    ...(enabled('garbage-collector-controller') ? [new GarbageCollector(registries, catalog, cache, log)] : []),
   ];
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {

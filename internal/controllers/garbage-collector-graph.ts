@@ -1,0 +1,216 @@
+// internal/controllers/garbage-collector-graph owns the garbage collector's picture of
+// ownership: one node per observed object (by uid) with its owner references and deletion
+// state, the dependents of every owner uid (also of owners never observed), and what each
+// change means for the collector's queue (upstream's GraphBuilder.processGraphChanges): which
+// dependents to look at, which owners to re-check, when orphaning or foreground deletion
+// starts, and which references name an owner observed in another namespace. It does no I/O.
+// Imports: registry/delete-options (finalizer names).
+
+import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../registry/delete-options.js';
+
+export interface OwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** An observed object, as the collector needs it. */
+export interface GraphNode {
+  uid: string;
+  /** The watch-cache prefix of its resource (which registry holds it). */
+  prefix: string;
+  /** Served group and kind of its resource, namespaced or not. */
+  group: string;
+  kind: string;
+  namespaced: boolean;
+  namespace: string;
+  name: string;
+  owners: OwnerRef[];
+  deleting: boolean;
+  finalizers: string[];
+}
+
+/** Work for the collector's queue. */
+export type WorkItem = { op: 'delete'; uid: string } | { op: 'orphan'; uid: string };
+
+/** A reference to an owner observed in a namespace the dependent cannot refer to. */
+export interface InvalidNamespaceRef {
+  dependent: GraphNode;
+  owner: OwnerRef;
+}
+
+export interface GraphChange {
+  work: WorkItem[];
+  invalidNamespace: InvalidNamespaceRef[];
+}
+
+export const deletingDependents = (n: Pick<GraphNode, 'deleting' | 'finalizers'>): boolean => n.deleting && n.finalizers.includes(FINALIZER_FOREGROUND);
+const orphaning = (n: Pick<GraphNode, 'deleting' | 'finalizers'>): boolean => n.deleting && n.finalizers.includes(FINALIZER_ORPHAN);
+
+/** The group of an apiVersion (`apps/v1` → apps, `v1` → ''). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** Reads a stored object's fields the graph keeps; undefined without a uid. */
+export function nodeFromObject(obj: Record<string, unknown>, at: { prefix: string; group: string; kind: string; namespaced: boolean }): GraphNode | undefined {
+  const meta = (obj.metadata ?? {}) as Record<string, unknown>;
+  if (typeof meta.uid !== 'string' || meta.uid === '') return undefined;
+  const owners: OwnerRef[] = [];
+  if (Array.isArray(meta.ownerReferences)) {
+    for (const r of meta.ownerReferences as Array<Record<string, unknown>>) {
+      if (!r || typeof r.uid !== 'string' || typeof r.kind !== 'string' || typeof r.name !== 'string' || typeof r.apiVersion !== 'string') continue;
+      const ref: OwnerRef = { apiVersion: r.apiVersion, kind: r.kind, name: r.name, uid: r.uid };
+      if (typeof r.controller === 'boolean') ref.controller = r.controller;
+      if (typeof r.blockOwnerDeletion === 'boolean') ref.blockOwnerDeletion = r.blockOwnerDeletion;
+      owners.push(ref);
+    }
+  }
+  return {
+    uid: meta.uid,
+    ...at,
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
+    name: typeof meta.name === 'string' ? meta.name : '',
+    owners,
+    deleting: meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null,
+    finalizers: Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]).filter((f): f is string => typeof f === 'string') : [],
+  };
+}
+
+/** Whether `ref` names `owner` as observed: same uid and group, kind and name. */
+function matches(ref: OwnerRef, owner: GraphNode): boolean {
+  return ref.uid === owner.uid && ref.name === owner.name && ref.kind === owner.kind && groupOf(ref.apiVersion) === owner.group;
+}
+
+export class DependencyGraph {
+  private readonly nodes = new Map<string, GraphNode>();
+  /** Owner uid → uids of the nodes that name it (the owner may never have been observed). */
+  private readonly dependents = new Map<string, Set<string>>();
+
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  get(uid: string): GraphNode | undefined {
+    return this.nodes.get(uid);
+  }
+
+  /** The observed objects that name `uid` as an owner. */
+  dependentsOf(uid: string): GraphNode[] {
+    const out: GraphNode[] = [];
+    for (const d of this.dependents.get(uid) ?? []) {
+      const n = this.nodes.get(d);
+      if (n) out.push(n);
+    }
+    return out;
+  }
+
+  /** The nodes of one resource prefix (to find those a relist no longer holds). */
+  uidsUnder(prefix: string): string[] {
+    return [...this.nodes.values()].filter((n) => n.prefix === prefix).map((n) => n.uid);
+  }
+
+  /** An object was added or changed. */
+  observe(node: GraphNode): GraphChange {
+    const work: WorkItem[] = [];
+    const invalidNamespace: InvalidNamespaceRef[] = [];
+    const prev = this.nodes.get(node.uid);
+    this.nodes.set(node.uid, node);
+
+    const before = new Map((prev?.owners ?? []).map((o) => [o.uid, o]));
+    const after = new Map(node.owners.map((o) => [o.uid, o]));
+    let verify = false;
+    for (const [uid, ref] of after) {
+      const old = before.get(uid);
+      if (!old) {
+        this.link(uid, node.uid);
+        const owner = this.nodes.get(uid);
+        if (!owner) verify = true; // never observed: the worker asks the store whether it exists
+        else if (owner.namespaced && owner.namespace !== node.namespace) {
+          invalidNamespace.push({ dependent: node, owner: ref });
+          verify = true;
+        } else if (!matches(ref, owner)) verify = true;
+      } else if (old.blockOwnerDeletion === true && ref.blockOwnerDeletion !== true) {
+        // No longer blocks: an owner waiting for its blocking dependents looks again.
+        const owner = this.nodes.get(uid);
+        if (owner && deletingDependents(owner)) work.push({ op: 'delete', uid });
+      }
+    }
+    for (const uid of before.keys()) {
+      if (after.has(uid)) continue;
+      this.unlink(uid, node.uid);
+      const owner = this.nodes.get(uid);
+      if (owner && deletingDependents(owner)) work.push({ op: 'delete', uid });
+    }
+    if (verify) work.push({ op: 'delete', uid: node.uid });
+
+    if (!prev) {
+      // Dependents seen before this owner: those naming it from another namespace are wrong.
+      for (const dep of this.dependentsOf(node.uid)) {
+        if (node.namespaced && dep.namespace !== node.namespace) {
+          const ref = dep.owners.find((o) => o.uid === node.uid);
+          if (ref) invalidNamespace.push({ dependent: dep, owner: ref });
+          work.push({ op: 'delete', uid: dep.uid });
+        } else if (!dep.owners.some((o) => matches(o, node))) work.push({ op: 'delete', uid: dep.uid });
+      }
+    }
+    if (orphaning(node) && !(prev && orphaning(prev))) work.push({ op: 'orphan', uid: node.uid });
+    if (deletingDependents(node) && !(prev && deletingDependents(prev))) {
+      for (const dep of this.dependentsOf(node.uid)) work.push({ op: 'delete', uid: dep.uid });
+      work.push({ op: 'delete', uid: node.uid });
+    }
+    return { work, invalidNamespace };
+  }
+
+  /** An object is gone: its dependents are looked at, and owners waiting for it look again. */
+  forget(uid: string): GraphChange {
+    const work: WorkItem[] = [];
+    const node = this.nodes.get(uid);
+    if (!node) return { work, invalidNamespace: [] };
+    this.nodes.delete(uid);
+    for (const ref of node.owners) {
+      this.unlink(ref.uid, uid);
+      const owner = this.nodes.get(ref.uid);
+      if (owner && deletingDependents(owner)) work.push({ op: 'delete', uid: ref.uid });
+    }
+    for (const dep of this.dependentsOf(uid)) work.push({ op: 'delete', uid: dep.uid });
+    return { work, invalidNamespace: [] };
+  }
+
+  /**
+   * Whether the collector has anything to check about a node: it is being deleted, or an owner
+   * is not observed, is observed elsewhere or under other coordinates, or waits for its
+   * dependents. False for the settled majority when the graph is first built.
+   */
+  needsAttention(uid: string): boolean {
+    const node = this.nodes.get(uid);
+    if (!node) return false;
+    if (node.deleting) return true;
+    return node.owners.some((ref) => {
+      const owner = this.nodes.get(ref.uid);
+      return !owner || owner.deleting || (owner.namespaced && owner.namespace !== node.namespace) || !matches(ref, owner);
+    });
+  }
+
+  clear(): void {
+    this.nodes.clear();
+    this.dependents.clear();
+  }
+
+  private link(owner: string, dependent: string): void {
+    let set = this.dependents.get(owner);
+    if (!set) this.dependents.set(owner, (set = new Set()));
+    set.add(dependent);
+  }
+
+  private unlink(owner: string, dependent: string): void {
+    const set = this.dependents.get(owner);
+    if (!set) return;
+    set.delete(dependent);
+    if (set.size === 0) this.dependents.delete(owner);
+  }
+}

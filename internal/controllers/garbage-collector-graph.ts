@@ -20,8 +20,9 @@ export interface OwnerRef {
 /** An observed object, as the collector needs it. */
 export interface GraphNode {
   uid: string;
-  /** The watch-cache prefix of its resource (which registry holds it). */
+  /** The watch-cache prefix of its resource (which registry holds it), and its key there. */
   prefix: string;
+  key: string;
   /** Served group and kind of its resource, namespaced or not. */
   group: string;
   kind: string;
@@ -57,7 +58,7 @@ export function groupOf(apiVersion: string): string {
 }
 
 /** Reads a stored object's fields the graph keeps; undefined without a uid. */
-export function nodeFromObject(obj: Record<string, unknown>, at: { prefix: string; group: string; kind: string; namespaced: boolean }): GraphNode | undefined {
+export function nodeFromObject(obj: Record<string, unknown>, at: { prefix: string; key: string; group: string; kind: string; namespaced: boolean }): GraphNode | undefined {
   const meta = (obj.metadata ?? {}) as Record<string, unknown>;
   if (typeof meta.uid !== 'string' || meta.uid === '') return undefined;
   const owners: OwnerRef[] = [];
@@ -72,7 +73,11 @@ export function nodeFromObject(obj: Record<string, unknown>, at: { prefix: strin
   }
   return {
     uid: meta.uid,
-    ...at,
+    prefix: at.prefix,
+    key: at.key,
+    group: at.group,
+    kind: at.kind,
+    namespaced: at.namespaced,
     namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
     name: typeof meta.name === 'string' ? meta.name : '',
     owners,

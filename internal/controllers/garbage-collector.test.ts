@@ -11,6 +11,18 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
+/** A small seeded generator (mulberry32): the same seed, the same forest and deletions. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 describe('garbage collector', () => {
   let t: TestServer;
   const until = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
@@ -240,6 +252,66 @@ describe('garbage collector', () => {
     await gone(`${CM('gc')}/chain-c`);
     await gone(`${CM('gc')}/chain-b`);
     await gone(`${CM('gc')}/chain-a`);
+  });
+
+  it.each([7, 2024])('seed %i: concurrent deletes with mixed policies over a forest end as upstream decides', async (seed) => {
+    const rand = rng(seed);
+    const ns = `forest-${seed}`;
+    expect((await t.admin.post('/api/v1/namespaces', { metadata: { name: ns } })).status).toBeLessThan(300);
+    const anchor = await cm(ns, 'anchor');
+    // A forest: each object has one parent (or none), some also the never-deleted anchor.
+    type Item = { name: string; parent?: string; anchored: boolean; obj?: Obj };
+    const items: Item[] = [];
+    for (let i = 0; i < 40; i++) {
+      const parent = i > 0 && rand() < 0.8 ? items[Math.floor(rand() * items.length)]!.name : undefined;
+      items.push({ name: `o${i}`, parent, anchored: parent !== undefined && rand() < 0.15 });
+    }
+    const byName = new Map(items.map((it) => [it.name, it]));
+    for (const it of items) {
+      const owners = [];
+      if (it.parent) owners.push(ref(byName.get(it.parent)!.obj!, { blockOwnerDeletion: rand() < 0.6 }));
+      if (it.anchored) owners.push(ref(anchor));
+      it.obj = await cm(ns, it.name, owners);
+    }
+    // Deleted objects: none an ancestor of another (what a delete of a dependent does while its
+    // owner's cascade runs depends on which comes first, upstream as here).
+    const ancestors = (name: string): string[] => {
+      const out: string[] = [];
+      for (let p = byName.get(name)!.parent; p; p = byName.get(p)!.parent) out.push(p);
+      return out;
+    };
+    const policies = ['Background', 'Foreground', 'Orphan'] as const;
+    const deleted = new Map<string, (typeof policies)[number]>();
+    for (const it of [...items].sort(() => rand() - 0.5)) {
+      if (deleted.size >= 8) break;
+      const related = [...deleted.keys()].some((d) => ancestors(it.name).includes(d) || ancestors(d).includes(it.name));
+      if (!related) deleted.set(it.name, policies[Math.floor(rand() * policies.length)]!);
+    }
+    const results = await Promise.all([...deleted].map(([name, policy]) => t.admin.delete(`${CM(ns)}/${name}?propagationPolicy=${policy}`)));
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+    // Upstream's outcome: an object lives unless it was deleted, or its nearest deleted
+    // ancestor cascades (not Orphan) with no anchored object on the way to it.
+    const survives = (name: string): boolean => {
+      if (deleted.has(name)) return false;
+      for (let cur = byName.get(name)!; cur.parent; cur = byName.get(cur.parent)!) {
+        if (cur.anchored) return true;
+        const policy = deleted.get(cur.parent);
+        if (policy) return policy === 'Orphan';
+      }
+      return true;
+    };
+    const want = items.filter((it) => survives(it.name)).map((it) => it.name).sort();
+    const names = async () => ((await get(CM(ns))).items as Obj[]).map((o) => o.metadata.name as string).filter((n) => n !== 'anchor').sort();
+    const settled = async () => {
+      const list = (await get(CM(ns))).items as Obj[];
+      const uids = new Set(list.map((o) => o.metadata.uid));
+      // Every reference left names a live object, nothing waits in deletion.
+      const clean = list.every((o) => !o.metadata.deletionTimestamp && ((o.metadata.ownerReferences ?? []) as Obj[]).every((r) => uids.has(r.uid)));
+      return clean && JSON.stringify(list.map((o) => o.metadata.name).filter((n) => n !== 'anchor').sort()) === JSON.stringify(want) ? true : undefined;
+    };
+    await until(`the forest to settle (seed ${seed})`, settled).catch(async (e: unknown) => {
+      throw new Error(`${String(e)}: want ${want.join(',')}, have ${(await names()).join(',')}, deleted ${JSON.stringify([...deleted])}`);
+    });
   });
 
   it('a chain of three levels goes in the background', async () => {

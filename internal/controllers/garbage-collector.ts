@@ -28,6 +28,8 @@ const USER = { name: 'system:serviceaccount:kube-system:generic-garbage-collecto
 /** Owners confirmed absent, remembered so dependents of one gone owner need one read (upstream keeps 500). */
 const ABSENT_CAPACITY = 500;
 const IGNORED = new Set(['/events', 'events.k8s.io/events']);
+/** What a stored object holds when the graph cares about an update of it. */
+const GRAPH_FIELDS = ['"ownerReferences"', '"finalizers"', '"deletionTimestamp"'];
 
 /** An owner reference whose apiVersion/kind this server does not serve: retried (a definition may come). */
 class RestMappingError extends Error {
@@ -51,6 +53,8 @@ export interface GarbageCollectorOptions {
 
 export class GarbageCollector {
   private readonly graph = new DependencyGraph();
+  /** Object key → uid of the graph's nodes (an update's key finds its node without a parse). */
+  private readonly uidByKey = new Map<string, string>();
   private readonly watchers = new Map<string, CacheWatcher>();
   private readonly queue = new Map<string, WorkItem>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -97,6 +101,7 @@ export class GarbageCollector {
     this.queue.clear();
     this.failures.clear();
     this.graph.clear();
+    this.uidByKey.clear();
     this.absent.clear();
   }
 
@@ -157,6 +162,7 @@ export class GarbageCollector {
     void (async () => {
       for await (const out of watcher) {
         if (!('entry' in out)) continue;
+        if (out.type === 'MODIFIED' && this.unchangedForGraph(out.entry)) continue;
         if (out.type === 'DELETED') {
           const node = this.toNode(reg, out.entry);
           if (node) this.apply(this.forget(node.uid));
@@ -181,10 +187,25 @@ export class GarbageCollector {
   private toNode(reg: GenericRegistry, entry: CacheEntry): GraphNode | undefined {
     if (entry.corrupt) return undefined;
     const r = reg.storage;
-    return nodeFromObject(JSON.parse(entry.bytes.toString('utf8')) as JsonObject, { prefix: reg.prefix, group: r.group, kind: r.kind, namespaced: r.namespaced });
+    const node = nodeFromObject(JSON.parse(entry.bytes.toString('utf8')) as JsonObject, { prefix: reg.prefix, key: entry.key, group: r.group, kind: r.kind, namespaced: r.namespaced });
+    if (node) this.uidByKey.set(entry.key, node.uid);
+    return node;
+  }
+
+  /**
+   * An update of an object the graph holds with no owners, finalizers or deletion, whose new
+   * bytes mention none of them: nothing for the graph, and no parse of every write's object.
+   */
+  private unchangedForGraph(entry: CacheEntry): boolean {
+    const uid = this.uidByKey.get(entry.key);
+    const known = uid === undefined ? undefined : this.graph.get(uid);
+    if (!known || known.owners.length > 0 || known.deleting || known.finalizers.length > 0) return false;
+    return !GRAPH_FIELDS.some((f) => entry.bytes.includes(f));
   }
 
   private forget(uid: string): GraphChange {
+    const node = this.graph.get(uid);
+    if (node && this.uidByKey.get(node.key) === uid) this.uidByKey.delete(node.key);
     const change = this.graph.forget(uid);
     // Its dependents will ask for it: it is known to be gone.
     if (change.work.length) this.rememberAbsent(uid);

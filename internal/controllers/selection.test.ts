@@ -12,6 +12,8 @@ describe('--controllers selection (upstream IsControllerEnabled)', () => {
     [['-serviceaccount', 'serviceaccount'], 'serviceaccount-controller', false],
     [['tokencleaner'], 'serviceaccount-controller', false],
     [['tokencleaner'], 'token-cleaner-controller', true],
+    [['*'], 'garbage-collector-controller', true],
+    [['*', '-garbagecollector'], 'garbage-collector-controller', false],
   ])('%j → %s %s', (entries, name, want) => {
     expect(controllerEnabled(name, entries)).toBe(want);
   });

@@ -3,8 +3,11 @@
 // ConfigMap owner, its "replica set", its "pods"), a raw DeleteOptions body over HTTPS for each
 // policy and for the legacy orphanDependents, a chain of three levels, a custom resource as
 // owner, and a dependent whose owner never existed. No controller here creates dependents: the
-// tests write their ownerReferences themselves.
+// tests write their ownerReferences themselves. Then three replicas: the collector runs on the
+// leader only, a delete through a follower cascades, and after the leader is killed the new
+// leader's collector finishes what is left and takes new work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClusterProcess } from './support/cluster-process.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
@@ -138,3 +141,55 @@ for (const naming of ['cluster', 'kubernetes'] as const) {
     });
   });
 }
+
+describe.skipIf(!haveKubectl)('garbage collection on three replicas (leader-only collector)', () => {
+  let cluster: ClusterProcess;
+  const k = async (replica: string, ...args: string[]) => {
+    const r = await kubectl(cluster.kubeconfig(replica), ['-n', 'default', ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  const json = async (replica: string, ...args: string[]) => JSON.parse(await k(replica, ...args, '-o', 'json')) as Obj;
+  const apply = async (replica: string, name: string, owners: Obj[] = []) => {
+    const manifest = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: owners.length ? owners : undefined } });
+    const r = await kubectl(cluster.kubeconfig(replica), ['-n', 'default', 'create', '-f', '-', '-o', 'json'], manifest);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as Obj;
+  };
+  const ref = (owner: Obj) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata.name, uid: owner.metadata.uid, blockOwnerDeletion: true });
+  const names = async (replica: string) => ((await json(replica, 'get', 'configmaps')).items as Obj[]).map((o) => o.metadata.name as string);
+
+  beforeAll(async () => {
+    // Info logs name what the collector deletes: they show on which replica it runs.
+    cluster = await ClusterProcess.create({ extraArgs: ['--log-level=info'] });
+    await cluster.startAll();
+    await cluster.waitAllReady();
+    await cluster.waitForLeader();
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+  const collected = (replica: string, name: string) => cluster.logs(replica).split('\n').filter((l) => l.includes('garbage collector: deleting object') && l.includes(`"${name}"`)).length;
+
+  it('a foreground delete through a follower cascades; after the leader dies the new leader collects', async () => {
+    const leader = await cluster.waitForLeader();
+    const follower = cluster.names.find((n) => n !== leader)!;
+    const owner = await apply(follower, 'c-owner');
+    const mid = await apply(follower, 'c-mid', [ref(owner)]);
+    await apply(follower, 'c-leaf', [ref(mid)]);
+    expect(await k(follower, 'delete', 'configmap', 'c-owner', '--cascade=foreground')).toBe('configmap "c-owner" deleted\n');
+    expect((await names(follower)).filter((n) => n.startsWith('c-'))).toEqual([]);
+    // Only the leader's collector deleted the dependents.
+    expect(cluster.names.map((n) => collected(n, 'c-mid'))).toEqual(cluster.names.map((n) => (n === leader ? 1 : 0)));
+
+    const second = await apply(follower, 'd-owner');
+    await apply(follower, 'd-dep', [ref(second)]);
+    await cluster.kill(leader);
+    const next = await cluster.waitForLeader(30_000, leader);
+    const via = cluster.names.find((n) => n !== leader)!;
+    expect(next).not.toBe(leader);
+    expect(await k(via, 'delete', 'configmap', 'd-owner', '--cascade=foreground', '--timeout=60s')).toBe('configmap "d-owner" deleted\n');
+    expect((await names(via)).filter((n) => n.startsWith('d-'))).toEqual([]);
+    expect(cluster.names.filter((n) => collected(n, 'd-dep') > 0)).toEqual([next]);
+  });
+});

@@ -228,7 +228,11 @@ describe('garbage collector', () => {
     });
     await cm('gc', 'widget-part', [ref(owner, { blockOwnerDeletion: true })]);
     const child = await create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2', ownerReferences: [ref(owner)] } });
-    expect((await t.admin.delete(`${widgets}/w1?propagationPolicy=Foreground`)).status).toBe(200);
+    const marked = await t.admin.delete(`${widgets}/w1?propagationPolicy=Foreground`);
+    expect(marked.status).toBe(200);
+    // Marked for deletion: the finalizer, and the generation bumped as upstream bumps it.
+    expect(marked.json<Obj>().metadata).toMatchObject({ finalizers: ['foregroundDeletion'], generation: owner.metadata.generation + 1 });
+    expect(owner.metadata.generation).toBe(1);
     await gone(`${CM('gc')}/widget-part`);
     await gone(`${widgets}/w2`);
     await gone(`${widgets}/w1`);

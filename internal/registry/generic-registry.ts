@@ -788,6 +788,8 @@ export class GenericRegistry {
           const now = this.deps.now();
           nextMeta.deletionTimestamp = rfc3339(new Date(now.getTime() + gracePeriodSeconds * 1000));
           nextMeta.deletionGracePeriodSeconds = gracePeriodSeconds;
+          // Marking for deletion is a change of the object's intent: upstream bumps a generation it tracks.
+          if (typeof nextMeta.generation === 'number' && nextMeta.generation > 0) nextMeta.generation += 1;
           if (this.storage.group === '' && this.storage.resource === 'namespaces') {
             next.status = { ...((next.status as JsonObject | undefined) ?? {}), phase: 'Terminating' };
           }

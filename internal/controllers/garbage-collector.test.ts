@@ -327,3 +327,24 @@ describe('garbage collector', () => {
     expect(await status(`${CM('gc')}/bchain-b`)).toBe(404);
   });
 });
+
+describe('without the garbage collector (--controllers=*,-garbagecollector)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ controllers: ['*', '-serviceaccount', '-root-ca-cert-publisher', '-serviceaccount-token', '-garbagecollector'] });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('deletes set no collector finalizer (nothing would remove it), as upstream with --enable-garbage-collector=false', async () => {
+    for (const policy of ['Foreground', 'Orphan']) {
+      const path = `/api/v1/namespaces/default/configmaps/no-gc-${policy.toLowerCase()}`;
+      expect((await t.admin.post('/api/v1/namespaces/default/configmaps', { metadata: { name: `no-gc-${policy.toLowerCase()}` } })).status).toBeLessThan(300);
+      const res = await t.admin.delete(`${path}?propagationPolicy=${policy}`);
+      expect(res.status).toBe(200);
+      expect(res.json<Obj>().kind).toBe('Status');
+      expect((await t.admin.get(path)).status).toBe(404);
+    }
+  });
+});

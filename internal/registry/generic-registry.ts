@@ -55,6 +55,12 @@ export interface RegistryDeps {
   strategyGates?: StrategyGates;
   /** Calls the conversion webhooks of custom resource definitions that have one. */
   conversionWebhooks: WebhookConverter;
+  /**
+   * The garbage collector runs (default true): deletes set its finalizers only then, as
+   * upstream's --enable-garbage-collector decides (a finalizer no one removes would hold the
+   * object forever).
+   */
+  garbageCollection?: boolean;
 }
 
 export interface ListRequest {
@@ -766,7 +772,8 @@ export class GenericRegistry {
       // The collector's finalizers from the propagation policy: set on the first delete, and
       // switched by a later one with another policy (foreground to orphan, or back).
       const existing = stringList(meta.finalizers);
-      const gc = deletionFinalizers(existing, options, defaultGarbageCollectionPolicy(this.storage.storageResource, r));
+      const policy = this.deps.garbageCollection === false ? 'unsupported' : defaultGarbageCollectionPolicy(this.storage.storageResource, r);
+      const gc = deletionFinalizers(existing, options, policy);
       const finalizers = [...gc.finalizers, ...this.pendingFinalizers(obj)];
       const gracePeriodSeconds = terminating ? 0 : this.strategy.gracefulDelete(obj, options.gracePeriodSeconds).gracePeriodSeconds;
       if (finalizers.length === 0 && gracePeriodSeconds === 0) {

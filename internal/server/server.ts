@@ -261,6 +261,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
     strategyGates: { nodeDeclaredFeatures: config.featureGates.enabled('NodeDeclaredFeatures') },
     conversionWebhooks: new WebhookConverter(serviceResolver, naming),
+    garbageCollection: controllerEnabled('garbage-collector-controller', config.controllers),
   });
 
   health.add(['livez', 'readyz', 'healthz'], {

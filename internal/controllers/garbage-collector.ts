@@ -27,6 +27,8 @@ const COMPONENT = 'garbage-collector-controller';
 const USER = { name: 'system:serviceaccount:kube-system:generic-garbage-collector', groups: ['system:masters', 'system:authenticated'] };
 /** Owners confirmed absent, remembered so dependents of one gone owner need one read (upstream keeps 500). */
 const ABSENT_CAPACITY = 500;
+/** Workers by default: each waits mostly on the store (upstream runs 20). */
+const WORKERS = 8;
 const IGNORED = new Set(['/events', 'events.k8s.io/events']);
 /** What a stored object holds when the graph cares about an update of it. */
 const GRAPH_FIELDS = ['"ownerReferences"', '"finalizers"', '"deletionTimestamp"'];
@@ -46,6 +48,8 @@ class NamespacedOwnerOfClusterScopedError extends Error {
 }
 
 export interface GarbageCollectorOptions {
+  /** Items worked on at once (upstream's --concurrent-gc-syncs, default 20). */
+  workers?: number;
   /** First retry delay of a failed item (doubling up to maxRetryMs). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -63,8 +67,12 @@ export class GarbageCollector {
   /** Invalid-namespace events already recorded (dependent uid/owner uid), once each. */
   private readonly reported = new Set<string>();
   private unsubscribe: (() => void) | undefined;
-  private draining = false;
+  /** Workers running, and the keys they hold. */
+  private busy = 0;
+  private readonly inFlight = new Set<string>();
   private running = false;
+  /** Between start() and stop(), even while waiting for the cache to be ready. */
+  private wanted = false;
   /** Bumped on every start and stop: work of an earlier run stops at its next step. */
   private epoch = 0;
 
@@ -78,18 +86,20 @@ export class GarbageCollector {
 
   start(): void {
     if (this.running) return;
-    this.running = true;
-    this.epoch++;
+    this.wanted = true;
     if (!this.cache.ready) {
-      this.running = false;
-      setTimeout(() => this.start(), 100).unref();
+      // Stopped before the cache was ready: it stays stopped.
+      setTimeout(() => this.wanted && this.start(), 100).unref();
       return;
     }
+    this.running = true;
+    this.epoch++;
     this.unsubscribe = this.catalog.onChange(() => this.followAll());
     this.followAll();
   }
 
   stop(): void {
+    this.wanted = false;
     this.running = false;
     this.epoch++;
     this.unsubscribe?.();
@@ -112,7 +122,7 @@ export class GarbageCollector {
 
   /** True when nothing waits in the queue or for a retry. */
   get idle(): boolean {
-    return this.queue.size === 0 && this.timers.size === 0 && !this.draining;
+    return this.queue.size === 0 && this.timers.size === 0 && this.busy === 0;
   }
 
   // ---- following the resources ---------------------------------------------------------
@@ -161,6 +171,8 @@ export class GarbageCollector {
     const epoch = this.epoch;
     void (async () => {
       for await (const out of watcher) {
+        // Events a closed watcher still hands over belong to a graph that is gone.
+        if (epoch !== this.epoch) break;
         if (!('entry' in out)) continue;
         if (out.type === 'MODIFIED' && this.unchangedForGraph(out.entry)) continue;
         if (out.type === 'DELETED') {
@@ -228,7 +240,7 @@ export class GarbageCollector {
     if (!this.running) return;
     const key = `${item.op}/${item.uid}`;
     this.queue.set(key, item);
-    if (!this.draining) void this.drain();
+    this.pump();
   }
 
   private retryLater(key: string, item: WorkItem): void {
@@ -245,34 +257,47 @@ export class GarbageCollector {
     this.timers.set(key, t);
   }
 
-  private async drain(): Promise<void> {
-    this.draining = true;
-    const epoch = this.epoch;
-    try {
-      while (this.queue.size > 0 && this.running && epoch === this.epoch) {
-        const [key, item] = this.queue.entries().next().value!;
-        this.queue.delete(key);
-        try {
-          if (item.op === 'delete') await this.attemptToDelete(item.uid);
-          else await this.attemptToOrphan(item.uid);
-          this.failures.delete(key);
-        } catch (e) {
-          if (e instanceof NamespacedOwnerOfClusterScopedError) {
-            this.log.info('garbage collector: ' + e.message, { uid: item.uid });
-            this.failures.delete(key);
-            continue;
-          }
-          const level = e instanceof RestMappingError || isConflict(e) ? 'info' : 'warn';
-          this.log[level]('garbage collector: item failed; retrying', { op: item.op, uid: item.uid, error: e instanceof Error ? e.message : String(e) });
-          if (this.running && epoch === this.epoch) this.retryLater(key, item);
-        }
-      }
-    } finally {
-      this.draining = false;
-      // Started again while this drain was finishing an item of an earlier run.
-      if (this.running && this.queue.size > 0 && epoch !== this.epoch) void this.drain();
+  /** Starts workers while there is work no worker holds, up to the pool's size. */
+  private pump(): void {
+    while (this.running && this.busy < (this.options.workers ?? WORKERS) && this.nextItem() !== undefined) {
+      this.busy++;
+      void this.work(this.epoch).finally(() => {
+        this.busy--;
+        this.pump();
+      });
     }
   }
+
+  /** The first queued item whose key no worker is processing (one key is never worked on twice at once). */
+  private nextItem(): [string, WorkItem] | undefined {
+    for (const entry of this.queue) if (!this.inFlight.has(entry[0])) return entry;
+    return undefined;
+  }
+
+  private async work(epoch: number): Promise<void> {
+    for (let next = this.nextItem(); next && this.running && epoch === this.epoch; next = this.nextItem()) {
+      const [key, item] = next;
+      this.queue.delete(key);
+      this.inFlight.add(key);
+      try {
+        if (item.op === 'delete') await this.attemptToDelete(item.uid);
+        else await this.attemptToOrphan(item.uid);
+        this.failures.delete(key);
+      } catch (e) {
+        if (e instanceof NamespacedOwnerOfClusterScopedError) {
+          this.log.info('garbage collector: ' + e.message, { uid: item.uid });
+          this.failures.delete(key);
+          continue;
+        }
+        const level = e instanceof RestMappingError || isConflict(e) ? 'info' : 'warn';
+        this.log[level]('garbage collector: item failed; retrying', { op: item.op, uid: item.uid, error: e instanceof Error ? e.message : String(e) });
+        if (this.running && epoch === this.epoch) this.retryLater(key, item);
+      } finally {
+        this.inFlight.delete(key);
+      }
+    }
+  }
+
 
   // ---- reads and writes ----------------------------------------------------------------
 
@@ -454,9 +479,15 @@ export class GarbageCollector {
     const current = nodeFromObject(latest, node) ?? node;
     if (!current.deleting || !current.finalizers.includes(FINALIZER_ORPHAN)) return;
     const owner = new Set([uid]);
-    for (const dep of this.graph.dependentsOf(uid)) {
-      const depReg = this.registryOf(dep);
-      if (depReg) await this.removeOwnerRefs(depReg, dep, owner);
+    const dependents = this.graph.dependentsOf(uid);
+    const batch = this.options.workers ?? WORKERS;
+    for (let i = 0; i < dependents.length; i += batch) {
+      await Promise.all(
+        dependents.slice(i, i + batch).map(async (dep) => {
+          const depReg = this.registryOf(dep);
+          if (depReg) await this.removeOwnerRefs(depReg, dep, owner);
+        }),
+      );
     }
     this.log.info('garbage collector: dependents orphaned; removing the orphan finalizer', { name: current.name, namespace: current.namespace || undefined, uid });
     await this.removeFinalizer(reg, current, FINALIZER_ORPHAN);

@@ -131,6 +131,22 @@ describe('garbage collector', () => {
     await gone(`${CM('gc')}/cascade-dep`);
   });
 
+  it('a core/v1 ReplicationController orphans by default (upstream keeps that for old clients); Background cascades', async () => {
+    const RC = '/api/v1/namespaces/gc/replicationcontrollers';
+    const spec = { replicas: 0, selector: { app: 'x' }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } };
+    const kept = await create(RC, { metadata: { name: 'rc-default' }, spec });
+    await cm('gc', 'rc-default-pod', [ref(kept, { controller: true, blockOwnerDeletion: true })]);
+    const res = await t.admin.delete(`${RC}/rc-default`);
+    expect(res.json<Obj>().metadata.finalizers).toEqual(['orphan']);
+    await gone(`${RC}/rc-default`);
+    expect((await get(`${CM('gc')}/rc-default-pod`)).metadata.ownerReferences).toBeUndefined();
+
+    const cascaded = await create(RC, { metadata: { name: 'rc-bg' }, spec });
+    await cm('gc', 'rc-bg-pod', [ref(cascaded, { controller: true, blockOwnerDeletion: true })]);
+    expect((await t.admin.delete(`${RC}/rc-bg`, { propagationPolicy: 'Background' })).json<Obj>().kind).toBe('Status');
+    await gone(`${CM('gc')}/rc-bg-pod`);
+  });
+
   it('a second delete switches foreground to orphan', async () => {
     const owner = await cm('gc', 'switch-owner');
     await cm('gc', 'switch-dep', [ref(owner, { blockOwnerDeletion: true })], ['test.example.com/hold']);

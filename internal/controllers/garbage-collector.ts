@@ -115,16 +115,6 @@ export class GarbageCollector {
     this.absent.clear();
   }
 
-  /** Objects in the graph (for tests and logs). */
-  get graphSize(): number {
-    return this.graph.size;
-  }
-
-  /** True when nothing waits in the queue or for a retry. */
-  get idle(): boolean {
-    return this.queue.size === 0 && this.timers.size === 0 && this.busy === 0;
-  }
-
   // ---- following the resources ---------------------------------------------------------
 
   /** Follows every stored resource not yet followed; stops following those no longer stored. */

@@ -161,6 +161,18 @@ describe('garbage collector', () => {
     await unhold(`${CM('gc')}/switch-dep`);
   });
 
+  it('a graceful pod deletion under way keeps its state against a second delete; the grace-0 confirmation removes it', async () => {
+    const PODS = '/api/v1/namespaces/gc/pods';
+    await create(PODS, { metadata: { name: 'running' }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'i' }] } });
+    const first = (await t.admin.delete(`${PODS}/running`)).json<Obj>();
+    expect(first.metadata.deletionGracePeriodSeconds).toBe(30);
+    const again = (await t.admin.delete(`${PODS}/running?propagationPolicy=Orphan`)).json<Obj>();
+    expect(again.metadata.finalizers).toBeUndefined();
+    expect(again.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    expect((await t.admin.delete(`${PODS}/running?gracePeriodSeconds=0`)).status).toBe(200);
+    expect(await status(`${PODS}/running`)).toBe(404);
+  });
+
   it('dry run sets no finalizer and deletes nothing', async () => {
     const owner = await cm('gc', 'dry-owner');
     const res = await t.admin.delete(`${CM('gc')}/dry-owner?dryRun=All&propagationPolicy=Foreground`);

@@ -765,17 +765,20 @@ export class GenericRegistry {
       await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'validate');
 
       const terminating = meta.deletionTimestamp !== undefined;
-      // A graceful deletion under way (a pod its node still stops) is left as it is: upstream's
-      // BeforeDelete answers "pending" before looking at the finalizers, so a second delete
-      // cannot change them then.
-      if (terminating && typeof meta.deletionGracePeriodSeconds === 'number' && meta.deletionGracePeriodSeconds > 0) return { object: obj, deleted: false };
+      // A graceful deletion under way (a pod its node still stops) is left as it is unless the
+      // request shortens its period (the node's grace-0 confirmation): upstream's BeforeDelete
+      // answers "pending" before looking at the finalizers, so a second delete cannot change
+      // them then.
+      const pendingGrace = terminating && typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : 0;
+      const shortened = pendingGrace > 0 && options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < pendingGrace;
+      if (pendingGrace > 0 && !shortened) return { object: obj, deleted: false };
       // The collector's finalizers from the propagation policy: set on the first delete, and
       // switched by a later one with another policy (foreground to orphan, or back).
       const existing = stringList(meta.finalizers);
       const policy = this.deps.garbageCollection === false ? 'unsupported' : defaultGarbageCollectionPolicy(this.storage.storageResource, r);
       const gc = deletionFinalizers(existing, options, policy);
       const finalizers = [...gc.finalizers, ...this.pendingFinalizers(obj)];
-      const gracePeriodSeconds = terminating ? 0 : this.strategy.gracefulDelete(obj, options.gracePeriodSeconds).gracePeriodSeconds;
+      const gracePeriodSeconds = terminating && !shortened ? 0 : this.strategy.gracefulDelete(obj, options.gracePeriodSeconds).gracePeriodSeconds;
       if (finalizers.length === 0 && gracePeriodSeconds === 0) {
         if (ctx.dryRun) return { object: obj, deleted: true };
         const revision = await this.remove(entry.key, entry.revision);

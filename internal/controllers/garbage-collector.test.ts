@@ -267,6 +267,34 @@ describe('garbage collector', () => {
     expect(child.metadata.uid).toBeTruthy();
   });
 
+  it('an owner named through a version a conversion webhook serves is read as stored (a webhook that fails does not stall the collector)', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.cluster.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gears.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gears', singular: 'gear', kind: 'Gear' },
+        versions: ['v1', 'v2'].map((name) => ({ name, served: true, storage: name === 'v1', schema: { openAPIV3Schema: { type: 'object', 'x-cluster-preserve-unknown-fields': true } } })),
+        // Nothing listens there: every conversion fails.
+        conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://127.0.0.1:1/convert' } } },
+      },
+    };
+    expect((await t.admin.post('/apis/apiextensions.cluster.io/v1/customresourcedefinitions', crd)).status).toBeLessThan(300);
+    const gears = '/apis/example.com/v1/namespaces/gc/gears';
+    const gear = await until('the custom resource to be served', async () => {
+      const res = await t.admin.post(gears, { apiVersion: 'example.com/v1', kind: 'Gear', metadata: { name: 'g1' } });
+      return res.status < 300 ? res.json<Obj>() : undefined;
+    });
+    const ghost = { apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: '00000000-0000-4000-8000-000000000003' };
+    await cm('gc', 'geared', [ghost, { ...ref(gear), apiVersion: 'example.com/v2' }]);
+    await until('the dead reference to go', async () => {
+      const refs = (await get(`${CM('gc')}/geared`)).metadata.ownerReferences as Obj[];
+      return refs.length === 1 ? refs : undefined;
+    }).then((refs) => expect(refs.map((r) => r.uid)).toEqual([gear.metadata.uid]));
+  });
+
   it('a chain of three levels goes in the foreground, the deepest first', async () => {
     const a = await cm('gc', 'chain-a');
     const b = await cm('gc', 'chain-b', [ref(a, { blockOwnerDeletion: true })]);

@@ -380,7 +380,9 @@ export class GarbageCollector {
     // An owner is looked for in the dependent's namespace: one elsewhere is not its owner.
     let owner: JsonObject;
     try {
-      owner = await reg.get(r, r.namespaced ? node.namespace : '', ref.name, { kind: 'consistent' });
+      // Read as stored: only its metadata counts, and no version conversion (a CRD's webhook)
+      // should stand between the collector and an answer.
+      owner = await reg.get(reg.storage, r.namespaced ? node.namespace : '', ref.name, { kind: 'consistent' });
     } catch (e) {
       if (!isNotFound(e)) throw e;
       this.rememberAbsent(ref.uid);

@@ -173,6 +173,28 @@ describe('garbage collector', () => {
     expect(await status(`${PODS}/running`)).toBe(404);
   });
 
+  it('finalizers removed during a pending grace period leave the pod to its node; the confirmation then removes it', async () => {
+    const PODS = '/api/v1/namespaces/gc/pods';
+    await create(PODS, { metadata: { name: 'held', finalizers: ['test.example.com/hold'] }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'i' }] } });
+    expect((await t.admin.delete(`${PODS}/held`)).json<Obj>().metadata.deletionGracePeriodSeconds).toBe(30);
+    await unhold(`${PODS}/held`);
+    const still = await get(`${PODS}/held`);
+    expect(still.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect((await t.admin.delete(`${PODS}/held?gracePeriodSeconds=0`)).status).toBe(200);
+    expect(await status(`${PODS}/held`)).toBe(404);
+  });
+
+  it('the confirmation of a pod that still has finalizers ends the grace period; the last finalizer then removes it', async () => {
+    const PODS = '/api/v1/namespaces/gc/pods';
+    await create(PODS, { metadata: { name: 'held2', finalizers: ['test.example.com/hold'] }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'i' }] } });
+    await t.admin.delete(`${PODS}/held2`);
+    const confirmed = await t.admin.delete(`${PODS}/held2?gracePeriodSeconds=0`);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.json<Obj>().metadata.deletionGracePeriodSeconds).toBe(0);
+    await unhold(`${PODS}/held2`);
+    expect(await status(`${PODS}/held2`)).toBe(404);
+  });
+
   it('dry run sets no finalizer and deletes nothing', async () => {
     const owner = await cm('gc', 'dry-owner');
     const res = await t.admin.delete(`${CM('gc')}/dry-owner?dryRun=All&propagationPolicy=Foreground`);

@@ -621,7 +621,10 @@ export class GenericRegistry {
         if (ctx.dryRun) return { object: await this.dryRunRoundTrip(r, obj), created: false };
 
         const finalizers = (metaOf(obj).finalizers as unknown[] | undefined) ?? [];
-        const gone = oldMeta.deletionTimestamp !== undefined && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
+        // The last finalizer gone ends a deletion only when no grace period is pending (a pod
+        // its node still stops goes when the node confirms), as upstream's update decides.
+        const graceDone = (typeof oldMeta.deletionGracePeriodSeconds === 'number' ? oldMeta.deletionGracePeriodSeconds : 0) === 0;
+        const gone = oldMeta.deletionTimestamp !== undefined && graceDone && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
         if (gone) {
           const revision = await this.remove(entry.key, entry.revision);
           if (revision !== undefined) {
@@ -787,9 +790,15 @@ export class GenericRegistry {
         // Terminating: marked once; the object goes when the last finalizer is removed (or its
         // node agent confirms a graceful delete). A later delete may only change the
         // collector's finalizers.
-        if (terminating && !gc.changed) return { object: obj, deleted: false };
+        if (terminating && !gc.changed && !shortened) return { object: obj, deleted: false };
         const next = clone(obj);
         const nextMeta = metaOf(next);
+        if (shortened) {
+          // The node's confirmation while finalizers remain: the period is over, the finalizers
+          // now decide (the last one removed deletes the object).
+          nextMeta.deletionTimestamp = rfc3339(new Date(this.deps.now().getTime() + gracePeriodSeconds * 1000));
+          nextMeta.deletionGracePeriodSeconds = gracePeriodSeconds;
+        }
         if (gc.changed) {
           if (gc.finalizers.length) nextMeta.finalizers = gc.finalizers;
           else delete nextMeta.finalizers;

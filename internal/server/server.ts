@@ -72,6 +72,8 @@ import { bootstrapSigner, clusterInfoKubeconfig, tokenCleaner } from '../control
 import { ensureTokenTracking, legacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { migrateSeparateEvents } from './migrate-events.js';
+import { bootstrapPriorityClasses, reconcileFlowControl } from './bootstrap-apf.js';
+import { advertisedIp, EndpointLease, ensureKubernetesService, kubernetesEndpointsController } from '../controllers/kubernetes-endpoints.js';
 
 export const SERVER_VERSION: VersionInfo = {
   major: '1',
@@ -439,7 +441,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('clusterrole-aggregation-controller') ? [clusterRoleAggregationController(controllerEnv)] : []),
     ...(enabled('legacy-serviceaccount-token-cleaner-controller') ? [legacyTokenCleaner(controllerEnv, { cleanUpPeriodMs: config.legacyServiceAccountTokenCleanUpPeriodMs })] : []),
     ...(enabled('garbage-collector-controller') ? [new GarbageCollector(registries, catalog, cache, log)] : []),
+    // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
+    kubernetesEndpointsController(controllerEnv),
   ];
+  // Every replica holds a lease for its advertised address (upstream's lease endpoint reconciler).
+  const endpointLease = new EndpointLease(controllerEnv, config.name, async () => {
+    const ip = await advertisedIp(config.advertiseAddress ?? config.bindAddress);
+    return ip ? { ip, port } : undefined;
+  });
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {
     await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), 'creating system namespaces', log, cluster !== undefined);
@@ -447,6 +456,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // Roles and bindings in kube-system/kube-public need those namespaces first.
     await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), 'reconciling the bootstrap RBAC policy', log, cluster !== undefined);
     rbacBootstrapDone();
+    await bootstrapWithRetry(() => ensureKubernetesService(controllerEnv, port), 'creating the kubernetes service', log, cluster !== undefined);
+    await bootstrapWithRetry(() => bootstrapPriorityClasses(controllerEnv), 'creating the system priority classes', log, cluster !== undefined);
+    await bootstrapWithRetry(async () => void (await reconcileFlowControl(controllerEnv, log)), 'reconciling the default flow control objects', log, cluster !== undefined);
+    endpointLease.start();
     // The day secret-based tokens began to be marked when used (the legacy token cleaner's clock).
     await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, cluster !== undefined);
     await crdController.start();
@@ -504,6 +517,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       clearInterval(compactTimer);
       unsubscribeLeadership?.();
+      endpointLease.stop();
+      // As upstream on shutdown: this replica's address leaves the kubernetes endpoints now, not after its TTL.
+      await endpointLease.release().catch(() => {});
       configFiles.stop();
       authorizationController?.stop();
       await cluster?.close();

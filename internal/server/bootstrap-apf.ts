@@ -10,12 +10,17 @@
 // The spec here is what upstream's defaults give; a stored object "matches" when every field
 // wanted has that value (fields the server defaults beyond it do not count as a difference).
 // Group names inside the rules and the annotation follow the naming.
-// Imports: controllers/objects, naming, log.
+// Also the PriorityClasses as the Priority admission plugin reads them from the watch cache.
+// Imports: controllers/objects, admission/priority (types), registry keys, schema, watchcache, naming, log.
 
 import type { Logger } from '../log/logger.js';
 import type { Naming } from '../naming/naming.js';
 import { metaOf, Objects, type Obj, type ResourceRef } from '../controllers/objects.js';
 import type { ControllerEnv } from '../controllers/serviceaccount-controllers.js';
+import type { PriorityClassInfo } from '../admission/priority.js';
+import { resourcePrefix } from '../registry/keys.js';
+import type { ApiCatalog } from '../schema/catalog.js';
+import type { WatchCache } from '../watchcache/watch-cache.js';
 
 const PRIORITY_CLASSES: ResourceRef = ['scheduling.k8s.io', 'v1', 'priorityclasses'];
 const FLOW_SCHEMAS: ResourceRef = ['flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas'];
@@ -167,4 +172,24 @@ export async function reconcileFlowControl(env: ControllerEnv, log: Logger): Pro
   await reconcile(FLOW_SCHEMAS, 'FlowSchema', defaultFlowSchemas(env.naming));
   if (created || updated) log.info('API priority and fairness defaults reconciled', { created, updated });
   return { created, updated };
+}
+
+const classCache = new WeakMap<object, PriorityClassInfo>();
+
+/** The stored PriorityClasses as the Priority admission plugin needs them (each version parsed once). */
+export function priorityClassesIn(cache: WatchCache, catalog: ApiCatalog, naming: Naming): PriorityClassInfo[] {
+  const r = catalog.resource(naming.group('scheduling.k8s.io'), 'v1', 'priorityclasses');
+  if (!r) return [];
+  const out: PriorityClassInfo[] = [];
+  for (const e of cache.resource(resourcePrefix(r)).list().entries) {
+    if (e.corrupt) continue;
+    let info = classCache.get(e);
+    if (!info) {
+      const o = JSON.parse(e.bytes.toString('utf8')) as { metadata?: { name?: string }; value?: number; globalDefault?: boolean; preemptionPolicy?: string };
+      info = { name: o.metadata?.name ?? e.name, value: o.value ?? 0, globalDefault: o.globalDefault === true, preemptionPolicy: o.preemptionPolicy };
+      classCache.set(e, info);
+    }
+    out.push(info);
+  }
+  return out;
 }

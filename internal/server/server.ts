@@ -21,6 +21,9 @@ import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
 import { nodeRestriction } from '../admission/node-restriction.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
+import { priorityPlugin } from '../admission/priority.js';
+import { defaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
+import { priorityClassesIn } from './bootstrap-apf.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { authorize as unionAuthorize, type Authorizer } from '../authz/authorizer.js';
 import { createAbacAuthorizer, loadAbacPolicyFile } from '../authz/abac.js';
@@ -251,6 +254,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // has them, and consistently when the cache does not hold them yet.
     nodeRestriction({ naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) }),
     rbacEscalationPlugin({ index: rbac.index, authorize: (a) => unionAuthorize(authorizers.current(), a) }),
+    priorityPlugin(() => priorityClassesIn(cache, catalog, naming)),
+    defaultTolerationSeconds(naming),
   ]);
   const rules = options.rules ?? builtinRules(naming);
   const registries = new RegistrySet(catalog, {

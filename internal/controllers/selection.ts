@@ -13,7 +13,9 @@ export type ControllerName =
   | 'token-cleaner-controller'
   | 'clusterrole-aggregation-controller'
   | 'legacy-serviceaccount-token-cleaner-controller'
-  | 'garbage-collector-controller';
+  | 'garbage-collector-controller'
+  | 'disruption-controller'
+  | 'certificatesigningrequest-signing-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -25,6 +27,8 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'clusterrole-aggregation-controller': 'clusterrole-aggregation',
   'legacy-serviceaccount-token-cleaner-controller': 'legacy-serviceaccount-token-cleaner',
   'garbage-collector-controller': 'garbagecollector',
+  'disruption-controller': 'disruption',
+  'certificatesigningrequest-signing-controller': 'csrsigning',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

@@ -361,6 +361,15 @@ export class GenericRegistry {
     else await this.deps.admission.validate(req);
   }
 
+  /**
+   * Admission (both phases) of a create on a sub-resource that stores no object of its own
+   * (pods/eviction): the writes it leads to are admitted again as themselves.
+   */
+  async admitSubresourceCreate(r: ResourceInfo, subresource: string, ctx: RequestContext, name: string, object: JsonObject): Promise<void> {
+    await this.admit('CREATE', r, subresource, ctx, name, object, undefined, 'mutate');
+    await this.admit('CREATE', r, subresource, ctx, name, object, undefined, 'validate');
+  }
+
   /** Mutating admission admitted `object` for a write that is not stored: let plugins give back what they reserved. */
   private release(operation: Operation, r: ResourceInfo, ctx: RequestContext, name: string, object: JsonObject, oldObject: JsonObject | undefined): void {
     this.deps.admission.release({ operation, resource: r, subresource: '', namespace: ctx.namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun });

@@ -12,6 +12,7 @@ import { handleBinding } from './binding.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';
 import { handleDeleteCollection } from './delete-collection.js';
+import { handleEviction } from './eviction.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { handlePatch } from './patch.js';
@@ -63,6 +64,7 @@ export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<R
   const isBinding = (sub === 'binding' || (!sub && rr.resource.resource === 'bindings' && rr.resource.group === '')) && rr.info.verb === 'create';
   if (isBinding) return handleBinding(c, deps, rr);
   if (sub === 'token' && rr.resource.resource === 'serviceaccounts' && rr.resource.group === '' && rr.info.verb === 'create') return handleTokenRequest(c, deps, rr);
+  if (sub === 'eviction' && rr.resource.resource === 'pods' && rr.resource.group === '' && rr.info.verb === 'create') return handleEviction(c, deps, rr);
   if (sub && NODE_AGENT_SUBRESOURCES.has(sub)) {
     throw errors.serviceUnavailable(`${rr.resource.resource}/${sub} needs a node agent connection, which this server does not provide yet`);
   }

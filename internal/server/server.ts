@@ -75,6 +75,8 @@ import { bootstrapSigner, clusterInfoKubeconfig, tokenCleaner } from '../control
 import { ensureTokenTracking, legacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { migrateSeparateEvents } from './migrate-events.js';
+import { csrSigner } from '../controllers/csr-signer.js';
+import { loadCertificateAuthority } from '../pki/certificates.js';
 import { disruptionController } from '../controllers/disruption-controller.js';
 import { bootstrapPriorityClasses, reconcileFlowControl } from './bootstrap-apf.js';
 import { advertisedIp, EndpointLease, ensureKubernetesService, kubernetesEndpointsController } from '../controllers/kubernetes-endpoints.js';
@@ -448,6 +450,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('legacy-serviceaccount-token-cleaner-controller') ? [legacyTokenCleaner(controllerEnv, { cleanUpPeriodMs: config.legacyServiceAccountTokenCleanUpPeriodMs })] : []),
     ...(enabled('garbage-collector-controller') ? [new GarbageCollector(registries, catalog, cache, log)] : []),
     ...(enabled('disruption-controller') ? [disruptionController(controllerEnv)] : []),
+    ...(enabled('certificatesigningrequest-signing-controller') ? [csrSigner(controllerEnv, () => loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8')))] : []),
     // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
     kubernetesEndpointsController(controllerEnv),
   ];

@@ -8,6 +8,7 @@ import type { ResourceInfo } from '../../schema/catalog.js';
 import { isObject } from '../plain-json.js';
 import { validateCronJob, validateJob } from './batch.js';
 import type { KindValidator } from './common.js';
+import { validateCertificateSigningRequest } from './certificates.js';
 import { validateConfigMap, validateSecret } from './config.js';
 import {
   validateCoreEvent,
@@ -53,6 +54,7 @@ const KIND_VALIDATORS: Record<string, KindValidator> = {
   'rbac.authorization.k8s.io/RoleBinding': validateRoleBinding,
   'rbac.authorization.k8s.io/ClusterRoleBinding': validateClusterRoleBinding,
   'apiextensions.k8s.io/CustomResourceDefinition': validateCustomResourceDefinition,
+  'certificates.k8s.io/CertificateSigningRequest': validateCertificateSigningRequest,
 };
 
 const defaultNaming = createNaming('cluster');

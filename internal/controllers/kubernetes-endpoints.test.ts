@@ -115,3 +115,32 @@ for (const mode of ['cluster', 'kubernetes'] as const) {
     });
   });
 }
+
+describe('the kubernetes service on a data directory where its address is taken', () => {
+  it('gets another address instead of failing the start', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'clusterd-kube-svc-'));
+    try {
+      let t = await startTestServer({ dataDir, storage: 'leveldb' });
+      // As a data directory from before: no kubernetes service, another one on its address.
+      // (One create first: the allocator forgets a reservation only once it sees the stored service.)
+      expect((await t.admin.post('/api/v1/namespaces/default/services', { metadata: { name: 'other' }, spec: { ports: [{ port: 80 }] } })).status).toBe(200);
+      expect((await t.admin.delete('/api/v1/namespaces/default/services/kubernetes')).status).toBe(200);
+      const taken = await t.admin.post('/api/v1/namespaces/default/services', { metadata: { name: 'first' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } });
+      expect(taken.status, taken.text()).toBe(200);
+      await t.stop();
+      t = await startTestServer({ dataDir, storage: 'leveldb' });
+      try {
+        const svc = (await t.admin.get('/api/v1/namespaces/default/services/kubernetes')).json<Obj>();
+        expect(svc.spec.clusterIP).toMatch(/^10\.(9[6-9]|10[0-9]|11[01])\./);
+        expect(svc.spec.clusterIP).not.toBe('10.96.0.1');
+      } finally {
+        await t.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -14,6 +14,7 @@
 // Imports: controllers (objects, reconciler), log, naming.
 
 import { isIP } from 'node:net';
+import { StatusError } from '../apierrors/status.js';
 import { lookup } from 'node:dns/promises';
 import type { Naming } from '../naming/naming.js';
 import { Reconciler } from './reconciler.js';
@@ -69,7 +70,19 @@ export function kubernetesService(port: number): Obj {
 export async function ensureKubernetesService(env: ControllerEnv, port: number): Promise<void> {
   const objects = new Objects(env, 'kube-apiserver', 'system:apiserver');
   if (objects.get(SERVICES, DEFAULT_NAMESPACE, KUBERNETES_SERVICE)) return;
-  if (await objects.create(SERVICES, DEFAULT_NAMESPACE, kubernetesService(port))) env.log.info('created the kubernetes service', { port });
+  try {
+    if (await objects.create(SERVICES, DEFAULT_NAMESPACE, kubernetesService(port))) env.log.info('created the kubernetes service', { port });
+  } catch (e) {
+    // A data directory from before this Service existed may have given its address to another
+    // Service: take any free address then, rather than not starting.
+    if (!(e instanceof StatusError) || e.status.reason !== 'Invalid') throw e;
+    env.log.warn(`the kubernetes service cannot have ${KUBERNETES_SERVICE_IP}; it gets another address`, { error: e.message });
+    const svc = kubernetesService(port);
+    const spec = svc.spec as Obj;
+    delete spec.clusterIP;
+    delete spec.clusterIPs;
+    await objects.create(SERVICES, DEFAULT_NAMESPACE, svc);
+  }
 }
 
 /** What the Endpoints and slices hold for a set of addresses (pure: unit-tested). */

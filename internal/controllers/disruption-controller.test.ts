@@ -98,6 +98,7 @@ for (const mode of ['cluster', 'kubernetes'] as const) {
           message: "Cannot evict pod as it would violate the pod's disruption budget.",
           details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget web needs 2 healthy pods and has 2 currently' }] },
         });
+        expect(r.body.details.retryAfterSeconds).toBeUndefined();
       }
       expect((await t.admin.get(`${NS}/pods/web-0`)).status).toBe(200);
     });

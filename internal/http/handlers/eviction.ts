@@ -34,7 +34,8 @@ const meta = (o: Obj | undefined) => (o?.metadata ?? {}) as { name?: string; nam
 
 function tooManyRequests(cause: string): StatusError {
   const e = errors.tooManyRequests(EVICTION_BLOCKED_MESSAGE, 0);
-  e.status.details = { ...(e.status.details ?? {}), causes: [{ reason: 'DisruptionBudget', message: cause }] };
+  // Upstream's retryAfterSeconds is 0 here, which its JSON leaves out and which sets no Retry-After.
+  e.status.details = { causes: [{ reason: 'DisruptionBudget', message: cause }] };
   return e;
 }
 

@@ -166,7 +166,8 @@ export class EndpointLease {
 
   async renew(): Promise<void> {
     const addr = await this.address();
-    if (!addr) return;
+    // Released meanwhile (shutting down): a late renewal must not bring the lease back.
+    if (!addr || this.stopped) return;
     const annotations = { [addressAnnotation(this.env.naming)]: `${addr.ip.includes(':') ? `[${addr.ip}]` : addr.ip}:${addr.port}` };
     const spec = { holderIdentity: this.replica, leaseDurationSeconds: this.ttlSeconds, renewTime: microTime(this.now()) };
     const current = this.objects.get(LEASES, SYSTEM_NAMESPACE, this.name);

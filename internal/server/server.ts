@@ -524,12 +524,12 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     stopping ??= (async () => {
       log.warn('shutting down', { delayMs: config.shutdownDelayMs });
       health.beginShutdown();
+      // As upstream's pre-shutdown hook: this replica's address leaves the kubernetes endpoints
+      // while it drains, not after its lease's TTL.
+      await endpointLease.release().catch(() => {});
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       clearInterval(compactTimer);
       unsubscribeLeadership?.();
-      endpointLease.stop();
-      // As upstream on shutdown: this replica's address leaves the kubernetes endpoints now, not after its TTL.
-      await endpointLease.release().catch(() => {});
       configFiles.stop();
       authorizationController?.stop();
       await cluster?.close();

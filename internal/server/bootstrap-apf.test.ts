@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
-import { covers, defaultFlowSchemas, defaultPriorityLevels, shouldAutoUpdate } from './bootstrap-apf.js';
+import { covers, defaultFlowSchemas, defaultPriorityLevels, keptByAdministrator, shouldAutoUpdate } from './bootstrap-apf.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are free-form JSON
 
@@ -27,6 +27,13 @@ describe('APF bootstrap rules', () => {
     expect(shouldAutoUpdate({ metadata: { annotations: { [a]: 'false' }, generation: 1 } }, false, a)).toBe(false);
     expect(shouldAutoUpdate({ metadata: { generation: 1 } }, false, a)).toBe(true);
     expect(shouldAutoUpdate({ metadata: { generation: 2 } }, false, a)).toBe(false);
+  });
+  it("keeps the exempt level's concurrency shares and lendable percent, and nothing else of a mandatory spec", () => {
+    const wanted = defaultPriorityLevels().find((l) => l.name === 'exempt')!.spec;
+    expect(keptByAdministrator('PriorityLevelConfiguration', 'exempt', { type: 'Exempt', exempt: { nominalConcurrencyShares: 7, lendablePercent: 10 } }, wanted)).toEqual({ type: 'Exempt', exempt: { nominalConcurrencyShares: 7, lendablePercent: 10 } });
+    expect(keptByAdministrator('PriorityLevelConfiguration', 'exempt', undefined, wanted)).toEqual(wanted);
+    const catchAll = defaultPriorityLevels().find((l) => l.name === 'catch-all')!.spec;
+    expect(keptByAdministrator('PriorityLevelConfiguration', 'catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 99 } }, catchAll)).toEqual(catchAll);
   });
   it('has upstream 1.32 mandatory and suggested sets, each flow schema naming a level that exists', () => {
     const levels = defaultPriorityLevels();

@@ -148,6 +148,17 @@ export function shouldAutoUpdate(obj: Obj, mandatory: boolean, annotation: strin
   return (metaOf(obj).generation ?? 1) === 1;
 }
 
+/**
+ * As upstream since 1.29: the `exempt` level's nominalConcurrencyShares and lendablePercent
+ * are the administrator's to set; the rest of the mandatory spec is put back.
+ */
+export function keptByAdministrator(kind: string, name: string, current: unknown, wanted: Obj): Obj {
+  if (kind !== 'PriorityLevelConfiguration' || name !== 'exempt') return wanted;
+  const exempt = ((current as Obj | undefined)?.exempt ?? {}) as Obj;
+  const kept = Object.fromEntries(['nominalConcurrencyShares', 'lendablePercent'].filter((k) => typeof exempt[k] === 'number').map((k) => [k, exempt[k]]));
+  return { ...wanted, exempt: { ...(wanted.exempt as Obj), ...kept } };
+}
+
 export async function reconcileFlowControl(env: ControllerEnv, log: Logger): Promise<{ created: number; updated: number }> {
   const objects = new Objects(env, 'api-priority-and-fairness-config-producer-v1', 'system:apiserver');
   const annotation = autoUpdateAnnotation(env.naming);
@@ -163,8 +174,9 @@ export async function reconcileFlowControl(env: ControllerEnv, log: Logger): Pro
       }
       if (!shouldAutoUpdate(current, b.mandatory, annotation)) continue;
       const m = metaOf(current);
-      if (covers(current.spec, b.spec) && m.annotations?.[annotation] === 'true') continue;
-      await objects.update(ref, '', { ...current, metadata: { ...m, annotations: { ...(m.annotations ?? {}), [annotation]: 'true' } }, spec: b.spec });
+      const spec = keptByAdministrator(kind, b.name, current.spec, b.spec);
+      if (covers(current.spec, spec) && m.annotations?.[annotation] === 'true') continue;
+      await objects.update(ref, '', { ...current, metadata: { ...m, annotations: { ...(m.annotations ?? {}), [annotation]: 'true' } }, spec });
       updated++;
     }
   };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import { defaultClass } from './priority.js';
+import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are free-form JSON
 
@@ -13,6 +14,23 @@ describe('defaultClass', () => {
     const c = (name: string, value: number, globalDefault: boolean) => ({ name, value, globalDefault, preemptionPolicy: undefined });
     expect(defaultClass([c('a', 5, true), c('b', 3, true), c('c', 1, false)])?.name).toBe('b');
     expect(defaultClass([c('c', 1, false)])).toBeUndefined();
+  });
+});
+
+describe('defaultTolerationSeconds', () => {
+  it('uses the configured seconds and leaves other resources and updates alone', () => {
+    const plugin = defaultTolerationSeconds(createNaming('kubernetes'), { notReady: 60, unreachable: 0 });
+    const pods = { group: '', resource: 'pods' } as never;
+    const object: Obj = { spec: {} };
+    plugin.admit!({ operation: 'CREATE', resource: pods, subresource: '', namespace: 'd', name: 'p', object, oldObject: undefined, user: { name: 'u', groups: [] }, dryRun: false });
+    expect(object.spec.tolerations).toEqual([
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 0 },
+    ]);
+    expect(plugin.handles('UPDATE')).toBe(false);
+    const configMap: Obj = { data: {} };
+    plugin.admit!({ operation: 'CREATE', resource: { group: '', resource: 'configmaps' } as never, subresource: '', namespace: 'd', name: 'c', object: configMap, oldObject: undefined, user: { name: 'u', groups: [] }, dryRun: false });
+    expect(configMap).toEqual({ data: {} });
   });
 });
 

@@ -15,6 +15,8 @@ describe('flags', () => {
     expect(c.featureGates.enabled('CBORServingAndStorage')).toBe(false);
     expect(c).toMatchObject({ snapshotCount: 10_000, legacyServiceAccountTokenCleanUpPeriodMs: 365 * 24 * 3600_000, serviceAccountExtendTokenExpiration: true });
     expect(parse('--snapshot-count=500').snapshotCount).toBe(500);
+    expect(c).toMatchObject({ defaultNotReadyTolerationSeconds: 300, defaultUnreachableTolerationSeconds: 300 });
+    expect(parse('--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds=0')).toMatchObject({ defaultNotReadyTolerationSeconds: 60, defaultUnreachableTolerationSeconds: 0 });
   });
 
   it('accepts --name=value and --name value', () => {
@@ -38,6 +40,7 @@ describe('flags', () => {
     [['stray'], /unexpected argument/],
     [['--snapshot-count=0'], /--snapshot-count must be at least 1/],
     [['--legacy-service-account-token-clean-up-period=0s'], /must be greater than 0/],
+    [['--default-not-ready-toleration-seconds=-1'], /--default-not-ready-toleration-seconds: must be a non-negative integer/],
   ])('rejects %j', (args, message) => {
     expect(() => parseFlags(args)).toThrow(FlagError);
     expect(() => parseFlags(args)).toThrow(message);

@@ -81,6 +81,9 @@ export interface ServerConfig {
   apiAudiences: string[];
   /** Service-account tokens are valid only while their ServiceAccount (and bound object) exists. */
   serviceAccountLookup: boolean;
+  /** tolerationSeconds of the not-ready / unreachable NoExecute tolerations DefaultTolerationSeconds adds to pods. */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   /** How long a secret-based service-account token may go unused before the cleaner invalidates it, and then deletes it. */
   legacyServiceAccountTokenCleanUpPeriodMs: number;
   /** Pod-bound tokens requested for 3607 s are issued for a year with a warnafter claim (upstream's safe transition). */
@@ -591,6 +594,16 @@ const FLAGS: FlagSpec[] = [
     name: 'service-account-lookup', value: 'bool', default: 'true', boolean: true,
     help: 'A service-account token is valid only while its ServiceAccount (same uid) and the object it is bound to (pod, secret, node) exist; read from the watch cache.',
     apply: (c, v) => { c.serviceAccountLookup = bool('service-account-lookup', v); },
+  },
+  {
+    name: 'default-not-ready-toleration-seconds', value: 'n', default: '300',
+    help: 'tolerationSeconds of the node.<domain>/not-ready:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to every pod that has no such toleration.',
+    apply: (c, v) => { c.defaultNotReadyTolerationSeconds = count('default-not-ready-toleration-seconds', v); },
+  },
+  {
+    name: 'default-unreachable-toleration-seconds', value: 'n', default: '300',
+    help: 'tolerationSeconds of the node.<domain>/unreachable:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to every pod that has no such toleration.',
+    apply: (c, v) => { c.defaultUnreachableTolerationSeconds = count('default-unreachable-toleration-seconds', v); },
   },
   {
     name: 'legacy-service-account-token-clean-up-period', value: 'duration', default: '8760h',

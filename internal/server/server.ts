@@ -258,7 +258,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     nodeRestriction({ naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) }),
     rbacEscalationPlugin({ index: rbac.index, authorize: (a) => unionAuthorize(authorizers.current(), a) }),
     priorityPlugin(() => priorityClassesIn(cache, catalog, naming)),
-    defaultTolerationSeconds(naming),
+    defaultTolerationSeconds(naming, { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
   ]);
   const rules = options.rules ?? builtinRules(naming);
   const registries = new RegistrySet(catalog, {

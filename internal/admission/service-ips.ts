@@ -2,7 +2,8 @@
 // cluster IP from the service range (unless it is headless or an ExternalName) and node ports
 // for NodePort and LoadBalancer services; a requested IP or port must be free. Used addresses
 // come from the stored services, plus reservations made since (so concurrent creates in this
-// process never get the same address). A dry run reserves nothing, and a write that is not
+// process never get the same address; a reservation ends after a minute, when its write is long
+// stored or failed). A dry run reserves nothing, and a write that is not
 // stored after all (failed validation, AlreadyExists, a lost race) gives its reservations back
 // through `release`, as upstream's allocator transaction reverts. Imports: admission, apierrors.
 
@@ -30,9 +31,17 @@ function ipNumber(s: string): number | undefined {
   return ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0;
 }
 
-export function serviceAllocator(used: UsedAddresses): AdmissionPlugin {
-  const reservedIPs = new Set<string>();
-  const reservedPorts = new Set<number>();
+/**
+ * How long a reservation outlives its admission: a write is stored (and then counted from the
+ * store) or released well within it (a proposal times out after 10 s). Without an end, a
+ * service deleted before the next create would keep its address reserved until a restart.
+ */
+const RESERVATION_MS = 60_000;
+
+export function serviceAllocator(used: UsedAddresses, now: () => number = Date.now): AdmissionPlugin {
+  // Value: when the reservation was made.
+  const reservedIPs = new Map<string, number>();
+  const reservedPorts = new Map<number, number>();
   // What each admitted object reserved, so a write that is not stored can give it back.
   const heldBy = new WeakMap<object, { ips: string[]; ports: number[] }>();
   let nextIp = 10;
@@ -55,20 +64,21 @@ export function serviceAllocator(used: UsedAddresses): AdmissionPlugin {
       // A dry run checks and picks addresses like a real write but holds none of them.
       const reserveIP = (ip: string): void => {
         if (req.dryRun) return;
-        reservedIPs.add(ip);
+        reservedIPs.set(ip, now());
         held.ips.push(ip);
       };
       const reservePort = (port: number): void => {
         if (req.dryRun) return;
-        reservedPorts.add(port);
+        reservedPorts.set(port, now());
         held.ports.push(port);
       };
       const spec = (req.object.spec ?? {}) as JsonObject;
       const type = (spec.type as string | undefined) ?? 'ClusterIP';
       const current = used();
       // Reservations only bridge the time until the store has the service; then it counts itself.
-      for (const ip of reservedIPs) if (current.clusterIPs.has(ip)) reservedIPs.delete(ip);
-      for (const port of reservedPorts) if (current.nodePorts.has(port)) reservedPorts.delete(port);
+      const expired = now() - RESERVATION_MS;
+      for (const [ip, at] of reservedIPs) if (current.clusterIPs.has(ip) || at < expired) reservedIPs.delete(ip);
+      for (const [port, at] of reservedPorts) if (current.nodePorts.has(port) || at < expired) reservedPorts.delete(port);
       const old = (req.oldObject?.spec ?? {}) as JsonObject;
       if (type !== 'ExternalName' && spec.clusterIP !== 'None') {
         const requested = typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? spec.clusterIP : undefined;

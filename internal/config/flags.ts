@@ -119,6 +119,8 @@ export interface ServerConfig {
     clientCaFile: string | undefined;
     allowedNames: string[];
   };
+  /** --proxy-client-cert-file/--proxy-client-key-file: the front-proxy identity the aggregator presents to extension API servers. */
+  proxyClient: { certFile: string | undefined; keyFile: string | undefined };
 }
 
 export class FlagError extends Error {
@@ -492,6 +494,16 @@ const FLAGS: FlagSpec[] = [
     apply: (c, v) => { c.requestHeader.allowedNames = listFlag(c, 'requestheader-allowed-names', c.requestHeader.allowedNames, v); },
   },
   {
+    name: 'proxy-client-cert-file', value: 'path', default: '',
+    help: 'Client certificate (PEM) the aggregation layer presents to extension API servers (APIServices with spec.service) along with X-Remote-User, X-Remote-Group and X-Remote-Extra-* headers; the extension trusts it through its --requestheader-client-ca-file. Without it requests are forwarded with no client certificate (extensions then refuse the user headers). Needs --proxy-client-key-file.',
+    apply: (c, v) => { c.proxyClient.certFile = v || undefined; },
+  },
+  {
+    name: 'proxy-client-key-file', value: 'path', default: '',
+    help: 'Private key (PEM) of --proxy-client-cert-file.',
+    apply: (c, v) => { c.proxyClient.keyFile = v || undefined; },
+  },
+  {
     name: 'show-hidden-metrics-for-version', value: 'major.minor', default: '',
     help: 'The previous minor release (the only value accepted; others fail the start): /metrics shows again the deprecated metrics hidden in this release, as kube-apiserver\'s flag.',
     apply: (c, v) => {
@@ -669,6 +681,7 @@ export function defaultConfig(): ServerConfig {
   c.oidc = { issuerUrl: undefined, clientId: undefined, usernameClaim: 'sub', usernamePrefix: undefined, groupsClaim: undefined, groupsPrefix: undefined, requiredClaims: [], caFile: undefined, signingAlgs: [] };
   c.tokenWebhook = { configFile: undefined, version: 'v1beta1', cacheTtlMs: 0 };
   c.requestHeader = { usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeadersPrefix: [], clientCaFile: undefined, allowedNames: [] };
+  c.proxyClient = { certFile: undefined, keyFile: undefined };
   for (const f of FLAGS) if (f.default !== '') f.apply(c, f.default);
   return c;
 }
@@ -715,6 +728,9 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
   }
   const authzErrors = validateAuthorizationFlags({ ...config.authorization, configFile: config.authorizationConfig, setFlags: config.setFlags });
   if (authzErrors.length) throw new FlagError(authzErrors.length === 1 ? authzErrors[0]! : `[${authzErrors.join(', ')}]`);
+  if ((config.proxyClient.certFile === undefined) !== (config.proxyClient.keyFile === undefined)) {
+    throw new FlagError('--proxy-client-cert-file and --proxy-client-key-file go together: give both or neither');
+  }
   if (config.requestHeader.usernameHeaders.length > 0 && !config.requestHeader.clientCaFile) {
     throw new FlagError('--requestheader-username-headers needs --requestheader-client-ca-file (the proxy must present a certificate it signs)');
   }

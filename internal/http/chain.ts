@@ -42,6 +42,11 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
   app.use('*', withMaxInFlight(deps.inFlight));
   app.use('*', withAuthorization(deps.authorizers));
   app.all('*', async (c) => {
+    if (deps.aggregator) {
+      // Authenticated and authorized here first; an extension's group/version is then proxied.
+      const proxied = await deps.aggregator.route(c);
+      if (proxied) return proxied;
+    }
     if (c.get('info').isResourceRequest) return handleResource(c, deps);
     if (deps.extraRoutes) {
       const url = new URL(c.req.url);

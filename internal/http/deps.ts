@@ -2,6 +2,8 @@
 // assembled by internal/server. Handlers take it explicitly; nothing is global.
 // Imports: types only.
 
+import type { Context } from 'hono';
+import type { Env } from './context.js';
 import type { Auditor } from '../audit/auditor.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ServiceAccountTokenSigner } from '../auth/serviceaccount-token.js';
@@ -57,6 +59,8 @@ export interface HttpDeps {
   health: HealthChecks;
   discovery: Discovery;
   openapi: OpenApiSource;
+  /** The aggregation layer: answers requests for group/versions served by extension API servers. */
+  aggregator?: { route(c: Context<Env>): Promise<Response | undefined> };
   version: VersionInfo;
   /** Request body decoders by media type. */
   decoders: ReadonlyMap<string, BodyDecoder>;

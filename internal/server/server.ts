@@ -40,7 +40,7 @@ import { enablementFrom } from '../config/runtime-config.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { CrdController } from '../controllers/crd-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
-import { Discovery } from '../discovery/discovery.js';
+import { Aggregator } from '../aggregator/aggregator.js';
 import { HealthChecks } from '../health/health.js';
 import { bodyReaders, cborSerializer, ProtobufSerializer } from '../http/serializers.js';
 import { buildHandlerChain } from '../http/chain.js';
@@ -335,6 +335,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     : undefined;
   if (!authorizationController) authorizers.swap(buildAuthorizers(configuredFromFlags({ ...config.authorization, configFile: undefined, setFlags: config.setFlags })));
   const external = buildExternalAuthenticators(config, { naming, files: configFiles, log, registry: metrics.registry, serviceAccountIssuers: authn.issuers, apiAudiences: authn.apiAudiences });
+  const aggregator = new Aggregator({ env: { registries, catalog, cache, naming, log }, resolver: serviceResolver, proxyClient: config.proxyClient });
   const deps: HttpDeps = {
     metrics,
     ...(audit ? { audit } : {}),
@@ -349,8 +350,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     serviceAccountTokens: { signer: authn.signer, apiAudiences: authn.apiAudiences, maxExpirationSeconds: authn.maxExpirationSeconds, extendExpiration: authn.extendExpiration },
     authorizers,
     health,
-    discovery: new Discovery(catalog, naming),
-    openapi: new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion),
+    discovery: aggregator.discovery,
+    openapi: aggregator.openapi(new OpenApiDocuments(catalog, builtinSchemas, naming, SERVER_VERSION.gitVersion)),
+    aggregator,
     version: SERVER_VERSION,
     decoders: bodyReaders(protobuf, cborEnabled),
     serializers: { protobuf, cbor: cborEnabled ? cborSerializer() : undefined },
@@ -439,6 +441,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const enabled = (name: ControllerName) => controllerEnabled(name, config.controllers);
   const secretType = bootstrapSecretType(naming);
   const leaderControllers: Array<{ start(): void; stop(): void }> = [
+    // The aggregator's local APIServices and availability checks are the API server's own.
+    aggregator.leaderController,
     ...(enabled('namespace-controller') ? [namespaceController] : []),
     ...(enabled('serviceaccount-controller') || enabled('root-ca-certificate-publisher-controller')
       ? [namespaceObjectsController(controllerEnv, { defaultServiceAccount: enabled('serviceaccount-controller'), caPem: enabled('root-ca-certificate-publisher-controller') ? caPem : undefined })]
@@ -473,6 +477,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // The day secret-based tokens began to be marked when used (the legacy token cleaner's clock).
     await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, cluster !== undefined);
     await crdController.start();
+    aggregator.start();
     if (!cluster) for (const c of leaderControllers) c.start();
     else {
       let running = false;
@@ -535,6 +540,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       await cluster?.close();
       for (const c of leaderControllers) c.stop();
       crdController.stop();
+      aggregator.stop();
       rbac.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       // Long-running watches end now; in-flight requests get a moment to finish.

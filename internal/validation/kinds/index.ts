@@ -20,6 +20,7 @@ import {
   validateServiceAccount,
 } from './core-misc.js';
 import { validateCustomResourceDefinition } from './crd.js';
+import { validateAPIService } from '../../aggregator/apiservice-validation.js';
 import { validatePod, validatePodTemplate } from './pod.js';
 import { validateHorizontalPodAutoscaler, validatePodDisruptionBudget } from './policy-autoscaling.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac.js';
@@ -55,6 +56,7 @@ const KIND_VALIDATORS: Record<string, KindValidator> = {
   'rbac.authorization.k8s.io/ClusterRoleBinding': validateClusterRoleBinding,
   'apiextensions.k8s.io/CustomResourceDefinition': validateCustomResourceDefinition,
   'certificates.k8s.io/CertificateSigningRequest': validateCertificateSigningRequest,
+  'apiregistration.k8s.io/APIService': validateAPIService,
 };
 
 const defaultNaming = createNaming('cluster');

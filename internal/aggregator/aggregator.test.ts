@@ -2,16 +2,41 @@
 // in-process API server, under both namings: local APIServices, proxying with the front-proxy
 // certificate and identity headers, watches streaming through, availability, merged discovery
 // and OpenAPI.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNaming, NAMING_MODES } from '../naming/naming.js';
 import { createCertificateAuthority, issueCertificate } from '../pki/certificates.js';
+import { pkiPaths } from '../pki/pki.js';
 import { startExtensionApiServer, type ExtensionApiServer } from '../testserver/extension-apiserver.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 
 type Json = Record<string, unknown>;
+
+/** An HTTP/1.1 upgrade request as the admin: the socket on a 101, or the status of another answer. */
+function upgrade(ts: TestServer, path: string, protocol: string): Promise<{ socket: Duplex } | { status: number; body: string }> {
+  const p = pkiPaths(ts.dataDir);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`${ts.server.url}${path}`, {
+      ca: readFileSync(p.caCert),
+      cert: readFileSync(p.adminCert),
+      key: readFileSync(p.adminKey),
+      headers: { connection: 'Upgrade', upgrade: protocol },
+      agent: false,
+    });
+    req.on('upgrade', (_res, socket) => resolve({ socket }));
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -128,6 +153,24 @@ describe.each(NAMING_MODES)('aggregation layer (--naming=%s)', (mode) => {
     expect(events[1]).toMatchObject({ type: 'MODIFIED', object: { spec: { size: 5 } } });
     w.stop();
     await until('the extension to see the watch end', async () => (ext.watchers() === 0 ? true : undefined));
+  });
+
+  it('joins an upgraded connection (HTTP/1.1 Upgrade) to the extension', async () => {
+    const r = await upgrade(ts, `/apis/${gv}/namespaces/default/widgets/w1/attach`, 'test-echo');
+    expect('socket' in r).toBe(true);
+    const socket = (r as { socket: Duplex }).socket;
+    const echoed = new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString('utf8'))));
+    socket.write('ping');
+    expect(await echoed).toBe('echo:ping');
+    socket.destroy();
+    const seen = ext.received.filter((x) => x.path.endsWith('/widgets/w1/attach')).at(-1)!;
+    expect(seen.headers.upgrade).toBe('test-echo');
+    expect(seen.headers['x-remote-user']).toBe('admin');
+    expect(seen.clientCn).toBe('front-proxy-client');
+    // An upgrade request for a path served here is answered as any request is.
+    const local = await upgrade(ts, '/api/v1/namespaces/default', 'websocket');
+    expect(local).toMatchObject({ status: 200 });
+    expect(JSON.parse((local as { body: string }).body)).toMatchObject({ kind: 'Namespace', metadata: { name: 'default' } });
   });
 
   it('merges the extension into discovery and OpenAPI', async () => {

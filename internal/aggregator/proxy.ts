@@ -7,15 +7,17 @@
 // Imports: http (context, respond), apierrors, auth/user, aggregator (apiservices, client).
 
 import type { Context } from 'hono';
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { errors } from '../apierrors/status.js';
 import type { UserInfo } from '../auth/user.js';
 import { requestBody, type Env } from '../http/context.js';
 import { errorResponse } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
+import { ServiceResolutionError } from '../webhook/client-config.js';
 import type { ApiServiceView } from './apiservices.js';
 import type { ExtensionClient } from './extension-client.js';
+import { isUpgradeRequest, proxyUpgrade } from './upgrade.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and HTTP/2's connection-specific ones: never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings', 'host']);
@@ -59,22 +61,23 @@ export async function proxyToExtension(c: Context<Env>, api: ApiServiceView, cli
   const body = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? undefined : await requestBody(c);
   const headers = forwardedHeaders(c.req.raw.headers, c.get('user'));
   if (body !== undefined) headers['content-length'] = String(body.length);
-  let started;
+  let res: IncomingMessage | undefined;
   try {
-    started = await client.start(api, { method, path: `${url.pathname}${url.search}`, headers });
-  } catch (e) {
-    log.info('aggregator: extension not resolved', { apiService: api.name, error: e instanceof Error ? e.message : String(e) });
-    unreachable();
-    return errorResponse(c, errors.serviceUnavailable(SERVICE_UNAVAILABLE));
-  }
-  started.request.end(body);
-  let res;
-  try {
-    res = await started.response;
+    if (isUpgradeRequest(c)) {
+      res = await proxyUpgrade(c, api, client, headers as Record<string, string | string[]>);
+      // Joined to the extension: the bytes that follow are the upgraded protocol's, written
+      // straight to the socket; this response goes nowhere (audit and metrics record a 200).
+      if (!res) return new Response(null, { status: 200 });
+    } else {
+      const started = await client.start(api, { method, path: `${url.pathname}${url.search}`, headers });
+      started.request.end(body);
+      res = await started.response;
+    }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     log.info('aggregator: extension unreachable', { apiService: api.name, error: message });
     unreachable();
+    if (e instanceof ServiceResolutionError) return errorResponse(c, errors.serviceUnavailable(SERVICE_UNAVAILABLE));
     return errorResponse(c, errors.serviceUnavailable(`error trying to reach service: ${message}`));
   }
   const out = new Headers();
@@ -83,7 +86,8 @@ export async function proxyToExtension(c: Context<Env>, api: ApiServiceView, cli
     for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
   }
   // The client going away ends the request to the extension (a watch must not outlive it).
-  c.env.incoming.once('close', () => res.destroy());
+  const upstream = res;
+  c.env.outgoing.once('close', () => upstream.destroy());
   const status = res.statusCode ?? 502;
   const nullBody = method === 'HEAD' || status === 204 || status === 304;
   if (nullBody) res.resume();

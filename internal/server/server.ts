@@ -41,6 +41,7 @@ import { NamespaceController } from '../controllers/namespace-controller.js';
 import { CrdController } from '../controllers/crd-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Aggregator } from '../aggregator/aggregator.js';
+import { acceptUpgrades } from '../aggregator/upgrade.js';
 import { HealthChecks } from '../health/health.js';
 import { bodyReaders, cborSerializer, ProtobufSerializer } from '../http/serializers.js';
 import { buildHandlerChain } from '../http/chain.js';
@@ -368,6 +369,22 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const tlsCert = readFileSync(config.tlsCertFile ?? pki.serverCert);
   const tlsKey = readFileSync(config.tlsPrivateKeyFile ?? pki.serverKey);
   const clientCa = readFileSync(config.clientCaFile ?? pki.caCert);
+  const requestListener = withHttp10Host(
+    getRequestListener(app.fetch, {
+      // The adapter calls this when it cannot build the request (a backslash in the path, an
+      // invalid or missing Host header) or app.fetch fails outright. Returning nothing left the
+      // request unanswered until the client gave up; it gets a Status like every other error.
+      errorHandler: (err) => {
+        if (err instanceof RequestError) {
+          log.debug('malformed request', { error: err.message });
+          return errorResponse(undefined, errors.badRequest(`malformed request: ${err.message}`));
+        }
+        log.error('response failed', { error: err instanceof Error ? err : String(err) });
+        return errorResponse(undefined, errors.internal(err instanceof Error ? err.message : String(err)));
+      },
+    }),
+    config.bindAddress,
+  );
   const server: Http2SecureServer = createSecureServer(
     {
       cert: tlsCert,
@@ -381,23 +398,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       // 64 KiB header list limit bounds an HTTP/2 stream before that anyway.
       maxHeaderListPairs: 2000,
     },
-    withHttp10Host(
-      getRequestListener(app.fetch, {
-        // The adapter calls this when it cannot build the request (a backslash in the path, an
-        // invalid or missing Host header) or app.fetch fails outright. Returning nothing left the
-        // request unanswered until the client gave up; it gets a Status like every other error.
-        errorHandler: (err) => {
-          if (err instanceof RequestError) {
-            log.debug('malformed request', { error: err.message });
-            return errorResponse(undefined, errors.badRequest(`malformed request: ${err.message}`));
-          }
-          log.error('response failed', { error: err instanceof Error ? err : String(err) });
-          return errorResponse(undefined, errors.internal(err instanceof Error ? err.message : String(err)));
-        },
-      }),
-      config.bindAddress,
-    ),
+    requestListener,
   );
+  // HTTP/1.1 upgrade requests (SPDY, WebSocket) go through the same chain, with the socket kept
+  // for the aggregator to join to an extension API server.
+  acceptUpgrades(server, requestListener);
   // HTTP/1.1 requests may carry up to 1 MiB of headers, as upstream's Go server allows (its
   // default MaxHeaderBytes), so a long selector gets a 400 naming the problem instead of Node's
   // bare 431 at 16 KiB. node:http2 reads this property for its HTTP/1.1 fallback but takes no

@@ -1,8 +1,9 @@
 // internal/testserver/extension-apiserver owns a small extension API server for tests of the
 // aggregation layer: HTTPS with its own CA (serving certificate for `<service>.<namespace>.svc`),
 // discovery for one group/version with one namespaced resource (`widgets`, kind Widget) that
-// can be listed, read and watched, OpenAPI v2 and v3 documents for it, and a record of every
-// request with its X-Remote-* headers and client certificate CN. Test-only.
+// can be listed, read and watched, OpenAPI v2 and v3 documents for it, an echo behind any
+// connection upgrade, and a record of every request with its X-Remote-* headers and client
+// certificate CN. Test-only.
 // Imports: testserver/https-webhook-server.
 
 import type { ServerResponse } from 'node:http';
@@ -55,6 +56,13 @@ export async function startExtensionApiServer(options: { group: string; version:
   const server = await startHttpsWebhookServer({
     dnsNames: options.dnsNames,
     requestCert: true,
+    // Any upgrade is accepted as an echo: what the client writes comes back, prefixed.
+    upgrade: (req, socket, head) => {
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ${String(req.headers.upgrade)}\r\n\r\n`);
+      if (head.length) socket.write(Buffer.concat([Buffer.from('echo:'), head]));
+      socket.on('data', (d: Buffer) => socket.write(Buffer.concat([Buffer.from('echo:'), d])));
+      socket.on('error', () => socket.destroy());
+    },
     handler: (req, res) => {
       const url = new URL(req.path, 'https://x');
       const p = url.pathname.replace(/\/+$/, '');

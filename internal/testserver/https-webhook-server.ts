@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createCertificateAuthority, issueCertificate } from '../pki/certificates.js';
 
 export interface ReceivedRequest {
@@ -33,7 +34,13 @@ export interface HttpsWebhookServer {
   close(): Promise<void>;
 }
 
-export async function startHttpsWebhookServer(options: { dnsNames?: string[]; handler: WebhookHandler; requestCert?: boolean }): Promise<HttpsWebhookServer> {
+export async function startHttpsWebhookServer(options: {
+  dnsNames?: string[];
+  handler: WebhookHandler;
+  requestCert?: boolean;
+  /** HTTP/1.1 upgrade requests (recorded like the others); without it they are refused. */
+  upgrade?: (req: ReceivedRequest, socket: Duplex, head: Buffer) => void;
+}): Promise<HttpsWebhookServer> {
   const ca = await createCertificateAuthority('test-webhook-server-ca');
   const serving = await issueCertificate(ca, { commonName: 'webhook', dnsNames: options.dnsNames ?? [], ipAddresses: ['127.0.0.1'], usage: 'server' });
   let handler = options.handler;
@@ -64,6 +71,15 @@ export async function startHttpsWebhookServer(options: { dnsNames?: string[]; ha
         });
     });
   });
+  const upgrade = options.upgrade;
+  if (upgrade) {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate?.();
+      const r: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: '', clientCn: peer && typeof peer.subject?.CN === 'string' ? peer.subject.CN : undefined };
+      received.push(r);
+      upgrade(r, socket, head);
+    });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -98,6 +98,26 @@ describe.each(NAMING_MODES)('aggregation layer (--naming=%s)', (mode) => {
     expect(names).toContain('v2.autoscaling');
   });
 
+  it('follows custom resource groups with continuously managed local APIServices', async () => {
+    const crds = `/apis/${naming.group('apiextensions.k8s.io')}/v1/customresourcedefinitions`;
+    const crd = {
+      metadata: { name: 'gadgets.gadgets.example.org' },
+      spec: {
+        group: 'gadgets.example.org',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    expect([200, 201]).toContain((await ts.admin.post(crds, crd)).status);
+    await availableWith('v1.gadgets.example.org', 'True', 'Local');
+    const api = (await ts.admin.get(`${reg}/v1.gadgets.example.org`)).json<{ metadata: { labels: Json }; spec: Json }>();
+    expect(api.metadata.labels[`${naming.labelPrefix('kube-aggregator')}automanaged`]).toBe('true');
+    expect(api.spec).toEqual({ group: 'gadgets.example.org', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+    expect((await ts.admin.delete(`${crds}/gadgets.gadgets.example.org`)).status).toBe(200);
+    await until('the APIService to go with its group', async () => ((await ts.admin.get(`${reg}/v1.gadgets.example.org`)).status === 404 ? true : undefined));
+  });
+
   it('refuses an invalid APIService with upstream field errors', async () => {
     const bad = await ts.admin.post(reg, { metadata: { name: 'v1.wrong.example.com' }, spec: { group, version: 'v1', groupPriorityMinimum: 0, versionPriority: 2000, caBundle: ext.server.caBundle } });
     expect(bad.status).toBe(422);

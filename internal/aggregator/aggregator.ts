@@ -77,27 +77,48 @@ export class Aggregator {
   /** The leader-only part, started and stopped with leadership. */
   readonly leaderController = {
     start: (): void => {
+      if (this.leading) return;
       this.leading = true;
-      void this.registerLocal();
+      // Custom resource groups come and go with their definitions: their APIServices follow.
+      this.unsubscribeCatalog = this.options.env.catalog.onChange(() => this.syncLater());
+      void this.sync(true).then(() => {
+        if (this.leading) this.availability.start();
+      });
     },
     stop: (): void => {
       this.leading = false;
+      this.unsubscribeCatalog?.();
+      this.unsubscribeCatalog = undefined;
+      clearTimeout(this.syncTimer);
       this.availability.stop();
     },
   };
 
-  private async registerLocal(): Promise<void> {
+  private unsubscribeCatalog: (() => void) | undefined;
+  private syncTimer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> = Promise.resolve();
+
+  private syncLater(): void {
+    clearTimeout(this.syncTimer);
+    this.syncTimer = setTimeout(() => void this.sync(false), 100);
+    this.syncTimer.unref();
+  }
+
+  /** Autoregistration, retried until done or leadership is lost; one run at a time. */
+  private sync(onStart: boolean): Promise<void> {
     const { log } = this.options.env;
-    for (let attempt = 1; this.leading; attempt++) {
-      try {
-        await autoregister(this.options.env, this.apis);
-        break;
-      } catch (e) {
-        if (attempt % 10 === 1) log.warn('aggregator: registering local APIServices failed; retrying', { error: e instanceof Error ? e.message : String(e) });
-        await new Promise((r) => setTimeout(r, 500));
+    this.syncing = this.syncing.then(async () => {
+      for (let attempt = 1; this.leading; attempt++) {
+        try {
+          await autoregister(this.options.env, this.apis, onStart);
+          return;
+        } catch (e) {
+          if (attempt % 10 === 1) log.warn('aggregator: registering local APIServices failed; retrying', { error: e instanceof Error ? e.message : String(e) });
+          await new Promise((r) => setTimeout(r, 500));
+        }
       }
-    }
-    if (this.leading) this.availability.start();
+    });
+    return this.syncing;
   }
 
   stop(): void {

@@ -1,12 +1,14 @@
 // internal/aggregator/autoregister owns the local APIServices: one per built-in group/version
 // this server serves (`v1.` for the core group, `v1.apps`, …, group names of the naming), with
 // no service, the priorities upstream's kube-apiserver gives them, and the label
-// `kube-aggregator.<labelDomain>/automanaged: onstart`. As upstream's autoregistration of
-// `onstart` APIServices, they are made to match on start (created, or their spec put back) and
-// ones for versions no longer served are removed; changes after the start are left alone.
+// `kube-aggregator.<labelDomain>/automanaged: onstart`; and one per served version of a custom
+// resource group (priorities 1000/100, label value `true`), as upstream's CRD registration.
+// As upstream's autoregistration, `onstart` ones are made to match on start (created, or their
+// spec put back) and those of versions no longer served removed, `true` ones also whenever the
+// served custom resources change; an APIService without the label is never touched.
 // Imports: apierrors, controllers (env), schema (catalog), aggregator/apiservices.
 
-import { isAlreadyExists, isConflict, isNotFound } from '../apierrors/status.js';
+import { isAlreadyExists, isNotFound } from '../apierrors/status.js';
 import type { ControllerEnv } from '../controllers/serviceaccount-controllers.js';
 import type { Naming } from '../naming/naming.js';
 import type { ApiCatalog } from '../schema/catalog.js';
@@ -67,14 +69,16 @@ export function localApiServices(catalog: ApiCatalog, naming: Naming): Map<strin
   for (const g of catalog.groups()) {
     for (const v of g.versions) {
       const resources = catalog.resources(g.name, v);
+      if (resources.length === 0) continue;
       const builtin = resources.find((r) => !r.custom);
-      if (!builtin) continue;
       const name = `${v}.${g.name}`;
       out.set(name, {
         apiVersion: `${naming.group('apiregistration.k8s.io')}/v1`,
         kind: 'APIService',
-        metadata: { name, labels: { [automanagedLabel(naming)]: 'onstart' } },
-        spec: { group: g.name, version: v, ...builtinPriority(builtin.upstreamGroup, v), service: null },
+        metadata: { name, labels: { [automanagedLabel(naming)]: builtin ? 'onstart' : 'true' } },
+        // Upstream's CRD registration: low group priority, one fixed version priority (versions
+        // then sort in Kubernetes version order).
+        spec: { group: g.name, version: v, ...(builtin ? builtinPriority(builtin.upstreamGroup, v) : { groupPriorityMinimum: 1000, versionPriority: 100 }), service: null },
       });
     }
   }
@@ -86,30 +90,35 @@ const sameSpec = (a: unknown, b: Record<string, unknown>): boolean => {
   return x.group === b.group && x.version === b.version && x.groupPriorityMinimum === b.groupPriorityMinimum && x.versionPriority === b.versionPriority && (x.service ?? null) === null;
 };
 
-/** Creates, corrects and removes the automanaged local APIServices (leader, on start). */
-export async function autoregister(env: ControllerEnv, apis: ApiServices): Promise<void> {
+/**
+ * Creates, corrects and removes the automanaged local APIServices: all of them on start
+ * (`onStart`), otherwise only the continuously managed ones (`true`: custom resource groups).
+ * Throws on a failed write (the caller retries).
+ */
+export async function autoregister(env: ControllerEnv, apis: ApiServices, onStart: boolean): Promise<void> {
   const registry = env.registries.for(apis.resource);
   if (!registry) return;
   const ctx = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, manager: AUTOREGISTER_MANAGER, namespace: '', dryRun: false, warnings: [] as string[] };
-  const wanted = localApiServices(env.catalog, env.naming);
   const label = automanagedLabel(env.naming);
+  const managedBy = (o: Record<string, unknown>): string | undefined => (((o.metadata as Record<string, unknown> | undefined)?.labels ?? {}) as Record<string, string>)[label];
+  const inScope = (value: string | undefined) => value === 'true' || (onStart && value === 'onstart');
+  const wanted = new Map([...localApiServices(env.catalog, env.naming)].filter(([, want]) => inScope(managedBy(want))));
   for (const [name, want] of wanted) {
     const have = apis.byName(name);
     const spec = want.spec as Record<string, unknown>;
     try {
       if (!have) await registry.create(apis.resource, ctx, want);
-      else if (!sameSpec(have.raw.spec, spec)) {
+      else if (managedBy(have.raw) !== undefined && (!sameSpec(have.raw.spec, spec) || managedBy(have.raw) !== managedBy(want))) {
         const meta = (have.raw.metadata ?? {}) as Record<string, unknown>;
-        await registry.update(apis.resource, ctx, name, { ...have.raw, metadata: { ...meta, labels: { ...((meta.labels ?? {}) as object), [label]: 'onstart' } }, spec });
+        await registry.update(apis.resource, ctx, name, { ...have.raw, metadata: { ...meta, labels: { ...((meta.labels ?? {}) as object), [label]: managedBy(want) } }, spec });
       }
     } catch (e) {
       // Another replica (a previous leader) got there first: what it wrote is the same.
-      if (!isAlreadyExists(e) && !isConflict(e)) throw e;
+      if (!isAlreadyExists(e)) throw e;
     }
   }
   for (const api of apis.all()) {
-    const labels = ((api.raw.metadata as Record<string, unknown> | undefined)?.labels ?? {}) as Record<string, string>;
-    if (labels[label] !== 'onstart' || wanted.has(api.name)) continue;
+    if (!inScope(managedBy(api.raw)) || wanted.has(api.name)) continue;
     try {
       await registry.delete(apis.resource, ctx, api.name, { dryRun: false });
       env.log.info('aggregator: removed the APIService of a version no longer served', { apiService: api.name });

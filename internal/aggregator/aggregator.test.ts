@@ -194,8 +194,15 @@ describe.each(NAMING_MODES)('aggregation layer (--naming=%s)', (mode) => {
   });
 
   it('merges the extension into discovery and OpenAPI', async () => {
+    const early = { metadata: { name: 'v1.early.example.com' }, spec: { group: 'early.example.com', version: 'v1', service: { namespace: 'default', name: 'ext' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 17900, versionPriority: 1 } };
+    expect([200, 201]).toContain((await ts.admin.post(reg, early)).status);
     const groups = (await ts.admin.get('/apis')).json<{ groups: Array<{ name: string; preferredVersion: Json }> }>().groups;
     expect(groups.find((g) => g.name === group)?.preferredVersion).toEqual({ groupVersion: gv, version: 'v1' });
+    // Upstream's order: groupPriorityMinimum, highest first (an unavailable APIService listed too).
+    const order = groups.map((g) => g.name);
+    expect(order.slice(0, 3)).toEqual([naming.group('apiregistration.k8s.io'), 'early.example.com', 'apps']);
+    expect(order.indexOf(group)).toBeGreaterThan(order.indexOf(naming.group('flowcontrol.apiserver.k8s.io')));
+    expect((await ts.admin.delete(`${reg}/v1.early.example.com`)).status).toBe(200);
     expect((await ts.admin.get(`/apis/${group}`)).json()).toMatchObject({ kind: 'APIGroup', name: group, versions: [{ groupVersion: gv, version: 'v1' }] });
     expect((await ts.admin.get(`/apis/${gv}`)).json()).toMatchObject({ kind: 'APIResourceList', groupVersion: gv });
     const accept = `application/json;g=apidiscovery.${naming.groupDomain};v=v2;as=APIGroupDiscoveryList`;

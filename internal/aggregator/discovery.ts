@@ -2,8 +2,8 @@
 // `/apis/<group>` list the group/versions of APIServices with a service reference (legacy
 // discovery lists them whether or not they are available, as upstream does), and aggregated
 // discovery carries each extension's resources as last fetched (`Stale` when the last fetch
-// failed). Groups are placed by groupPriorityMinimum and versions ordered by versionPriority,
-// as upstream orders them. A subclass of Discovery, so that module stays as it is.
+// failed). Groups are ordered by their APIServices' groupPriorityMinimum (then name) and an
+// extension's versions by versionPriority, as upstream orders them. A subclass of Discovery, so that module stays as it is.
 // Imports: discovery, schema (catalog, versions), aggregator (apiservices, docs, autoregister).
 
 import { Discovery } from '../discovery/discovery.js';
@@ -37,17 +37,6 @@ function groupsOf(entries: ReadonlyArray<{ group: string; version: string; group
   }
   for (const g of groups.values()) g.versions.sort(byVersionPriority);
   return [...groups.values()];
-}
-
-/** Merges extension groups into a built-in list: each goes before the first built-in group of lower priority. */
-function placeByPriority<T>(builtin: T[], priorityOf: (t: T) => number, ext: Array<{ item: T; priority: number; name: string }>): T[] {
-  const out = [...builtin];
-  for (const e of [...ext].sort((a, b) => b.priority - a.priority || a.name.localeCompare(b.name))) {
-    const at = out.findIndex((t) => priorityOf(t) < e.priority);
-    if (at < 0) out.push(e.item);
-    else out.splice(at, 0, e.item);
-  }
-  return out;
 }
 
 /** An aggregated-discovery resource from a legacy APIResourceList entry (and its subresources). */
@@ -85,9 +74,29 @@ export class AggregatedDiscovery extends Discovery {
     super(cat, naming);
   }
 
-  private builtinPriorityOf(name: string): number {
-    const r = this.cat.group(name) && this.cat.resources(name, this.cat.group(name)!.preferredVersion)[0];
-    return r ? builtinPriority(r.upstreamGroup, r.version).groupPriorityMinimum : 0;
+  /**
+   * Each group's priority: the highest groupPriorityMinimum of its APIServices (local ones
+   * included, as upstream orders every group by them), else what autoregistration would give.
+   */
+  private priorities(): (name: string) => number {
+    const byGroup = new Map<string, number>();
+    for (const a of this.apis.all()) byGroup.set(a.group, Math.max(byGroup.get(a.group) ?? 0, a.groupPriorityMinimum));
+    return (name) => {
+      const known = byGroup.get(name);
+      if (known !== undefined) return known;
+      const g = this.cat.group(name);
+      const r = g ? this.cat.resources(name, g.preferredVersion)[0] : undefined;
+      return !r ? 0 : r.custom ? 1000 : builtinPriority(r.upstreamGroup, r.version).groupPriorityMinimum;
+    };
+  }
+
+  /** Upstream's group order: priority, highest first, then name. */
+  private sorted<T>(items: T[], nameOf: (t: T) => string): T[] {
+    const priority = this.priorities();
+    return items
+      .map((item) => ({ item, name: nameOf(item), p: priority(nameOf(item)) }))
+      .sort((x, y) => y.p - x.p || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
+      .map((x) => x.item);
   }
 
   /** Group/versions of APIServices with a service reference that the catalog does not serve. */
@@ -105,13 +114,12 @@ export class AggregatedDiscovery extends Discovery {
   override apiGroupList(): Json {
     const base = super.apiGroupList();
     const ext = this.extensionGroups();
-    if (ext.length === 0) return base;
     const builtin = (base.groups as Json[]).map((g) => {
       const more = ext.find((e) => e.name === g.name);
       return more ? this.extGroupEntry(more, g) : g;
     });
-    const fresh = ext.filter((e) => !this.cat.group(e.name)).map((e) => ({ item: this.extGroupEntry(e), priority: e.priority, name: e.name }));
-    return { ...base, groups: placeByPriority(builtin, (g) => this.builtinPriorityOf(g.name as string), fresh) };
+    const fresh = ext.filter((e) => !this.cat.group(e.name)).map((e) => this.extGroupEntry(e));
+    return { ...base, groups: this.sorted([...builtin, ...fresh], (g) => g.name as string) };
   }
 
   override apiGroup(name: string): Json | undefined {
@@ -124,7 +132,7 @@ export class AggregatedDiscovery extends Discovery {
   override aggregated(prefix: 'api' | 'apis', version: 'v2' | 'v2beta1'): Json {
     const base = super.aggregated(prefix, version);
     const docs = this.docs.all().filter((d) => d.group !== '' && this.cat.resources(d.group, d.version).length === 0);
-    if (prefix === 'api' || docs.length === 0) return base;
+    if (prefix === 'api') return base;
     const items = base.items as Json[];
     const versionItem = (g: ExtGroup) =>
       g.versions.map((v) => {
@@ -137,9 +145,7 @@ export class AggregatedDiscovery extends Discovery {
       const more = ext.find((e) => e.name === name);
       return more ? { ...item, versions: [...(item.versions as Json[]), ...versionItem(more)] } : item;
     });
-    const fresh = ext
-      .filter((e) => !this.cat.group(e.name))
-      .map((e) => ({ item: { metadata: { name: e.name, creationTimestamp: null }, versions: versionItem(e) } as Json, priority: e.priority, name: e.name }));
-    return { ...base, items: placeByPriority(merged, (i) => this.builtinPriorityOf((i.metadata as Json).name as string), fresh) };
+    const fresh = ext.filter((e) => !this.cat.group(e.name)).map((e) => ({ metadata: { name: e.name, creationTimestamp: null }, versions: versionItem(e) }) as Json);
+    return { ...base, items: this.sorted([...merged, ...fresh], (i) => (i.metadata as Json).name as string) };
   }
 }

@@ -1,7 +1,8 @@
 // The aggregation layer with stock kubectl, under both namings: the local APIServices, an
 // extension API server (written for the tests: HTTPS with its own CA, one resource) registered
 // through a Service, Endpoints and an APIService, its resource listed and watched through the
-// server, its discovery merged (api-resources), and availability going False when it stops.
+// server, its discovery merged (api-resources), and availability going False when it stops;
+// and in a three-replica cluster, every replica proxying and listing the extension.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNaming, NAMING_MODES } from '../internal/naming/naming.js';
 import { createCertificateAuthority, issueCertificate } from '../internal/pki/certificates.js';
 import { startExtensionApiServer, type ExtensionApiServer } from '../internal/testserver/extension-apiserver.js';
+import { ClusterProcess } from './support/cluster-process.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
@@ -133,5 +135,66 @@ spec:
     if (tables) expect((await k(['get', 'apiservices', `v1.${GROUP}`])).stdout).toMatch(/False \(FailedDiscoveryCheck\)/);
     const refused = await k(['get', 'widgets']);
     expect(refused.stderr).toContain('service unavailable');
+  });
+});
+
+describe.skipIf(!kubectlAvailable())('aggregation layer in a three-replica cluster', () => {
+  let cluster: ClusterProcess;
+  let ext: ExtensionApiServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'clusterd-e2e-aggr-cluster-'));
+    const ca = await createCertificateAuthority('front-proxy-ca');
+    const client = await issueCertificate(ca, { commonName: 'front-proxy-client', usage: 'client' });
+    writeFileSync(join(dir, 'proxy.crt'), client.certPem);
+    writeFileSync(join(dir, 'proxy.key'), client.keyPem);
+    ext = await startExtensionApiServer({ group: GROUP, version: 'v1', dnsNames: ['widgets.default.svc'] });
+    cluster = await ClusterProcess.create({ extraArgs: [`--proxy-client-cert-file=${join(dir, 'proxy.crt')}`, `--proxy-client-key-file=${join(dir, 'proxy.key')}`] });
+    await cluster.startAll();
+    await cluster.waitAllReady();
+    await cluster.waitForLeader();
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+    await ext?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('every replica proxies to the extension and lists its resources', async () => {
+    const leader = (await cluster.leader())!;
+    const registration = createNaming('cluster').group('apiregistration.k8s.io');
+    const applied = await kubectl(
+      cluster.kubeconfig(leader),
+      ['apply', '-f', '-'],
+      `apiVersion: v1
+kind: Service
+metadata: {name: widgets, namespace: default}
+spec: {ports: [{port: 443, targetPort: ${ext.server.port}}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: widgets, namespace: default}
+subsets: [{addresses: [{ip: 127.0.0.1}], ports: [{port: ${ext.server.port}}]}]
+---
+apiVersion: ${registration}/v1
+kind: APIService
+metadata: {name: v1.${GROUP}}
+spec: {group: ${GROUP}, version: v1, service: {namespace: default, name: widgets}, caBundle: ${ext.server.caBundle}, groupPriorityMinimum: 1000, versionPriority: 15}
+`,
+    );
+    expect(applied.stderr).toBe('');
+    expect((await kubectl(cluster.kubeconfig(leader), ['wait', '--for=condition=Available', `apiservice/v1.${GROUP}`, '--timeout=30s'])).stdout).toContain('condition met');
+    ext.put('default', 'shared');
+    for (const name of cluster.runningNames()) {
+      const got = await kubectl(cluster.kubeconfig(name), ['get', 'widgets', '-o', 'name']);
+      expect(got.stdout, `${name}: ${got.stderr}`).toBe(`widget.${GROUP}/shared\n`);
+      let resources = '';
+      for (let i = 0; i < 50 && !resources.includes('Widget'); i++) {
+        resources = (await kubectl(cluster.kubeconfig(name), ['api-resources', `--api-group=${GROUP}`])).stdout;
+        if (!resources.includes('Widget')) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(resources, name).toMatch(/\nwidgets\s+wd\s+widgets\.example\.com\/v1\s+true\s+Widget\n/);
+    }
   });
 });

@@ -21,6 +21,8 @@ import { ExtensionDocs } from './extension-docs.js';
 import { withExtensionOpenApi } from './openapi.js';
 import { proxyToExtension } from './proxy.js';
 
+const START_DELAY_MS = 1000;
+
 export interface AggregatorOptions {
   env: ControllerEnv;
   resolver: EndpointServiceResolver;
@@ -81,20 +83,27 @@ export class Aggregator {
       this.leading = true;
       // Custom resource groups come and go with their definitions: their APIServices follow.
       this.unsubscribeCatalog = this.options.env.catalog.onChange(() => this.syncLater());
-      void this.sync(true).then(() => {
-        if (this.leading) this.availability.start();
-      });
+      // A moment after start-up: the bootstrap objects and the first clients' requests go first
+      // (the local APIServices are some fifty writes that nothing at start waits for).
+      this.startTimer = setTimeout(() => {
+        void this.sync(true).then(() => {
+          if (this.leading) this.availability.start();
+        });
+      }, START_DELAY_MS);
+      this.startTimer.unref();
     },
     stop: (): void => {
       this.leading = false;
       this.unsubscribeCatalog?.();
       this.unsubscribeCatalog = undefined;
       clearTimeout(this.syncTimer);
+      clearTimeout(this.startTimer);
       this.availability.stop();
     },
   };
 
   private unsubscribeCatalog: (() => void) | undefined;
+  private startTimer: NodeJS.Timeout | undefined;
   private syncTimer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> = Promise.resolve();
 

@@ -14,6 +14,7 @@ import type { Naming } from '../naming/naming.js';
 import type { ApiCatalog } from '../schema/catalog.js';
 import { stabilityOf } from '../schema/versions.js';
 import type { ApiServices } from './apiservices.js';
+import { LOCAL_AVAILABILITY, withAvailability } from './availability.js';
 
 export const AUTOREGISTER_MANAGER = 'kube-apiserver-autoregistration';
 
@@ -103,20 +104,31 @@ export async function autoregister(env: ControllerEnv, apis: ApiServices, onStar
   const managedBy = (o: Record<string, unknown>): string | undefined => (((o.metadata as Record<string, unknown> | undefined)?.labels ?? {}) as Record<string, string>)[label];
   const inScope = (value: string | undefined) => value === 'true' || (onStart && value === 'onstart');
   const wanted = new Map([...localApiServices(env.catalog, env.naming)].filter(([, want]) => inScope(managedBy(want))));
-  for (const [name, want] of wanted) {
-    const have = apis.byName(name);
-    const spec = want.spec as Record<string, unknown>;
-    try {
-      if (!have) await registry.create(apis.resource, ctx, want);
-      else if (managedBy(have.raw) !== undefined && (!sameSpec(have.raw.spec, spec) || managedBy(have.raw) !== managedBy(want))) {
-        const meta = (have.raw.metadata ?? {}) as Record<string, unknown>;
-        await registry.update(apis.resource, ctx, name, { ...have.raw, metadata: { ...meta, labels: { ...((meta.labels ?? {}) as object), [label]: managedBy(want) } }, spec });
+  // Concurrently: the store commits concurrent writes together, so the start-up adds a few
+  // syncs rather than one per group/version. A new local APIService gets its Available (Local)
+  // condition at once, as the availability controller would set it.
+  const now = new Date();
+  const results = await Promise.allSettled(
+    [...wanted].map(async ([name, want]) => {
+      const have = apis.byName(name);
+      const spec = want.spec as Record<string, unknown>;
+      try {
+        if (!have) {
+          const created = await registry.create(apis.resource, ctx, want);
+          const withStatus = withAvailability(created, LOCAL_AVAILABILITY, now);
+          if (withStatus) await registry.update(apis.resource, ctx, name, withStatus, 'status');
+        } else if (managedBy(have.raw) !== undefined && (!sameSpec(have.raw.spec, spec) || managedBy(have.raw) !== managedBy(want))) {
+          const meta = (have.raw.metadata ?? {}) as Record<string, unknown>;
+          await registry.update(apis.resource, ctx, name, { ...have.raw, metadata: { ...meta, labels: { ...((meta.labels ?? {}) as object), [label]: managedBy(want) } }, spec });
+        }
+      } catch (e) {
+        // Another replica (a previous leader) got there first: what it wrote is the same.
+        if (!isAlreadyExists(e)) throw e;
       }
-    } catch (e) {
-      // Another replica (a previous leader) got there first: what it wrote is the same.
-      if (!isAlreadyExists(e)) throw e;
-    }
-  }
+    }),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   for (const api of apis.all()) {
     if (!inScope(managedBy(api.raw)) || wanted.has(api.name)) continue;
     try {

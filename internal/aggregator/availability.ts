@@ -26,9 +26,11 @@ export interface Availability {
 /** Reads a Service or Endpoints as the cache holds it. */
 export type CoreReader = (resource: 'services' | 'endpoints', namespace: string, name: string) => Obj | undefined;
 
+export const LOCAL_AVAILABILITY: Availability = { status: 'True', reason: 'Local', message: 'Local APIServices are always available' };
+
 /** The Available condition an APIService should have now. */
 export async function checkAvailability(api: ApiServiceView, read: CoreReader, client: ExtensionClient): Promise<Availability> {
-  if (!api.service) return { status: 'True', reason: 'Local', message: 'Local APIServices are always available' };
+  if (!api.service) return LOCAL_AVAILABILITY;
   const { namespace, name, port } = api.service;
   const svc = read('services', namespace, name);
   if (!svc) return { status: 'False', reason: 'ServiceNotFound', message: `service/${name} in "${namespace}" is not present` };

@@ -12,6 +12,7 @@ import type { Env } from '../http/context.js';
 import type { OpenApiSource } from '../http/deps.js';
 import { objectKey, resourcePrefix } from '../registry/keys.js';
 import type { EndpointServiceResolver } from '../webhook/client-config.js';
+import type { Reconciler } from '../controllers/reconciler.js';
 import { ApiServices } from './apiservices.js';
 import { availabilityController, type CoreReader } from './availability.js';
 import { autoregister } from './autoregister.js';
@@ -34,7 +35,7 @@ export class Aggregator {
   readonly client: ExtensionClient;
   readonly docs: ExtensionDocs;
   readonly discovery: AggregatedDiscovery;
-  private readonly availability;
+  private readonly availability: Reconciler;
   private leading = false;
 
   constructor(private readonly options: AggregatorOptions) {

@@ -18,7 +18,6 @@ type Json = Record<string, unknown>;
 
 interface ExtGroup {
   name: string;
-  priority: number;
   /** Versions, preferred first. */
   versions: Array<{ version: string; priority: number }>;
 }
@@ -27,11 +26,10 @@ interface ExtGroup {
 const byVersionPriority = (a: { version: string; priority: number }, b: { version: string; priority: number }): number =>
   b.priority - a.priority || compareVersionPriority(a.version, b.version);
 
-function groupsOf(entries: ReadonlyArray<{ group: string; version: string; groupPriorityMinimum: number; versionPriority: number }>): ExtGroup[] {
+function groupsOf(entries: ReadonlyArray<{ group: string; version: string; versionPriority: number }>): ExtGroup[] {
   const groups = new Map<string, ExtGroup>();
   for (const e of entries) {
-    const g = groups.get(e.group) ?? { name: e.group, priority: 0, versions: [] };
-    g.priority = Math.max(g.priority, e.groupPriorityMinimum);
+    const g = groups.get(e.group) ?? { name: e.group, versions: [] };
     g.versions.push({ version: e.version, priority: e.versionPriority });
     groups.set(e.group, g);
   }

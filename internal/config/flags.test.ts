@@ -41,9 +41,17 @@ describe('flags', () => {
     [['--snapshot-count=0'], /--snapshot-count must be at least 1/],
     [['--legacy-service-account-token-clean-up-period=0s'], /must be greater than 0/],
     [['--default-not-ready-toleration-seconds=-1'], /--default-not-ready-toleration-seconds: must be a non-negative integer/],
+    [['--proxy-client-cert-file=/p.crt'], /--proxy-client-cert-file and --proxy-client-key-file go together/],
+    [['--proxy-client-key-file=/p.key'], /--proxy-client-cert-file and --proxy-client-key-file go together/],
   ])('rejects %j', (args, message) => {
     expect(() => parseFlags(args)).toThrow(FlagError);
     expect(() => parseFlags(args)).toThrow(message);
+  });
+
+  it('takes the front-proxy client certificate and key together, neither by default', () => {
+    const parsed = parseFlags(['--proxy-client-cert-file=/p.crt', '--proxy-client-key-file=/p.key']) as ServerConfig;
+    expect(parsed.proxyClient).toEqual({ certFile: '/p.crt', keyFile: '/p.key' });
+    expect((parseFlags([]) as ServerConfig).proxyClient).toEqual({ certFile: undefined, keyFile: undefined });
   });
 
   it('takes an IP or a DNS name for --advertise-address, nothing else', () => {

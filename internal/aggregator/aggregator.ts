@@ -22,8 +22,6 @@ import { ExtensionDocs } from './extension-docs.js';
 import { withExtensionOpenApi } from './openapi.js';
 import { proxyToExtension } from './proxy.js';
 
-const START_DELAY_MS = 1000;
-
 export interface AggregatorOptions {
   env: ControllerEnv;
   resolver: EndpointServiceResolver;
@@ -77,6 +75,15 @@ export class Aggregator {
     this.docs.start();
   }
 
+  /**
+   * The local APIServices as a start-up step (before the server is ready, like the bootstrap
+   * objects, so a fresh server is quiet once it serves): created or put back, and those of
+   * versions no longer served removed. Throws on a failed write (the caller retries).
+   */
+  registerLocal(): Promise<void> {
+    return autoregister(this.options.env, this.apis, true);
+  }
+
   /** The leader-only part, started and stopped with leadership. */
   readonly leaderController = {
     start: (): void => {
@@ -84,43 +91,34 @@ export class Aggregator {
       this.leading = true;
       // Custom resource groups come and go with their definitions: their APIServices follow.
       this.unsubscribeCatalog = this.options.env.catalog.onChange(() => this.syncLater());
-      // A moment after start-up: the bootstrap objects and the first clients' requests go first
-      // (the local APIServices are some fifty writes that nothing at start waits for).
-      this.startTimer = setTimeout(() => {
-        void this.sync(true).then(() => {
-          if (this.leading) this.availability.start();
-        });
-      }, START_DELAY_MS);
-      this.startTimer.unref();
+      this.availability.start();
     },
     stop: (): void => {
       this.leading = false;
       this.unsubscribeCatalog?.();
       this.unsubscribeCatalog = undefined;
       clearTimeout(this.syncTimer);
-      clearTimeout(this.startTimer);
       this.availability.stop();
     },
   };
 
   private unsubscribeCatalog: (() => void) | undefined;
-  private startTimer: NodeJS.Timeout | undefined;
   private syncTimer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> = Promise.resolve();
 
   private syncLater(): void {
     clearTimeout(this.syncTimer);
-    this.syncTimer = setTimeout(() => void this.sync(false), 100);
+    this.syncTimer = setTimeout(() => void this.sync(), 100);
     this.syncTimer.unref();
   }
 
-  /** Autoregistration, retried until done or leadership is lost; one run at a time. */
-  private sync(onStart: boolean): Promise<void> {
+  /** Registration of the custom resource groups, retried until done or leadership is lost; one run at a time. */
+  private sync(): Promise<void> {
     const { log } = this.options.env;
     this.syncing = this.syncing.then(async () => {
       for (let attempt = 1; this.leading; attempt++) {
         try {
-          await autoregister(this.options.env, this.apis, onStart);
+          await autoregister(this.options.env, this.apis, false);
           return;
         } catch (e) {
           if (attempt % 10 === 1) log.warn('aggregator: registering local APIServices failed; retrying', { error: e instanceof Error ? e.message : String(e) });

@@ -482,6 +482,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // The day secret-based tokens began to be marked when used (the legacy token cleaner's clock).
     await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, cluster !== undefined);
     await crdController.start();
+    // After the definitions are served: their groups' APIServices are kept, not removed.
+    await bootstrapWithRetry(() => aggregator.registerLocal(), 'registering local APIServices', log, cluster !== undefined);
     aggregator.start();
     if (!cluster) for (const c of leaderControllers) c.start();
     else {

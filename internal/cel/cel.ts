@@ -4,9 +4,11 @@
 // upstream's CEL environments have (optional types on), expressions parsed and type checked
 // once at load (an error names the field path), and results checked for the type the field
 // wants. Messages never repeat the variables: they can hold tokens' claims, which do not
-// belong in logs. Imports: nothing from the project.
+// belong in logs. kubernetesCelEnvironment adds upstream's Kubernetes libraries (internal/cel/lib)
+// for the rules of custom resources and admission policies. Imports: internal/cel/lib.
 
 import { Environment } from '@marcbachmann/cel-js';
+import { registerKubernetesLibraries } from './lib/index.js';
 
 export { Environment };
 
@@ -34,6 +36,18 @@ export function celEnvironment(variables: Readonly<Record<string, string>>): Env
   let env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   for (const [name, type] of Object.entries(variables)) env = env.registerVariable(name, type);
   return env;
+}
+
+/** Reserved for environment choices of later callers (none yet: every library is always on). */
+export type KubernetesCelOptions = Record<string, never>;
+
+/**
+ * An environment declaring `variables` with upstream's Kubernetes CEL libraries registered: lists,
+ * regex, url, quantity, ip, cidr, format, sets and the strings extension (README "CEL"). Shared by
+ * CRD validation rules and admission policies.
+ */
+export function kubernetesCelEnvironment(variables: Readonly<Record<string, string>>, _options?: KubernetesCelOptions): Environment {
+  return registerKubernetesLibraries(celEnvironment(variables));
 }
 
 /**

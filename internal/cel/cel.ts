@@ -7,10 +7,15 @@
 // belong in logs. kubernetesCelEnvironment adds upstream's Kubernetes libraries (internal/cel/lib)
 // for the rules of custom resources and admission policies. Imports: internal/cel/lib.
 
-import { Environment } from '@marcbachmann/cel-js';
+import { type ASTNode, Environment } from '@marcbachmann/cel-js';
+import { PER_CALL_LIMIT } from './cost-model.js';
+import { type Shape, estimateCost } from './cost.js';
 import { registerKubernetesLibraries } from './lib/index.js';
+import { CostLimitExceeded, CostMeter, meterValue, unmetered, withMeter } from './meter.js';
 
-export { Environment };
+export { Environment, CostMeter, CostLimitExceeded };
+export * from './cost-model.js';
+export { type Shape, DYN, SCALAR, estimateCost, listShape, mapShape, stringShape, unboundedCount } from './cost.js';
 
 export class CelCompileError extends Error {
   override name = 'CelCompileError';
@@ -20,13 +25,36 @@ export class CelRuntimeError extends Error {
   override name = 'CelRuntimeError';
 }
 
+/** The evaluation passed its meter's limit; the message is upstream's. */
+export class CelCostLimitError extends CelRuntimeError {
+  override name = 'CelCostLimitError';
+}
+
+export interface RunOptions {
+  /**
+   * Charges this evaluation's cost (meter.ts: reads of the variables' fields and elements,
+   * library calls, one unit per expression node) and stops it with a CelCostLimitError when the
+   * meter passes its limit. Without a meter nothing is counted.
+   */
+  meter?: CostMeter;
+}
+
+/** A meter for one evaluation of one expression, with upstream's PerCallLimit by default. */
+export function newCostMeter(limit: number = PER_CALL_LIMIT): CostMeter {
+  return new CostMeter(limit);
+}
+
 export interface CompiledExpression {
   readonly source: string;
   readonly path: string;
   /** The type the checker inferred (`bool`, `string`, `list<string>`, `dyn`…). */
   readonly type: string;
+  /** The parsed expression. */
+  readonly ast: ASTNode;
+  /** The estimated largest cost of one evaluation with variables of these shapes (cost.ts). */
+  estimateCost(variables: Readonly<Record<string, Shape>>): number;
   /** Evaluates with the given variables; throws CelRuntimeError (message without the variables). */
-  run(variables: Record<string, unknown>): unknown;
+  run(variables: Record<string, unknown>, options?: RunOptions): unknown;
   /** The same, for expressions that call asynchronous functions (an authorizer check). */
   runAsync(variables: Record<string, unknown>): Promise<unknown>;
 }
@@ -68,17 +96,31 @@ export function compileExpression(env: Environment, source: string, path: string
   if (!checked.valid) throw invalid(firstLine(checked.error));
   const type = checked.type ?? 'dyn';
   if (want && type !== 'dyn' && !want.includes(type)) throw invalid(`must evaluate to one of ${want.join(', ')}, not ${type}`);
-  const fail = (e: unknown) => new CelRuntimeError(`${path}: evaluation failed: ${safeMessage(e)}`);
+  const nodes = countNodes(program.ast);
+  const fail = (e: unknown, meter?: CostMeter) => {
+    if (e instanceof CostLimitExceeded || (meter && meter.used > meter.limit)) return new CelCostLimitError(new CostLimitExceeded().message);
+    return new CelRuntimeError(`${path}: evaluation failed: ${safeMessage(e)}`);
+  };
   return {
     source,
     path,
     type,
-    run(variables) {
+    ast: program.ast,
+    estimateCost: (variables) => estimateCost(program.ast, variables),
+    run(variables, options) {
       let out: unknown;
+      const meter = options?.meter;
       try {
-        out = program(variables);
+        if (meter) {
+          meter.charge(nodes);
+          const metered: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(variables)) metered[k] = meterValue(v, meter);
+          out = unmetered(withMeter(meter, () => program(metered)));
+        } else {
+          out = program(variables);
+        }
       } catch (e) {
-        throw fail(e);
+        throw fail(e, meter);
       }
       if (out instanceof Promise) {
         out.catch(() => {});
@@ -94,6 +136,12 @@ export function compileExpression(env: Environment, source: string, path: string
       }
     },
   };
+}
+
+function countNodes(node: unknown): number {
+  if (Array.isArray(node)) return node.reduce((n: number, x) => n + countNodes(x), 0);
+  if (node && typeof node === 'object' && 'op' in node && 'args' in node) return 1 + countNodes((node as { args: unknown }).args);
+  return 0;
 }
 
 function firstLine(e: unknown): string {

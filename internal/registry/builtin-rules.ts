@@ -2,7 +2,9 @@
 // served kind: for built-in kinds upstream defaults and create/update preparation
 // (internal/defaults), schema, metadata and per-kind validation (internal/validation); for
 // custom resources their version's openAPIV3Schema (types, defaults, pruning unless it
-// preserves unknown fields) and the metadata rules. All take the configured naming.
+// preserves unknown fields), the metadata rules, and their CEL validation rules
+// (validation/crd-cel: after schema validation, with ratcheting of unchanged values on update).
+// All take the configured naming.
 // Imports: defaults, validation, naming, schema, object-rules.
 
 import { applyDefaults, prepareForCreate, prepareForUpdate } from '../defaults/defaults.js';
@@ -14,6 +16,8 @@ import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../validatio
 import { pruneUnknownFields, validateAgainstSchema } from '../validation/schema.js';
 import { CUSTOM_ROOT_SCHEMA, customSchemaCompiler, type SchemaCompiler } from '../validation/schema-compile.js';
 import { validateObject } from '../validation/validate-object.js';
+import { compileCrdRules, newBudget, ratchetSchemaErrors, type RuleNode, validateCrdRules } from '../validation/crd-cel.js';
+import type { FieldError } from '../apierrors/field-errors.js';
 import type { JsonObject, ObjectRules } from './object-rules.js';
 
 /** Permissive root for versions without a schema: any object. */
@@ -30,7 +34,28 @@ export function builtinRules(naming: Naming): ObjectRules {
     }
     return c;
   };
-  const customErrors = (r: ResourceInfo, obj: JsonObject) => validateAgainstSchema(CUSTOM_ROOT_SCHEMA, obj, { naming, compiler: compilerFor(r.custom!) });
+  // The CEL rules of each version, compiled once per definition (CRD validation refused any that
+  // do not compile or cost too much; a stored definition from before keeps its good rules).
+  const ruleTrees = new WeakMap<CustomResourceInfo, { root?: RuleNode }>();
+  const rulesFor = (custom: CustomResourceInfo): RuleNode | undefined => {
+    let t = ruleTrees.get(custom);
+    if (!t) {
+      t = { root: custom.schema ? compileCrdRules(custom.schema as JsonObject, naming, '').root : undefined };
+      ruleTrees.set(custom, t);
+    }
+    return t.root;
+  };
+  const customErrors = (r: ResourceInfo, obj: JsonObject, old?: JsonObject): FieldError[] => {
+    let errs = validateAgainstSchema(CUSTOM_ROOT_SCHEMA, obj, { naming, compiler: compilerFor(r.custom!) });
+    if (old) errs = ratchetSchemaErrors(errs, obj, old);
+    const root = rulesFor(r.custom!);
+    if (!root) return errs;
+    // As upstream: a value of the wrong type leaves the rules unchecked.
+    if (errs.some((e) => e.type === 'FieldValueTypeInvalid')) {
+      return [...errs, { type: 'FieldValueInvalid', field: '', value: undefined, detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' }];
+    }
+    return [...errs, ...validateCrdRules(root, obj, old, '', newBudget(), naming.extensionPrefix)];
+  };
   return {
     applyDefaults(r, obj) {
       if (!r.custom) return void applyDefaults(r, obj, naming);
@@ -45,7 +70,7 @@ export function builtinRules(naming: Naming): ObjectRules {
     },
     validateUpdate(r, obj, old) {
       if (!r.custom) return validateObject(r, obj, { old, naming });
-      return [...customErrors(r, obj), ...validateObjectMetaUpdate(obj.metadata, old.metadata, { resource: r, naming, custom: true })];
+      return [...customErrors(r, obj, old), ...validateObjectMetaUpdate(obj.metadata, old.metadata, { resource: r, naming, custom: true })];
     },
     pruneUnknownFields(r, obj) {
       if (r.custom) return r.custom.preserveUnknownFields ? [] : pruneUnknownFields(CUSTOM_ROOT_SCHEMA, obj, { naming, compiler: compilerFor(r.custom) });

@@ -3,8 +3,8 @@
 // one served, exactly one storage), a schema per version, conversion strategy, immutable group
 // and scope. The structural-schema check is deliberately minimal: an object root and a `type` on
 // every property and array item that does not opt out (int-or-string, preserve-unknown-fields);
-// patterns must compile as RE2 (Go's regexp); other value validations, defaults and CEL rules
-// inside schemas are not checked here.
+// patterns must compile as RE2 (Go's regexp); CEL validation rules, their estimated costs,
+// defaults and uniqueItems are checked by validation/crd-cel; other value validations are not.
 // Selectable fields are checked as upstream's ValidateCustomResourceSelectableFields does: each
 // jsonPath a simple dotted path (no array notation) that the schema declares, ending at a string,
 // boolean or integer, outside metadata, unique, at most 8.
@@ -13,6 +13,7 @@
 import { fieldErrors, fieldPath, type FieldError } from '../../apierrors/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../name-rules.js';
 import { isObject, jsonEqual, type JsonObject } from '../plain-json.js';
+import { compileCrdRules } from '../crd-cel.js';
 import { compilePattern } from '../value-rules.js';
 import { immutable, list, obj, str, type KindValidator } from './common.js';
 
@@ -355,6 +356,7 @@ export const validateCustomResourceDefinition: KindValidator = (crd, old, ctx) =
     else {
       errs.push(...structuralErrors(schema, `${p}.schema.openAPIV3Schema`, ext, true, ''));
       patternErrors(schema, `${p}.schema.openAPIV3Schema`, errs);
+      errs.push(...compileCrdRules(schema, ctx.naming, `${p}.schema.openAPIV3Schema`).errors);
     }
   });
   if (versions.length > 0 && storage !== 1) {

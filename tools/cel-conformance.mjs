@@ -49,6 +49,28 @@ const engines = {
       }
     };
   },
+  // Our environment: @marcbachmann/cel-js with the Kubernetes libraries (internal/cel/lib), from
+  // the compiled tree (make build); reported as not installed without it.
+  async 'clusterd (kubernetesCelEnvironment)'() {
+    const { kubernetesCelEnvironment } = await import(join(here, '..', 'dist', 'internal', 'cel', 'cel.js'));
+    const env = kubernetesCelEnvironment(Object.fromEntries(Object.keys(fixture.vars).map((n) => [n, 'dyn'])));
+    const bindings = vars(fixture.vars, BigInt);
+    return (expr) => {
+      let program;
+      try {
+        program = env.parse(expr);
+      } catch (e) {
+        return { checkError: `parse: ${e.message}` };
+      }
+      const checked = program.check();
+      if (!checked.valid) return { checkError: checked.error.message };
+      try {
+        return { value: program(bindings) };
+      } catch (e) {
+        return { evalError: e.message };
+      }
+    };
+  },
   async '@bufbuild/cel'() {
     const cel = await import('@bufbuild/cel');
     const { strings } = await import('@bufbuild/cel/ext');

@@ -1,6 +1,6 @@
 // internal/cel/lib owns the Kubernetes CEL libraries registered on an engine environment, as
 // upstream 1.32's base environment offers them: lists, regex, url, quantity, ip and cidr, format,
-// sets, and the strings extension's functions the engine lacks. Imports: the library modules.
+// sets, the strings extension's functions the engine lacks, and standard conversions it lacks. Imports: the library modules.
 
 import type { Environment } from './common.js';
 import { registerFormat } from './format.js';
@@ -9,6 +9,7 @@ import { registerNet } from './net.js';
 import { registerQuantity } from './quantity.js';
 import { registerRegex } from './regex.js';
 import { registerSets } from './sets.js';
+import { registerStdGaps } from './std-gaps.js';
 import { registerStrings } from './strings.js';
 import { registerURL } from './url.js';
 
@@ -23,5 +24,6 @@ export function registerKubernetesLibraries(env: Environment): Environment {
   registerNet(env);
   registerFormat(env);
   registerSets(env);
+  registerStdGaps(env);
   return env;
 }

@@ -99,6 +99,11 @@ const TRUE: Record<string, string[]> = {
     "!format.datetime().validate('2024-02-29T10:00:00Z').hasValue() && !format.byte().validate('aGk=').hasValue()",
     "!format.labelValue().validate('').hasValue() && !format.qualifiedName().validate('example.com/x').hasValue() && !format.uri().validate('https://x/').hasValue()",
   ],
+  'standard conversions': [
+    "int(timestamp('2009-02-13T23:31:30Z')) == 1234567890 && string(timestamp('2009-02-13T23:31:30.5Z')) == '2009-02-13T23:31:30.5Z'",
+    "string(duration('1m')) == '60s' && string(duration('-1.5s')) == '-1.5s' && string(duration('1ms')) == '0.001s'",
+    'int(3u) == 3',
+  ],
   sets: [
     'sets.contains([1, 2, 3], [2, 3]) && !sets.contains([1], [2])',
     'sets.equivalent([1, 2], [2, 1, 1]) && !sets.equivalent([1], [1, 2])',

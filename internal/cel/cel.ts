@@ -7,7 +7,7 @@
 // belong in logs. kubernetesCelEnvironment adds upstream's Kubernetes libraries (internal/cel/lib)
 // for the rules of custom resources and admission policies. Imports: internal/cel/lib.
 
-import { type ASTNode, Environment } from '@marcbachmann/cel-js';
+import { type ASTNode, Environment, serialize } from '@marcbachmann/cel-js';
 import { PER_CALL_LIMIT } from './cost-model.js';
 import { type Shape, estimateCost } from './cost.js';
 import { registerKubernetesLibraries } from './lib/index.js';
@@ -96,6 +96,7 @@ export function compileExpression(env: Environment, source: string, path: string
   if (!checked.valid) throw invalid(firstLine(checked.error));
   const type = checked.type ?? 'dyn';
   if (want && type !== 'dyn' && !want.includes(type)) throw invalid(`must evaluate to one of ${want.join(', ')}, not ${type}`);
+  program = withRE2Matches(env, program, type);
   const nodes = countNodes(program.ast);
   const fail = (e: unknown, meter?: CostMeter) => {
     if (e instanceof CostLimitExceeded || (meter && meter.used > meter.limit)) return new CelCostLimitError(new CostLimitExceeded().message);
@@ -136,6 +137,40 @@ export function compileExpression(env: Environment, source: string, path: string
       }
     },
   };
+}
+
+/**
+ * The engine's `string.matches` runs JavaScript's backtracking RegExp, which a pattern such as
+ * `^(a+)+$` can keep busy for minutes on a short input. Where the environment has our RE2
+ * `matches(string, string)` (kubernetesCelEnvironment), `s.matches(p)` is rewritten to it: the
+ * expression is serialized with the calls replaced and parsed again. Anything that does not
+ * survive the round trip unchanged in type keeps the original program.
+ */
+function withRE2Matches(env: Environment, program: ReturnType<Environment['parse']>, type: string): ReturnType<Environment['parse']> {
+  let found = false;
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!node || typeof node !== 'object' || !('op' in node) || !('args' in node)) return node;
+    const n = node as { op: string; args: unknown };
+    if (n.op === 'rcall') {
+      const [name, receiver, args] = n.args as [string, unknown, unknown[]];
+      if (name === 'matches' && args.length === 1) {
+        found = true;
+        return { op: 'call', args: ['matches', [rewrite(receiver), rewrite(args[0])]] };
+      }
+    }
+    if (n.op === 'value' || n.op === 'id') return { op: n.op, args: n.args };
+    return { op: n.op, args: rewrite(n.args) };
+  };
+  const rewritten = rewrite(program.ast);
+  if (!found) return program;
+  try {
+    const again = env.parse(serialize(rewritten as ASTNode));
+    const checked = again.check();
+    return checked.valid && (checked.type ?? 'dyn') === type ? again : program;
+  } catch {
+    return program;
+  }
 }
 
 function countNodes(node: unknown): number {

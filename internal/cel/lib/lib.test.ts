@@ -143,3 +143,19 @@ describe('Kubernetes CEL libraries', () => {
     expect(compileExpression(env, "url('https://x/').getQuery()", 'p').type).toBe('map<string, list<string>>');
   });
 });
+
+describe('string.matches under kubernetesCelEnvironment', () => {
+  it('runs RE2 (linear time): a pattern that backtracks exponentially in JavaScript answers at once', () => {
+    const e = compileExpression(env, "self.matches('^(a+)+$')", 'p', ['bool']);
+    expect(e.run({ self: `${'a'.repeat(40)}!` })).toBe(false);
+    expect(e.run({ self: 'aaa' })).toBe(true);
+  });
+
+  it('keeps RE2 syntax errors as evaluation errors, and keeps macros and optionals around it intact', () => {
+    expect(() => compileExpression(env, "self.matches('(?<=a)b')", 'p').run({ self: 'ab' })).toThrow(/error parsing regexp/);
+    const e = compileExpression(env, "self.?items.orValue([]).all(x, x.matches('^[a-z]+$')) && 1.5 < 2.0", 'p', ['bool']);
+    expect(e.run({ self: { items: ['ab', 'cd'] } })).toBe(true);
+    expect(e.run({ self: { items: ['ab', 'C'] } })).toBe(false);
+    expect(e.run({ self: {} })).toBe(true);
+  });
+});

@@ -48,7 +48,7 @@ describe.skipIf(!kubectlAvailable() && process.env.CI !== 'true')('node authoriz
   });
 
   beforeAll(async () => {
-    server = await startServerProcess(['--naming=kubernetes', '--storage=memory']);
+    server = await startServerProcess(['--naming=kubernetes', '--storage=memory', '--enable-admission-plugins=NodeRestriction']);
     const pki = join(server.dataDir, 'pki');
     admin = new HttpsClient(adminCredentials(pki));
     const caPem = readFileSync(join(pki, 'ca.crt'), 'utf8');

@@ -1,7 +1,9 @@
 // internal/admission/admission owns the admission contract: what a plugin is told about a
 // write, the two phases (mutating plugins may change the object; validating plugins may only
 // reject it, and run after schema validation), and the chain that runs them in order.
-// Plugins declare the operations they handle. Errors are StatusErrors.
+// Plugins declare the operations they handle. Errors are StatusErrors. Only writes reach the
+// chain (create, update, patch, delete and the sub-resource writes); reads never do. Which
+// plugins run, and in which order, is plugins.ts's.
 // Imports: auth/user, schema/catalog (types only).
 
 import type { UserInfo } from '../auth/user.js';
@@ -22,6 +24,14 @@ export interface AdmissionRequest {
   readonly oldObject: JsonObject | undefined;
   readonly user: UserInfo;
   readonly dryRun: boolean;
+  /** `Warning:` header values of the request (`299 - "text"`); plugins may add to it. */
+  readonly warnings?: string[];
+  /** Adds an annotation to the request's audit event (absent when the request is not audited). */
+  readonly annotate?: (key: string, value: string) => void;
+  /** The writer's field manager (CreateOptions / UpdateOptions.fieldManager). */
+  readonly fieldManager?: string;
+  /** The DeleteOptions of a DELETE, as the client sent them. */
+  readonly deleteOptions?: JsonObject;
 }
 
 export interface AdmissionPlugin {
@@ -44,7 +54,7 @@ export class AdmissionChain {
   /** Whether a plugin may add fields that need defaulting (writers then default again after admission). */
   readonly mutates: boolean;
 
-  constructor(private readonly plugins: readonly AdmissionPlugin[]) {
+  constructor(readonly plugins: readonly AdmissionPlugin[]) {
     this.mutates = plugins.some((p) => p.admit !== undefined && p.addsDefaultedFields === true);
   }
 

@@ -9,6 +9,7 @@ import { AUDIT_MODES } from '../audit/log-backend.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, validateAuthorizationFlags } from '../authz/chain.js';
 import { REPLICA_NAME } from '../cluster/ids.js';
 import { validateControllers } from '../controllers/selection.js';
+import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS, validateAdmissionPluginFlags } from '../admission/plugins.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { FeatureGates, KNOWN_GATES } from './feature-gates.js';
@@ -92,6 +93,10 @@ export interface ServerConfig {
   serviceAccountMaxTokenExpirationMs: number;
   /** Bootstrap-token secrets authenticate. */
   enableBootstrapTokenAuth: boolean;
+  /** --enable-admission-plugins: upstream plugin names added to the default set. */
+  enableAdmissionPlugins: string[];
+  /** --disable-admission-plugins: upstream plugin names taken out of the default set. */
+  disableAdmissionPlugins: string[];
   /** --controllers as given: `*`, names, `-name`. */
   controllers: string[];
   /** Flags given on the command line (mutual exclusions that depend on "set", not on the value). */
@@ -655,6 +660,16 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
+    name: 'enable-admission-plugins', value: 'name,...', default: '',
+    help: `Admission plugins to run besides the default ones (${[...DEFAULT_ON_PLUGINS].join(', ')}). They always run in upstream's fixed order, whatever the order here: ${ALL_ORDERED_PLUGINS.join(', ')}. Unknown names are refused; names this server does not implement yet are accepted and logged (README, Admission).`,
+    apply: (c, v) => { c.enableAdmissionPlugins = list(v); },
+  },
+  {
+    name: 'disable-admission-plugins', value: 'name,...', default: '',
+    help: 'Admission plugins not to run although they are in the default set. A name may not be both enabled and disabled.',
+    apply: (c, v) => { c.disableAdmissionPlugins = list(v); },
+  },
+  {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',
     help: 'Least severe log level written (JSON lines on stderr). Start-up and shutdown are logged at warn so the default shows them.',
     apply: (c, v) => { c.logLevel = oneOf('log-level', ['error', 'warn', 'info', 'debug'] as const, v); },
@@ -678,6 +693,8 @@ export function defaultConfig(): ServerConfig {
   c.serviceAccountIssuers = [];
   c.apiAudiences = [];
   c.setFlags = new Set();
+  c.enableAdmissionPlugins = [];
+  c.disableAdmissionPlugins = [];
   c.oidc = { issuerUrl: undefined, clientId: undefined, usernameClaim: 'sub', usernamePrefix: undefined, groupsClaim: undefined, groupsPrefix: undefined, requiredClaims: [], caFile: undefined, signingAlgs: [] };
   c.tokenWebhook = { configFile: undefined, version: 'v1beta1', cacheTtlMs: 0 };
   c.requestHeader = { usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeadersPrefix: [], clientCaFile: undefined, allowedNames: [] };
@@ -726,6 +743,8 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
   if (config.authorizationConfig && !config.featureGates.enabled('StructuredAuthorizationConfiguration')) {
     throw new FlagError('--authorization-config cannot be used without enabling StructuredAuthorizationConfiguration feature flag');
   }
+  const admissionErrors = validateAdmissionPluginFlags(config.enableAdmissionPlugins, config.disableAdmissionPlugins);
+  if (admissionErrors.length) throw new FlagError(admissionErrors.length === 1 ? admissionErrors[0]! : `[${admissionErrors.join(', ')}]`);
   const authzErrors = validateAuthorizationFlags({ ...config.authorization, configFile: config.authorizationConfig, setFlags: config.setFlags });
   if (authzErrors.length) throw new FlagError(authzErrors.length === 1 ? authzErrors[0]! : `[${authzErrors.join(', ')}]`);
   if ((config.proxyClient.certFile === undefined) !== (config.proxyClient.keyFile === undefined)) {

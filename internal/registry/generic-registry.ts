@@ -37,6 +37,8 @@ export interface RequestContext {
   readonly dryRun: boolean;
   /** Warnings to send back as `Warning:` headers. */
   readonly warnings: string[];
+  /** Adds an annotation to the request's audit event (set while the request is audited). */
+  readonly annotate?: (key: string, value: string) => void;
 }
 
 export interface RegistryDeps {
@@ -355,8 +357,23 @@ export class GenericRegistry {
     object: JsonObject | undefined,
     oldObject: JsonObject | undefined,
     phase: 'mutate' | 'validate',
+    deleteOptions?: DeleteOptions,
   ): Promise<void> {
-    const req = { operation, resource: r, subresource, namespace: ctx.namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun };
+    const req = {
+      operation,
+      resource: r,
+      subresource,
+      namespace: ctx.namespace,
+      name,
+      object,
+      oldObject,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+      warnings: ctx.warnings,
+      ...(ctx.annotate ? { annotate: ctx.annotate } : {}),
+      ...(ctx.manager ? { fieldManager: ctx.manager } : {}),
+      ...(deleteOptions ? { deleteOptions: deleteOptions as unknown as JsonObject } : {}),
+    };
     if (phase === 'mutate') await this.deps.admission.mutate(req);
     else await this.deps.admission.validate(req);
   }
@@ -774,7 +791,9 @@ export class GenericRegistry {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${String(meta.resourceVersion ?? '')}). The object might have been modified`,
         );
       }
-      await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'validate');
+      // Mutating plugins (webhooks) see deletes too, as upstream's delete handler calls them.
+      await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'mutate', options);
+      await this.admit('DELETE', r, '', ctx, name, undefined, obj, 'validate', options);
 
       const terminating = meta.deletionTimestamp !== undefined;
       // A graceful deletion under way (a pod its node still stops) is left as it is unless the

@@ -17,12 +17,10 @@ import { AdmissionChain } from '../admission/admission.js';
 import { EndpointServiceResolver } from '../webhook/client-config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { WebhookConverter } from '../registry/webhook-conversion.js';
-import { namespaceLifecycle } from '../admission/namespace-lifecycle.js';
-import { nodeRestriction } from '../admission/node-restriction.js';
+import { buildPlugins, enabledPluginNames } from '../admission/plugins.js';
+import { WebhookDispatcher } from '../admission/webhook/dispatcher.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
-import { priorityPlugin } from '../admission/priority.js';
-import { defaultTolerationSeconds } from '../admission/default-toleration-seconds.js';
 import { priorityClassesIn } from './bootstrap-apf.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { authorize as unionAuthorize, type Authorizer } from '../authz/authorizer.js';
@@ -60,7 +58,7 @@ import { translateStoreError } from '../registry/generic-registry.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { ManagedFieldsTracker } from '../registry/managed-fields.js';
 import { RegistrySet, resourceSpecs } from '../registry/registry-set.js';
-import { ApiCatalog, unknownRuntimeConfigKeys } from '../schema/catalog.js';
+import { ApiCatalog, unknownRuntimeConfigKeys, type ResourceInfo } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
 import { stabilityOf } from '../schema/versions.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
@@ -217,7 +215,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const rbac = createRbacAuthorizer({ cache, naming, log });
   // The authorizer chain in force (assembled below, swapped whole on a configuration reload).
   const authorizers = new AuthorizerChain([]);
-  const admission = new AdmissionChain([
+  // Storage behaviour upstream runs in its registries, not as admission plugins: always on,
+  // after the mutating plugins and webhooks and before the validating ones (buildPlugins).
+  const storageSteps = [
     serviceAllocator(() => {
       const clusterIPs = new Set<string>();
       const nodePorts = new Set<number>();
@@ -233,34 +233,85 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       }
       return { clusterIPs, nodePorts };
     }),
-    namespaceLifecycle(async (name) => {
-      // As upstream's plugin: this replica's cache first (no quorum round trip per create),
-      // and a consistent read only for a namespace the cache does not hold yet. A failed read
-      // (no leader) is that failure, never "namespace not found".
-      const key = objectKey(namespaces, '', name);
-      let entry: CacheEntry | undefined;
-      try {
-        entry = (await storage.get(key, { kind: 'any' })) ?? (await storage.get(key, { kind: 'consistent' }));
-      } catch (e) {
-        throw translateStoreError(e);
-      }
-      if (!entry || entry.corrupt) return { exists: false, terminating: false };
-      // Every namespaced create asks: read each namespace version once, not per request.
-      let terminating = namespaceTerminating.get(entry);
-      if (terminating === undefined) {
-        const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
-        terminating = Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating';
-        namespaceTerminating.set(entry, terminating);
-      }
-      return { exists: true, terminating };
-    }, SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease')),
-    // Upstream's recommended set enables NodeRestriction; it reads pods and nodes as the cache
-    // has them, and consistently when the cache does not hold them yet.
-    nodeRestriction({ naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) }),
     rbacEscalationPlugin({ index: rbac.index, authorize: (a) => unionAuthorize(authorizers.current(), a) }),
-    priorityPlugin(() => priorityClassesIn(cache, catalog, naming)),
-    defaultTolerationSeconds(naming, { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds }),
-  ]);
+  ];
+  // As upstream's plugins: this replica's cache first (no quorum round trip per create), and a
+  // consistent read only for a namespace the cache does not hold yet. A failed read (no
+  // leader) is that failure, never "namespace not found".
+  const namespaceEntry = async (name: string): Promise<CacheEntry | undefined> => {
+    const key = objectKey(namespaces, '', name);
+    let entry: CacheEntry | undefined;
+    try {
+      entry = (await storage.get(key, { kind: 'any' })) ?? (await storage.get(key, { kind: 'consistent' }));
+    } catch (e) {
+      throw translateStoreError(e);
+    }
+    return entry && !entry.corrupt ? entry : undefined;
+  };
+  const webhookConfigurations = (resource: string): readonly CacheEntry[] => {
+    const r = catalog.resource(naming.group('admissionregistration.k8s.io'), 'v1', resource);
+    return r ? cache.resource(resourcePrefix(r)).list().entries : [];
+  };
+  // Served resources sharing stored objects, for webhooks matching Equivalent resources
+  // (custom resources converted by a webhook are left out: their conversion is a call).
+  let equivalentResources: Map<string, ResourceInfo[]> | undefined;
+  catalog.onChange(() => {
+    equivalentResources = undefined;
+  });
+  const webhooks = new WebhookDispatcher({
+    naming,
+    configurations: (mutating) => webhookConfigurations(mutating ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations'),
+    equivalents: (r) => {
+      if (!equivalentResources) {
+        equivalentResources = new Map();
+        for (const x of catalog.all()) {
+          if (x.custom?.webhookConversion) continue;
+          const list = equivalentResources.get(x.storageResource) ?? [];
+          list.push(x);
+          equivalentResources.set(x.storageResource, list);
+        }
+      }
+      return equivalentResources.get(r.storageResource) ?? [];
+    },
+    namespaceLabels: async (name) => {
+      const entry = await namespaceEntry(name);
+      return entry ? { ...entry.labels } : undefined;
+    },
+    resolver: serviceResolver,
+    authorize: (a) => unionAuthorize(authorizers.current(), a),
+    applyDefaults: (r, obj) => rules.applyDefaults(r, obj),
+    log,
+  });
+  const admission = new AdmissionChain(
+    buildPlugins(
+      enabledPluginNames(config.enableAdmissionPlugins, config.disableAdmissionPlugins),
+      {
+        log,
+        naming,
+        namespaceLookup: async (name) => {
+          const entry = await namespaceEntry(name);
+          if (!entry) return { exists: false, terminating: false };
+          // Every namespaced create asks: read each namespace version once, not per request.
+          let terminating = namespaceTerminating.get(entry);
+          if (terminating === undefined) {
+            const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
+            terminating = Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating';
+            namespaceTerminating.set(entry, terminating);
+          }
+          return { exists: true, terminating };
+        },
+        immortalNamespaces: SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease'),
+        // NodeRestriction reads pods and nodes as the cache has them, and consistently when
+        // the cache does not hold them yet.
+        nodeRestriction: { naming, getPod: (ns, name) => readObject('pods', ns, name), getNode: (name) => readObject('nodes', '', name) },
+        priorityClasses: () => priorityClassesIn(cache, catalog, naming),
+        defaultTolerationSeconds: { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds },
+        webhooks,
+      },
+      config.enableAdmissionPlugins,
+      storageSteps,
+    ),
+  );
   const rules = options.rules ?? builtinRules(naming);
   const registries = new RegistrySet(catalog, {
     store,
@@ -316,6 +367,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   store.observeRequests((operation, key, seconds) => metrics.storeRequest(operation, key, seconds));
   if (cluster) cluster.registerMetrics(metrics.registry);
   audit?.registerMetrics(metrics.registry);
+  webhooks.registerMetrics(metrics.registry);
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
   // Built when a chain first names Node (it follows the watch cache from then on), then shared.

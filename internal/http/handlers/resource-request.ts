@@ -116,12 +116,14 @@ export function resolveResourceRequest(c: Context<Env>, deps: HttpDeps): Resourc
   }
   if (!registry) throw errors.methodNotSupported({ group: resource.group, name: resource.resource }, c.req.method);
   const isWrite = WRITE_VERBS.has(verb);
+  const audited = isWrite ? c.get('audit') : undefined;
   const ctx: RequestContext = {
     user: c.get('user'),
     manager: isWrite ? fieldManagerOf(query, c.req.header('user-agent')) : '',
     namespace,
     dryRun: isWrite ? parseDryRun(query) : false,
     warnings: c.get('warnings'),
+    ...(audited ? { annotate: (key: string, value: string) => audited.annotate(key, value) } : {}),
   };
   return {
     info,

@@ -1,0 +1,187 @@
+// internal/admission/plugins owns which admission plugins run and in what order: upstream's
+// plugin names in upstream's fixed order (kube-apiserver's AllOrderedPlugins, 1.32), the set on
+// by default, `--enable-admission-plugins` / `--disable-admission-plugins` validated as upstream
+// validates them, and the registry of plugin name → factory. A plugin is built here by adding
+// one entry to FACTORIES; names without a factory are accepted (upstream has them) and logged
+// once as not implemented when enabled. The order of the flags never matters: upstream's does.
+// Imports: admission, the plugin modules, webhook/dispatcher, apierrors, log, naming (types).
+
+import { errors } from '../apierrors/status.js';
+import type { Logger } from '../log/logger.js';
+import type { Naming } from '../naming/naming.js';
+import type { AdmissionPlugin } from './admission.js';
+import { namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle.js';
+import { nodeRestriction, type NodeRestrictionDeps } from './node-restriction.js';
+import { priorityPlugin, type PriorityClassInfo } from './priority.js';
+import { defaultTolerationSeconds } from './default-toleration-seconds.js';
+import type { WebhookDispatcher } from './webhook/dispatcher.js';
+
+/** kube-apiserver 1.32's AllOrderedPlugins: the order plugins run in, whatever the flags say. */
+export const ALL_ORDERED_PLUGINS = [
+  'AlwaysAdmit',
+  'NamespaceAutoProvision',
+  'NamespaceLifecycle',
+  'NamespaceExists',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'TaintNodesByCondition',
+  'AlwaysPullImages',
+  'ImagePolicyWebhook',
+  'PodSecurity',
+  'PodNodeSelector',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'PodTolerationRestriction',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'DenyServiceExternalIPs',
+  // Webhooks, policies, quota and deny go last, as upstream keeps them.
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'AlwaysDeny',
+] as const;
+
+export type PluginName = (typeof ALL_ORDERED_PLUGINS)[number];
+
+/** Upstream's default-on set (the rest are off unless enabled). */
+export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set<PluginName>([
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
+  'DefaultTolerationSeconds',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'StorageObjectInUseProtection',
+  'Priority',
+  'TaintNodesByCondition',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'PodSecurity',
+  'ValidatingAdmissionPolicy',
+  'MutatingAdmissionPolicy',
+]);
+
+const KNOWN: ReadonlySet<string> = new Set(ALL_ORDERED_PLUGINS);
+
+/** Upstream's AdmissionOptions.Validate: unknown names, and names both enabled and disabled. */
+export function validateAdmissionPluginFlags(enable: readonly string[], disable: readonly string[]): string[] {
+  const errs: string[] = [];
+  for (const n of enable) if (!KNOWN.has(n)) errs.push(`enable-admission-plugins plugin "${n}" is unknown`);
+  for (const n of disable) if (!KNOWN.has(n)) errs.push(`disable-admission-plugins plugin "${n}" is unknown`);
+  const both = [...new Set(enable.filter((n) => disable.includes(n)))].sort();
+  if (both.length > 0) errs.push(`[${both.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
+  return errs;
+}
+
+/** The plugins that run, in upstream's order: the default set plus `enable`, minus `disable`. */
+export function enabledPluginNames(enable: readonly string[], disable: readonly string[]): PluginName[] {
+  return ALL_ORDERED_PLUGINS.filter((n) => !disable.includes(n) && (DEFAULT_ON_PLUGINS.has(n) || enable.includes(n)));
+}
+
+/**
+ * What the plugins need from the server that builds them. Helpers adding a plugin add the
+ * fields it needs here (and set them where server.ts builds the chain).
+ */
+export interface AdmissionPluginDeps {
+  log: Logger;
+  naming: Naming;
+  /** Namespace existence and termination as this replica's cache has it. */
+  namespaceLookup: NamespaceLookup;
+  /** Namespaces that may never be deleted. */
+  immortalNamespaces: readonly string[];
+  nodeRestriction: NodeRestrictionDeps;
+  /** The stored PriorityClasses (Priority). */
+  priorityClasses: () => PriorityClassInfo[];
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds. */
+  defaultTolerationSeconds: { notReady: number; unreachable: number };
+  /** The webhook configurations followed from the watch cache (both webhook plugins share it). */
+  webhooks: WebhookDispatcher;
+}
+
+export type PluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin;
+
+/** The plugins built here; every other name of ALL_ORDERED_PLUGINS is accepted but not implemented. */
+export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
+  AlwaysAdmit: () => ({ name: 'AlwaysAdmit', handles: () => true }),
+  NamespaceLifecycle: (d) => namespaceLifecycle(d.namespaceLookup, d.immortalNamespaces),
+  NamespaceExists: (d) => ({
+    name: 'NamespaceExists',
+    handles: (op) => op !== 'DELETE',
+    async validate(req) {
+      if (!req.resource.namespaced || !req.namespace || (req.resource.group === '' && req.resource.resource === 'namespaces')) return;
+      if (!(await d.namespaceLookup(req.namespace)).exists) throw errors.notFound({ group: '', name: 'namespaces' }, req.namespace);
+    },
+  }),
+  NodeRestriction: (d) => nodeRestriction(d.nodeRestriction),
+  Priority: (d) => priorityPlugin(d.priorityClasses),
+  DefaultTolerationSeconds: (d) => defaultTolerationSeconds(d.naming, d.defaultTolerationSeconds),
+  MutatingAdmissionWebhook: (d) => d.webhooks.mutatingPlugin(),
+  ValidatingAdmissionWebhook: (d) => d.webhooks.validatingPlugin(),
+  AlwaysDeny: () => ({
+    name: 'AlwaysDeny',
+    handles: () => true,
+    admit(req) {
+      throw errors.forbidden({ group: req.resource.group, name: req.resource.resource }, req.name || undefined, 'admission control is denying all modifications');
+    },
+  }),
+};
+
+/** Where upstream's registries do their own checks: after the mutating webhooks, before the validating policies. */
+const STORAGE_STEPS_BEFORE: ReadonlySet<string> = new Set<PluginName>(['ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
+
+/**
+ * Builds the enabled plugins in order, with `storageSteps` (what upstream's registries do
+ * between mutating and validating admission, such as Service IP allocation and the RBAC
+ * escalation check: never turned off) placed after the mutating webhooks. Enabled names without
+ * a factory are logged once: at warn when `--enable-admission-plugins` asked for them, else
+ * (upstream's defaults) at info.
+ */
+export function buildPlugins(
+  names: readonly PluginName[],
+  deps: AdmissionPluginDeps,
+  explicitlyEnabled: readonly string[] = [],
+  storageSteps: readonly AdmissionPlugin[] = [],
+  factories: Partial<Record<PluginName, PluginFactory>> = FACTORIES,
+): AdmissionPlugin[] {
+  const plugins: AdmissionPlugin[] = [];
+  const missing: string[] = [];
+  let stepsPlaced = false;
+  for (const name of names) {
+    if (!stepsPlaced && STORAGE_STEPS_BEFORE.has(name)) {
+      plugins.push(...storageSteps);
+      stepsPlaced = true;
+    }
+    const factory = factories[name];
+    if (factory) plugins.push(factory(deps));
+    else missing.push(name);
+  }
+  if (!stepsPlaced) plugins.push(...storageSteps);
+  const asked = missing.filter((n) => explicitlyEnabled.includes(n));
+  const defaults = missing.filter((n) => !explicitlyEnabled.includes(n));
+  const message = 'admission plugins enabled but not implemented by this server: they admit everything';
+  if (asked.length > 0) deps.log.warn(message, { plugins: asked });
+  if (defaults.length > 0) deps.log.info(message, { plugins: defaults });
+  return plugins;
+}

@@ -55,6 +55,11 @@ export interface Hook {
 
 const MATCH_CONDITION_ENV = registerAuthorizerLibrary(celEnvironment({ object: 'dyn', oldObject: 'dyn', request: 'map' }));
 
+/** Compiles a match condition (variables object, oldObject, request, authorizer; a bool); throws CelCompileError naming `path`. */
+export function compileMatchCondition(expression: string, path: string): CompiledExpression {
+  return compileExpression(MATCH_CONDITION_ENV, expression, path, ['bool']);
+}
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 const rec = (v: unknown): JsonObject | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : undefined);
 
@@ -80,7 +85,7 @@ export function compileConfiguration(config: JsonObject, mutating: boolean): Hoo
     rawConditions.forEach((c, j) => {
       const cond = rec(c) ?? {};
       try {
-        conditions.push({ name: String(cond.name ?? ''), expression: compileExpression(MATCH_CONDITION_ENV, String(cond.expression ?? ''), `webhooks[${i}].matchConditions[${j}].expression`, ['bool']) });
+        conditions.push({ name: String(cond.name ?? ''), expression: compileMatchCondition(String(cond.expression ?? ''), `webhooks[${i}].matchConditions[${j}].expression`) });
       } catch (e) {
         problems.push((e as Error).message);
       }

@@ -6,6 +6,7 @@ import type { FieldError } from '../../apierrors/field-errors.js';
 import { createNaming, type Naming } from '../../naming/naming.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { isObject } from '../plain-json.js';
+import { validateMutatingWebhookConfiguration, validateValidatingWebhookConfiguration } from './admission-webhooks.js';
 import { validateCronJob, validateJob } from './batch.js';
 import type { KindValidator } from './common.js';
 import { validateCertificateSigningRequest } from './certificates.js';
@@ -57,6 +58,8 @@ const KIND_VALIDATORS: Record<string, KindValidator> = {
   'apiextensions.k8s.io/CustomResourceDefinition': validateCustomResourceDefinition,
   'certificates.k8s.io/CertificateSigningRequest': validateCertificateSigningRequest,
   'apiregistration.k8s.io/APIService': validateAPIService,
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': validateMutatingWebhookConfiguration,
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validateValidatingWebhookConfiguration,
 };
 
 const defaultNaming = createNaming('cluster');

@@ -19,6 +19,7 @@ import { GeneratorProcess } from './load/generator.js';
 import { planFor, type BenchMode, type BenchPlan } from './plan.js';
 import { markdownNotes, markdownTable } from './report/markdown.js';
 import { notAvailable } from './report/rows.js';
+import { admissionWebhookScenario } from './scenarios/admission-webhook.js';
 import { applyScenario } from './scenarios/apply.js';
 import { authzScenario } from './scenarios/authz.js';
 import { clusterFailoverScenario } from './scenarios/cluster-failover.js';
@@ -45,6 +46,7 @@ const SCENARIOS: { name: string; run: (ctx: BenchContext) => Promise<void> }[] =
   { name: 'get', run: getObjectScenario },
   { name: 'authz', run: authzScenario },
   { name: 'writes', run: writesScenario },
+  { name: 'admission-webhook', run: admissionWebhookScenario },
   { name: 'list', run: listScenario },
   { name: 'watch', run: watchScenario },
   { name: 'encodings', run: encodingsScenario },

@@ -42,6 +42,7 @@ describe('make bench harness (tiny mode)', () => {
       'create pods, 32 in flight, fsync on',
       'update (PUT), 32 in flight',
       'delete, 32 in flight',
+      'creates through a no-op validating webhook on loopback vs plain creates',
       'LIST 100 pods from cache',
       'watch fan-out',
       'watch selective',
@@ -72,6 +73,7 @@ describe('make bench harness (tiny mode)', () => {
     expect(measured('authorized reads', 'GET one pod: requests/s (RBAC user)')).toBeGreaterThan(0);
     expect(measured('authorized reads', 'LIST of 10 pods: requests/s (RBAC user)')).toBeGreaterThan(0);
     expect(measured('create pods', 'creates/s')).toBeGreaterThan(0);
+    expect(measured('creates through a no-op validating webhook', 'creates/s (through the webhook)')).toBeGreaterThan(0);
     expect(measured('LIST 100 pods', 'time per list (mean)')).toBeGreaterThan(0);
     expect(measured('watch fan-out', 'delivery p99 (from write ack)')).toBeGreaterThanOrEqual(0);
     // The fan-out is measured side by side with the bare HTTP/2 ceiling serving the same events.

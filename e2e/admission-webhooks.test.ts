@@ -1,8 +1,10 @@
 // kubectl with admission webhooks, under both namings: a real server process, a real HTTPS
 // webhook server reached through a service reference (a Service and Endpoints pointing at
 // 127.0.0.1), webhook configurations applied with kubectl; a mutated object, a denied create
-// with upstream's message, a warning kubectl prints, and the AdmissionReview group of the naming.
+// with upstream's message, a warning kubectl prints, and the AdmissionReview group of the naming;
+// on three replicas, a configuration written through one is acted on by every one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClusterProcess } from './support/cluster-process.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startHttpsWebhookServer, type HttpsWebhookServer, type ReceivedRequest } from '../internal/testserver/https-webhook-server.js';
@@ -159,3 +161,42 @@ for (const naming of ['kubernetes', 'cluster'] as const) {
     });
   });
 }
+
+describe.skipIf(!kubectlAvailable())('admission webhooks on three replicas', () => {
+  let cluster: ClusterProcess;
+  let hook: HttpsWebhookServer;
+  const k = (replica: string, args: string[], input?: string) => kubectl(cluster.kubeconfig(replica), args, input);
+
+  beforeAll(async () => {
+    hook = await startHttpsWebhookServer({ dnsNames: ['admission-hook.default.svc'], handler: reply });
+    cluster = await ClusterProcess.create();
+    await cluster.startAll();
+    await cluster.waitAllReady();
+    await cluster.waitForLeader();
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+    await hook?.close();
+  });
+
+  it('a configuration applied through one replica is called by every replica, with the same answer', async () => {
+    const [first] = cluster.names;
+    const ok = async (replica: string, args: string[], input?: string) => {
+      const r = await k(replica, args, input);
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} via ${replica}: ${r.stderr}`);
+      return r.stdout;
+    };
+    await ok(first!, ['apply', '-f', '-'], serviceYaml(hook.port));
+    await ok(first!, ['create', 'namespace', 'hooked']);
+    await ok(first!, ['label', 'namespace', 'hooked', 'webhooks=on']);
+    await ok(first!, ['apply', '-f', '-'], webhooksYaml('admissionregistration.cluster.io', hook.caBundle));
+    for (const name of cluster.names) {
+      // Each replica follows the configurations from its own watch cache.
+      await waitFor(async () => (await k(name, ['create', 'configmap', 'probe', '-n', 'hooked', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}'])).stdout === 'by-webhook');
+      const denied = await k(name, ['apply', '-f', '-'], configMap(`bad-${name}`, { forbidden: 'yes' }));
+      expect(denied.stderr, name).toContain('admission webhook "validate.example.com" denied the request: configmaps may not carry the forbidden label');
+      expect(await ok(name, ['apply', '-f', '-'], configMap(`good-${name}`, { app: 'x' })), name).toBe(`configmap/good-${name} created\n`);
+      expect(await ok(name, ['get', 'configmap', `good-${name}`, '-n', 'hooked', '-o', 'jsonpath={.metadata.labels.mutated}']), name).toBe('by-webhook');
+    }
+  });
+});

@@ -1,6 +1,8 @@
 // internal/admission/namespace-lifecycle owns the namespace rules of writes: namespaced
 // objects may only be created in a namespace that exists (404) and is not terminating (403),
-// and the system namespaces cannot be deleted. Imports: admission, apierrors.
+// and the system namespaces cannot be deleted. As upstream's plugin it acts in the mutating
+// phase, so a doomed request is refused before mutating webhooks are called or addresses are
+// reserved for it. Imports: admission, apierrors.
 
 import { errors } from '../apierrors/status.js';
 import type { AdmissionPlugin, AdmissionRequest } from './admission.js';
@@ -20,7 +22,7 @@ export function namespaceLifecycle(lookup: NamespaceLookup, immortal: readonly s
   return {
     name: 'NamespaceLifecycle',
     handles: (op) => op === 'CREATE' || op === 'DELETE',
-    async validate(req: AdmissionRequest): Promise<void> {
+    async admit(req: AdmissionRequest): Promise<void> {
       const isNamespace = req.resource.group === '' && req.resource.resource === 'namespaces';
       if (req.operation === 'DELETE') {
         if (isNamespace && !req.subresource && immortal.includes(req.name)) {

@@ -121,5 +121,22 @@ describe('building the chain', () => {
     expect(await outcome(req({}), 'mutate')).toBe('403 configmaps "x" is forbidden: admission control is denying all modifications');
     expect(await outcome(req({}), 'validate')).toBe('ok');
     expect(await outcome(req({ namespace: 'gone' }), 'validate')).toBe('404 namespaces "gone" not found');
+    // NamespaceLifecycle refuses in the mutating phase, before any later mutating plugin runs.
+    const reached: string[] = [];
+    const later: AdmissionPlugin = { name: 'later', handles: () => true, admit: (r) => void reached.push(r.namespace) };
+    const lifecycle = new AdmissionChain([...buildPlugins(['NamespaceLifecycle'], deps(recordingLog(), { ns: false, ending: true })), later]);
+    const lifecycleOutcome = async (r: AdmissionRequest) => {
+      try {
+        await lifecycle.mutate(r);
+        return 'ok';
+      } catch (e) {
+        return e instanceof StatusError ? `${e.code} ${e.status.message}` : String(e);
+      }
+    };
+    expect(await lifecycleOutcome(req({ namespace: 'gone' }))).toBe('404 namespaces "gone" not found');
+    expect(await lifecycleOutcome(req({ namespace: 'ending' }))).toBe('403 configmaps "x" is forbidden: unable to create new content in namespace ending because it is being terminated');
+    expect(await lifecycleOutcome(req({ operation: 'DELETE', resource: catalog.resource('', 'v1', 'namespaces')!, namespace: '', name: 'default', object: undefined }))).toBe('403 namespaces "default" is forbidden: this namespace may not be deleted');
+    expect(await lifecycleOutcome(req({}))).toBe('ok');
+    expect(reached).toEqual(['ns']);
   });
 });

@@ -68,8 +68,15 @@ describe('admission webhooks in the server', () => {
     expect(r.json<{ data: Record<string, string> }>().data).toEqual({ k: 'v', added: 'by-hook' });
     expect(r.headers.warning).toBe('299 - "looked at by the hook"');
     const auditId = r.headers['audit-id'] as string;
-    const events = readFileSync(logPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { auditID: string; stage: string; annotations?: Record<string, string> });
-    const complete = events.find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
+    // The audit backend writes after the response: wait for the event.
+    const completeEvent = () =>
+      readFileSync(logPath, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { auditID: string; stage: string; annotations?: Record<string, string> })
+        .find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
+    for (let i = 0; i < 100 && !completeEvent(); i++) await new Promise((res) => setTimeout(res, 50));
+    const complete = completeEvent();
     expect(complete?.annotations).toMatchObject({
       'wiring.example.com/verdict': 'fine',
       'mutation.webhook.admission.cluster.io/round_0_index_0': JSON.stringify({ configuration: 'wiring', webhook: 'wiring.example.com', mutated: true }),

@@ -41,7 +41,9 @@ describe('admission plugin flags', () => {
   it('runs upstream’s default set in upstream’s order, whatever order the flags name plugins in', () => {
     const byDefault = enabledPluginNames([], []);
     expect(byDefault).toEqual(ALL_ORDERED_PLUGINS.filter((n) => DEFAULT_ON_PLUGINS.has(n)));
-    expect(byDefault).not.toContain('NodeRestriction');
+    // On by default with the default Node,RBAC authorization, as kubeadm and k3s run it.
+    expect(byDefault).toContain('NodeRestriction');
+    expect(enabledPluginNames([], ['NodeRestriction'])).not.toContain('NodeRestriction');
     const c = parseFlags(['--enable-admission-plugins=AlwaysDeny,NodeRestriction,NamespaceExists', '--disable-admission-plugins=ValidatingAdmissionWebhook,NamespaceLifecycle']) as ServerConfig;
     const names = enabledPluginNames(c.enableAdmissionPlugins, c.disableAdmissionPlugins);
     expect(names.indexOf('NamespaceExists')).toBeLessThan(names.indexOf('NodeRestriction'));
@@ -91,7 +93,7 @@ describe('building the chain', () => {
   it('logs the enabled names it does not implement once: warn for those asked for, info for defaults', () => {
     const log = recordingLog();
     const plugins = buildPlugins(enabledPluginNames(['AlwaysPullImages'], []), deps(log), ['AlwaysPullImages']);
-    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
+    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']);
     const warn = log.lines.filter((l) => l.level === 'warn');
     expect(warn).toHaveLength(1);
     expect(warn[0]!.fields).toEqual({ plugins: ['AlwaysPullImages'] });
@@ -104,7 +106,7 @@ describe('building the chain', () => {
   it('places the storage steps after the mutating webhooks and before the validating ones', () => {
     const step: AdmissionPlugin = { name: 'step', handles: () => true };
     const names = buildPlugins(enabledPluginNames(['AlwaysDeny'], []), deps(recordingLog()), [], [step]).map((p) => p.name);
-    expect(names).toEqual(['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+    expect(names).toEqual(['NamespaceLifecycle', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
     expect(buildPlugins(['NamespaceLifecycle'], deps(recordingLog()), [], [step]).map((p) => p.name)).toEqual(['NamespaceLifecycle', 'step']);
   });
 

@@ -58,9 +58,15 @@ export const ALL_ORDERED_PLUGINS = [
 
 export type PluginName = (typeof ALL_ORDERED_PLUGINS)[number];
 
-/** Upstream's default-on set (the rest are off unless enabled). */
+/**
+ * Upstream's default-on set (the rest are off unless enabled), plus NodeRestriction: the default
+ * authorization mode here is Node,RBAC as kubeadm and k3s run it, and the Node authorizer only
+ * confines a node agent to its own objects together with NodeRestriction, which those
+ * distributions enable with it.
+ */
 export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set<PluginName>([
   'NamespaceLifecycle',
+  'NodeRestriction',
   'LimitRanger',
   'ServiceAccount',
   'DefaultStorageClass',

@@ -35,6 +35,7 @@ const deps = (log: Logger, namespaces: Record<string, boolean> = {}): AdmissionP
   priorityClasses: () => [],
   defaultTolerationSeconds: { notReady: 300, unreachable: 300 },
   webhooks: webhooksStub,
+  validatingPolicies: { name: 'ValidatingAdmissionPolicy', handles: () => true },
 });
 
 describe('admission plugin flags', () => {

@@ -124,6 +124,8 @@ export interface AdmissionPluginDeps {
   defaultTolerationSeconds: { notReady: number; unreachable: number };
   /** The webhook configurations followed from the watch cache (both webhook plugins share it). */
   webhooks: WebhookDispatcher;
+  /** The ValidatingAdmissionPolicy plugin (policy/validating-policy), built by the server, which serves its metrics. */
+  validatingPolicies: AdmissionPlugin;
 }
 
 export type PluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin;
@@ -144,6 +146,7 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   Priority: (d) => priorityPlugin(d.priorityClasses),
   DefaultTolerationSeconds: (d) => defaultTolerationSeconds(d.naming, d.defaultTolerationSeconds),
   MutatingAdmissionWebhook: (d) => d.webhooks.mutatingPlugin(),
+  ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
   ValidatingAdmissionWebhook: (d) => d.webhooks.validatingPlugin(),
   AlwaysDeny: () => ({
     name: 'AlwaysDeny',

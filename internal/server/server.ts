@@ -22,6 +22,7 @@ import { WebhookDispatcher } from '../admission/webhook/dispatcher.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { priorityClassesIn } from './bootstrap-apf.js';
+import { validatingAdmissionPolicy } from '../admission/policy/validating-policy.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { authorize as unionAuthorize, type Authorizer } from '../authz/authorizer.js';
 import { createAbacAuthorizer, loadAbacPolicyFile } from '../authz/abac.js';
@@ -282,6 +283,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     applyDefaults: (r, obj) => rules.applyDefaults(r, obj),
     log,
   });
+  const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a) });
   const admission = new AdmissionChain(
     buildPlugins(
       enabledPluginNames(config.enableAdmissionPlugins, config.disableAdmissionPlugins),
@@ -307,6 +309,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         priorityClasses: () => priorityClassesIn(cache, catalog, naming),
         defaultTolerationSeconds: { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds },
         webhooks,
+        validatingPolicies,
       },
       config.enableAdmissionPlugins,
       storageSteps,

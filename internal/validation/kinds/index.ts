@@ -1,6 +1,6 @@
 // internal/validation/kinds/index owns the table from kind to its validator and the single
 // dispatching entry `validateKind`. Adding a kind is one line in KIND_VALIDATORS.
-// Imports: apierrors (FieldError), naming, schema (ResourceInfo type), the kinds modules.
+// Imports: apierrors (FieldError), naming, schema (ResourceInfo type), the kinds modules, admission/policy/validation (ValidatingAdmissionPolicy and its binding).
 
 import type { FieldError } from '../../apierrors/field-errors.js';
 import { createNaming, type Naming } from '../../naming/naming.js';
@@ -26,6 +26,7 @@ import { validatePod, validatePodTemplate } from './pod.js';
 import { validateHorizontalPodAutoscaler, validatePodDisruptionBudget } from './policy-autoscaling.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac.js';
 import { validateService } from './service.js';
+import { validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from '../../admission/policy/validation.js';
 import { validateDaemonSet, validateDeployment, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads.js';
 
 /** Validators by `<upstream group>/<kind>`. */
@@ -60,6 +61,8 @@ const KIND_VALIDATORS: Record<string, KindValidator> = {
   'apiregistration.k8s.io/APIService': validateAPIService,
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': validateMutatingWebhookConfiguration,
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validateValidatingWebhookConfiguration,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': (o) => validateValidatingAdmissionPolicy(o),
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': (o) => validateValidatingAdmissionPolicyBinding(o),
 };
 
 const defaultNaming = createNaming('cluster');

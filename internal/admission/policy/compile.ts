@@ -1,0 +1,235 @@
+// internal/admission/policy/compile owns turning one ValidatingAdmissionPolicy's spec into
+// runnable CEL, once per policy generation: the environment upstream offers admission
+// expressions (object, oldObject, request, params, namespaceObject, authorizer with
+// requestResource, variables), matchConditions, variables (composited: each sees the earlier
+// ones, evaluated lazily and at most once per evaluation), validations (expression, message,
+// messageExpression, reason) and auditAnnotations. A compile error never stops the policy
+// from loading: the expression holds the error, and evaluation reports it (the binding then
+// fails per failurePolicy, as upstream's). The same compiler checks policies at write time.
+// Cost: `CostModel` is the seam for static cost estimation and the runtime budget; none is
+// installed until internal/cel offers one (see README, ValidatingAdmissionPolicy).
+// Imports: cel, authz/cel-authorizer.
+
+import { CelCompileError, celEnvironment, compileExpression, type CompiledExpression, type Environment } from '../../cel/cel.js';
+import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Upstream's per-expression limit (celconfig.PerCallLimit), in CEL cost units. */
+export const PER_CALL_LIMIT = 1_000_000;
+
+/**
+ * Static cost estimation for an expression, when a cost model exists (internal/cel's, once it
+ * lands). `estimate` answers the worst-case cost or undefined when it cannot tell.
+ */
+export interface CostModel {
+  estimate(expr: CompiledExpression): number | undefined;
+}
+
+let costModel: CostModel | undefined;
+/** Installs the cost model checks at write time use (the server does, when internal/cel has one). */
+export function setCostModel(model: CostModel | undefined): void {
+  costModel = model;
+}
+
+/** The variables every admission expression may use. */
+const ADMISSION_VARIABLES = {
+  object: 'dyn',
+  oldObject: 'dyn',
+  request: 'map',
+  params: 'dyn',
+  namespaceObject: 'dyn',
+  variables: 'map',
+} as const;
+
+let sharedEnv: Environment | undefined;
+/** One environment for every policy: its declarations never change. */
+export function admissionEnvironment(): Environment {
+  return (sharedEnv ??= registerAuthorizerLibrary(celEnvironment(ADMISSION_VARIABLES)));
+}
+
+/** One compiled expression, or why it did not compile. */
+export interface Compiled {
+  readonly source: string;
+  readonly path: string;
+  readonly program?: CompiledExpression;
+  readonly error?: string;
+  /** Uses `authorizer`: evaluated asynchronously (its checks ask the authorizer chain). */
+  readonly async: boolean;
+}
+
+export interface CompiledValidation {
+  readonly expression: Compiled;
+  readonly message: string;
+  readonly messageExpression?: Compiled;
+  readonly reason: string;
+}
+
+export interface CompiledPolicy {
+  readonly name: string;
+  readonly generation: number;
+  readonly uid: string;
+  readonly failurePolicy: 'Fail' | 'Ignore';
+  readonly paramKind?: { apiVersion: string; kind: string };
+  readonly matchConstraints: Obj | undefined;
+  readonly matchConditions: ReadonlyArray<{ name: string; expr: Compiled }>;
+  readonly variables: ReadonlyArray<{ name: string; expr: Compiled }>;
+  readonly validations: readonly CompiledValidation[];
+  readonly auditAnnotations: ReadonlyArray<{ key: string; expr: Compiled }>;
+  /** Compile errors, `<field path>: <message>`: what the write-time check refuses. */
+  readonly errors: readonly string[];
+}
+
+const usesAuthorizer = (source: string): boolean => /\bauthorizer\b/.test(source);
+
+function compileOne(source: string, path: string, want?: readonly string[]): Compiled {
+  const async = usesAuthorizer(source);
+  try {
+    const program = compileExpression(admissionEnvironment(), source, path, want);
+    const cost = costModel?.estimate(program);
+    if (cost !== undefined && cost > PER_CALL_LIMIT) {
+      return { source, path, async, error: `${path}: Forbidden: estimated rule cost exceeds budget by factor of ${(cost / PER_CALL_LIMIT).toFixed(1)}x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)` };
+    }
+    return { source, path, program, async };
+  } catch (e) {
+    const message = e instanceof CelCompileError ? e.message : `${path}: ${e instanceof Error ? e.message : String(e)}`;
+    return { source, path, async, error: message };
+  }
+}
+
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
+
+/** Compiles a policy object (defaulted, as stored). */
+export function compilePolicy(policy: Obj): CompiledPolicy {
+  const meta = isObj(policy.metadata) ? policy.metadata : {};
+  const spec = isObj(policy.spec) ? policy.spec : {};
+  const errors: string[] = [];
+  const track = (c: Compiled): Compiled => {
+    if (c.error) errors.push(c.error);
+    return c;
+  };
+  const matchConditions = list(spec.matchConditions).map((m, i) => ({
+    name: str(m.name),
+    expr: track(compileOne(str(m.expression), `spec.matchConditions[${i}].expression`, ['bool'])),
+  }));
+  const variables = list(spec.variables).map((v, i) => ({ name: str(v.name), expr: track(compileOne(str(v.expression), `spec.variables[${i}].expression`)) }));
+  const validations = list(spec.validations).map((v, i): CompiledValidation => {
+    const out: CompiledValidation = {
+      expression: track(compileOne(str(v.expression), `spec.validations[${i}].expression`, ['bool'])),
+      message: str(v.message),
+      reason: str(v.reason) || 'Invalid',
+      ...(str(v.messageExpression) ? { messageExpression: track(compileOne(str(v.messageExpression), `spec.validations[${i}].messageExpression`, ['string'])) } : {}),
+    };
+    return out;
+  });
+  const auditAnnotations = list(spec.auditAnnotations).map((a, i) => ({
+    key: str(a.key),
+    expr: track(compileOne(str(a.valueExpression), `spec.auditAnnotations[${i}].valueExpression`, ['string', 'null_type'])),
+  }));
+  const pk = isObj(spec.paramKind) ? spec.paramKind : undefined;
+  return {
+    name: str(meta.name),
+    generation: typeof meta.generation === 'number' ? meta.generation : 0,
+    uid: str(meta.uid),
+    failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+    ...(pk ? { paramKind: { apiVersion: str(pk.apiVersion), kind: str(pk.kind) } } : {}),
+    matchConstraints: isObj(spec.matchConstraints) ? spec.matchConstraints : undefined,
+    matchConditions,
+    variables,
+    validations,
+    auditAnnotations,
+    errors,
+  };
+}
+
+/** An evaluation's activation: the request's variables plus the lazily computed `variables`. */
+export interface Activation {
+  object: unknown;
+  oldObject: unknown;
+  request: Obj;
+  params: unknown;
+  namespaceObject: unknown;
+  authorizer: unknown;
+  variables: Obj;
+}
+
+export class EvaluationError extends Error {
+  override name = 'EvaluationError';
+}
+
+/** Runs one compiled expression; a compile error or runtime failure is an EvaluationError. */
+export async function evaluate(c: Compiled, activation: Activation): Promise<unknown> {
+  if (!c.program) throw new EvaluationError(`compilation error: ${c.error ?? 'not compiled'}`);
+  try {
+    return c.async ? await c.program.runAsync(activation as unknown as Record<string, unknown>) : c.program.run(activation as unknown as Record<string, unknown>);
+  } catch (e) {
+    // CelRuntimeError messages start with the field path; upstream's name the expression.
+    const msg = e instanceof Error ? e.message : String(e);
+    const bare = msg.startsWith(`${c.path}: `) ? msg.slice(c.path.length + 2) : msg;
+    throw new EvaluationError(`expression '${c.source}' resulted in error: ${bare.replace(/^evaluation failed: /, '')}`);
+  }
+}
+
+/**
+ * The `variables` object for one evaluation: each variable is computed on first use and kept
+ * (upstream's lazy composition). Variables using `authorizer` are computed up front (their
+ * checks are asynchronous); an error is kept too and raised wherever the variable is read.
+ */
+export async function bindVariables(policy: CompiledPolicy, activation: Omit<Activation, 'variables'>): Promise<Obj> {
+  const values = new Map<string, { value?: unknown; error?: Error }>();
+  const byName = new Map(policy.variables.map((v) => [v.name, v.expr]));
+  const full = activation as Activation;
+  const computeSync = (name: string): { value?: unknown; error?: Error } => {
+    const known = values.get(name);
+    if (known) return known;
+    const c = byName.get(name)!;
+    let out: { value?: unknown; error?: Error };
+    try {
+      if (!c.program) throw new EvaluationError(`compilation error: ${c.error ?? 'not compiled'}`);
+      out = { value: c.program.run(full as unknown as Record<string, unknown>) };
+    } catch (e) {
+      out = { error: new EvaluationError(`composited variable "${name}" fails to evaluate: ${e instanceof Error ? e.message : String(e)}`) };
+    }
+    values.set(name, out);
+    return out;
+  };
+  const variables = new Proxy({} as Obj, {
+    get(_t, key) {
+      if (typeof key !== 'string' || !byName.has(key)) return undefined;
+      const r = computeSync(key);
+      if (r.error) throw r.error;
+      return r.value;
+    },
+    has: (_t, key) => typeof key === 'string' && byName.has(key),
+    ownKeys: () => [...byName.keys()],
+    getOwnPropertyDescriptor: (_t, key) => (typeof key === 'string' && byName.has(key) ? { enumerable: true, configurable: true, writable: false, value: undefined } : undefined),
+  });
+  full.variables = variables;
+  // In order, so a later asynchronous variable sees the earlier ones.
+  for (const v of policy.variables) {
+    if (!v.expr.async) continue;
+    try {
+      values.set(v.name, { value: await evaluate(v.expr, full) });
+    } catch (e) {
+      values.set(v.name, { error: new EvaluationError(`composited variable "${v.name}" fails to evaluate: ${e instanceof Error ? e.message : String(e)}`) });
+    }
+  }
+  return variables;
+}
+
+/**
+ * A JSON value as CEL sees it: integral numbers are CEL ints (bigint), as upstream's
+ * unstructured conversion makes JSON integers; the rest is unchanged.
+ */
+export function toCel(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCel);
+  if (isObj(value)) {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toCel(v);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,337 @@
+// internal/admission/policy/validating-policy owns the ValidatingAdmissionPolicy admission
+// plugin (validating phase): the policies and bindings as this replica's watch cache holds them
+// (read per request: every replica decides alike, with no state of its own), each policy
+// compiled once per generation (compile.ts), matching (match.ts), params found as the binding's
+// paramRef says (name or selector, namespace, parameterNotFoundAction; several params: each
+// must pass), then matchConditions, validations and auditAnnotations per param, and the
+// binding's validationActions: Deny rejects (upstream's Status: reason and code from the
+// validation's reason), Warn adds a `Warning:` header, Audit adds the validation_failure
+// audit annotation. Evaluation and configuration errors follow the policy's failurePolicy.
+// Imports: admission, apierrors, authz (authorizer, cel-authorizer), naming, registry/keys,
+// schema/catalog, watchcache, policy/compile, policy/match.
+
+import type { AdmissionPlugin, AdmissionRequest } from '../admission.js';
+import { StatusError, type Status } from '../../apierrors/status.js';
+import type { Attributes, Decision } from '../../authz/authorizer.js';
+import { authorizerFor } from '../../authz/cel-authorizer.js';
+import type { Naming } from '../../naming/naming.js';
+import { objectKey, resourcePrefix, namespacePrefix } from '../../registry/keys.js';
+import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
+import type { CacheEntry } from '../../watchcache/types.js';
+import type { WatchCache } from '../../watchcache/watch-cache.js';
+import { warningHeader } from '../../http/respond.js';
+import { selectorMatches } from '../../validation/kinds/common.js';
+import { bindVariables, compilePolicy, evaluate, EvaluationError, toCel, type Activation, type CompiledPolicy } from './compile.js';
+import { matches, type MatchEnv } from './match.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export const ADMISSION_UPSTREAM_GROUP = 'admissionregistration.k8s.io';
+export const POLICIES = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'validatingadmissionpolicies', namespaced: false } as const;
+export const BINDINGS = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'validatingadmissionpolicybindings', namespaced: false } as const;
+
+export interface ValidatingPolicyDeps {
+  cache: WatchCache;
+  catalog: ApiCatalog;
+  naming: Naming;
+  /** The authorizer chain's answer, for the `authorizer` variable. */
+  authorize(attrs: Attributes): Promise<Decision> | Decision;
+}
+
+/** One binding's outcome for one param: what failed and how. */
+interface Failure {
+  message: string;
+  reason: string;
+  expressionIndex?: number;
+  /** A configuration error (params, paramKind): denied whatever the validationActions say. */
+  config?: boolean;
+}
+
+const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, RequestEntityTooLarge: 413, Invalid: 422 };
+
+/** Parsed cache entries: each version of an object is parsed once (entries are immutable). */
+const parsed = new WeakMap<CacheEntry, Obj>();
+const parse = (e: CacheEntry): Obj => {
+  let o = parsed.get(e);
+  if (!o) {
+    o = JSON.parse(e.bytes.toString('utf8')) as Obj;
+    parsed.set(e, o);
+  }
+  return o;
+};
+const asCel = new WeakMap<CacheEntry, unknown>();
+const celOf = (e: CacheEntry): unknown => {
+  let v = asCel.get(e);
+  if (v === undefined) {
+    v = toCel(parse(e));
+    asCel.set(e, v);
+  }
+  return v;
+};
+
+export class ValidatingPolicyEvaluator {
+  private readonly compiled = new Map<string, { key: string; policy: CompiledPolicy }>();
+  private readonly policyPrefix = resourcePrefix(POLICIES);
+  private readonly bindingPrefix = resourcePrefix(BINDINGS);
+  private readonly namespaces: Pick<ResourceInfo, 'upstreamGroup' | 'resource' | 'namespaced'> = { upstreamGroup: '', resource: 'namespaces', namespaced: false };
+  private readonly auditKey: string;
+  private equivalentsMemo = new WeakMap<ResourceInfo, readonly ResourceInfo[]>();
+  private readonly matchEnv: MatchEnv;
+
+  constructor(private readonly deps: ValidatingPolicyDeps) {
+    this.auditKey = `${deps.naming.group('validation.policy.admission.k8s.io')}/validation_failure`;
+    deps.catalog.onChange(() => {
+      this.equivalentsMemo = new WeakMap();
+    });
+    this.matchEnv = {
+      namespaceLabels: (name) => {
+        const ns = this.namespaceEntry(name);
+        if (!ns) return undefined;
+        const meta = parse(ns).metadata;
+        return (isObj(meta) && isObj(meta.labels) ? meta.labels : {}) as Record<string, string>;
+      },
+      equivalents: (r) => this.equivalents(r),
+    };
+  }
+
+  private namespaceEntry(name: string): CacheEntry | undefined {
+    const e = this.deps.cache.resource(resourcePrefix(this.namespaces)).get(objectKey(this.namespaces, '', name));
+    return e && !e.corrupt ? e : undefined;
+  }
+
+  private equivalents(r: ResourceInfo): readonly ResourceInfo[] {
+    let eq = this.equivalentsMemo.get(r);
+    if (!eq) {
+      eq = [...this.deps.catalog.all()].filter((o) => o.storageResource === r.storageResource && (o.group !== r.group || o.version !== r.version));
+      this.equivalentsMemo.set(r, eq);
+    }
+    return eq;
+  }
+
+  /** The compiled policy named `name`, compiled again only when its generation (or identity) changes. */
+  policy(name: string): CompiledPolicy | undefined {
+    const entry = this.deps.cache.resource(this.policyPrefix).get(objectKey(POLICIES, '', name));
+    if (!entry || entry.corrupt) return undefined;
+    const obj = parse(entry);
+    const meta = isObj(obj.metadata) ? obj.metadata : {};
+    const key = `${str(meta.uid)}/${typeof meta.generation === 'number' ? meta.generation : `rv${entry.revision}`}`;
+    const known = this.compiled.get(name);
+    if (known && known.key === key) return known.policy;
+    const policy = compilePolicy(obj);
+    this.compiled.set(name, { key, policy });
+    return policy;
+  }
+
+  async validate(req: AdmissionRequest): Promise<void> {
+    const bindings = this.deps.cache.resource(this.bindingPrefix).list().entries;
+    if (bindings.length === 0) return;
+    let denied: { failure: Failure; policy: string; binding: string } | undefined;
+    const audits: Obj[] = [];
+    let requestCel: Obj | undefined;
+    let objectCel: unknown;
+    let oldCel: unknown;
+    for (const entry of bindings) {
+      if (entry.corrupt) continue;
+      const binding = parse(entry);
+      const meta = isObj(binding.metadata) ? binding.metadata : {};
+      const spec = isObj(binding.spec) ? binding.spec : {};
+      const policy = this.policy(str(spec.policyName));
+      // A binding to a missing policy is ignored, as upstream's.
+      if (!policy) continue;
+      if (!matches(policy.matchConstraints, req, this.matchEnv)) continue;
+      if (!matches(isObj(spec.matchResources) ? spec.matchResources : undefined, req, this.matchEnv, true)) continue;
+      requestCel ??= requestVariable(req);
+      if (objectCel === undefined) objectCel = req.object === undefined ? null : toCel(req.object);
+      if (oldCel === undefined) oldCel = req.oldObject === undefined ? null : toCel(req.oldObject);
+      const bindingName = str(meta.name);
+      const actions = Array.isArray(spec.validationActions) ? spec.validationActions.filter((a): a is string => typeof a === 'string') : ['Deny'];
+      const failures = await this.evaluateBinding(policy, spec, req, { object: objectCel, oldObject: oldCel, request: requestCel }, (k, v) => req.annotate?.(`${policy.name}/${k}`, v));
+      for (const f of failures) {
+        if (f.config || actions.includes('Deny')) denied ??= { failure: f, policy: policy.name, binding: bindingName };
+        if (f.config) continue;
+        if (actions.includes('Warn')) req.warnings?.push(warningHeader(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${f.message}`));
+        if (actions.includes('Audit')) {
+          audits.push({ message: f.message, policy: policy.name, binding: bindingName, expressionIndex: f.expressionIndex ?? 0, validationActions: actions });
+        }
+      }
+    }
+    if (audits.length > 0) req.annotate?.(this.auditKey, JSON.stringify(audits));
+    if (denied) throw this.denial(req, denied.failure, denied.policy, denied.binding);
+  }
+
+  private denial(req: AdmissionRequest, f: Failure, policy: string, binding: string): StatusError {
+    const text = `ValidatingAdmissionPolicy '${policy}' with binding '${binding}' denied request: ${f.message}`;
+    const q = req.resource.group ? `${req.resource.resource}.${req.resource.group}` : req.resource.resource;
+    const message = req.name ? `${q} "${req.name}" is forbidden: ${text}` : `${q} is forbidden: ${text}`;
+    const reason = REASON_CODES[f.reason] ? f.reason : 'Invalid';
+    const status: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: reason as Status['reason'],
+      details: { ...(req.name ? { name: req.name } : {}), ...(req.resource.group ? { group: req.resource.group } : {}), kind: req.resource.resource, causes: [{ message: text }] },
+      code: REASON_CODES[reason]!,
+    };
+    return new StatusError(status);
+  }
+
+  /** Every failure of one binding (each of its params), failurePolicy applied. */
+  private async evaluateBinding(
+    policy: CompiledPolicy,
+    bindingSpec: Obj,
+    req: AdmissionRequest,
+    base: { object: unknown; oldObject: unknown; request: Obj },
+    annotate: (key: string, value: string) => void,
+  ): Promise<Failure[]> {
+    const fail = policy.failurePolicy === 'Fail';
+    let params: unknown[];
+    try {
+      params = this.params(policy, bindingSpec, req);
+    } catch (e) {
+      return fail ? [{ message: `failed to configure binding: ${e instanceof Error ? e.message : String(e)}`, reason: 'Invalid', config: true }] : [];
+    }
+    let namespaceObject: unknown = null;
+    if (req.resource.namespaced && req.namespace) {
+      const ns = this.namespaceEntry(req.namespace);
+      if (ns) namespaceObject = celOf(ns);
+    }
+    const usesAuthorizer = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]), ...policy.auditAnnotations.map((a) => a.expr)].some((c) => c.async);
+    const failures: Failure[] = [];
+    for (const param of params) {
+      const activation = {
+        ...base,
+        params: param,
+        namespaceObject,
+        authorizer: usesAuthorizer
+          ? authorizerFor({ authorize: (a) => this.deps.authorize(a), user: req.user, requestResource: { group: req.resource.group, resource: req.resource.resource, subresource: req.subresource, namespace: req.namespace, name: req.name } })
+          : null,
+        variables: {},
+      } as Activation;
+      activation.variables = await bindVariables(policy, activation);
+      // matchConditions: any false skips the policy for this request; errors count only then.
+      let conditionError: string | undefined;
+      let skip = false;
+      for (const m of policy.matchConditions) {
+        try {
+          if ((await evaluate(m.expr, activation)) === false) {
+            skip = true;
+            break;
+          }
+        } catch (e) {
+          conditionError ??= `failed to evaluate matchCondition '${m.name}': ${e instanceof Error ? e.message : String(e)}`;
+        }
+      }
+      if (skip) continue;
+      if (conditionError) {
+        if (fail) failures.push({ message: conditionError, reason: 'Invalid' });
+        continue;
+      }
+      for (const [i, v] of policy.validations.entries()) {
+        let ok: unknown;
+        try {
+          ok = await evaluate(v.expression, activation);
+        } catch (e) {
+          if (fail) failures.push({ message: e instanceof Error ? e.message : String(e), reason: 'Invalid', expressionIndex: i });
+          continue;
+        }
+        if (ok === true) continue;
+        failures.push({ message: await this.message(v, activation), reason: v.reason, expressionIndex: i });
+      }
+      for (const a of policy.auditAnnotations) {
+        try {
+          const value = await evaluate(a.expr, activation);
+          if (typeof value === 'string') annotate(a.key, value);
+        } catch {
+          // An annotation that fails to evaluate is left out, as upstream's.
+        }
+      }
+    }
+    return failures;
+  }
+
+  /** messageExpression's text when it gives one, else message, else upstream's default. */
+  private async message(v: CompiledPolicy['validations'][number], activation: Activation): Promise<string> {
+    if (v.messageExpression) {
+      try {
+        const m = await evaluate(v.messageExpression, activation);
+        if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n') && m.length <= 5000) return m;
+      } catch (e) {
+        if (!(e instanceof EvaluationError)) throw e;
+      }
+    }
+    return v.message || `failed expression: ${v.expression.source.trim()}`;
+  }
+
+  /** The params a binding names: [null] without paramKind; [] when none found and Allow. */
+  private params(policy: CompiledPolicy, bindingSpec: Obj, req: AdmissionRequest): unknown[] {
+    if (!policy.paramKind) return [null];
+    const ref = isObj(bindingSpec.paramRef) ? bindingSpec.paramRef : undefined;
+    if (!ref) throw new Error(`policy ${policy.name} has paramKind but binding has no paramRef`);
+    const { apiVersion, kind } = policy.paramKind;
+    const slash = apiVersion.lastIndexOf('/');
+    const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+    const resource = this.deps.catalog.resourceForKind(group, version, kind);
+    if (!resource) throw new Error(`failed to find resource referenced by paramKind: '${group ? `${group}/` : ''}${version}, Kind=${kind}'`);
+    let namespace = '';
+    if (resource.namespaced) {
+      namespace = str(ref.namespace) || req.namespace;
+      if (!namespace) throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
+    }
+    const cached = this.deps.cache.resource(resourcePrefix(resource));
+    let found: CacheEntry[];
+    if (str(ref.name)) {
+      const e = cached.get(objectKey(resource, namespace, str(ref.name)));
+      found = e ? [e] : [];
+    } else {
+      const selector = isObj(ref.selector) ? ref.selector : {};
+      const listed = resource.namespaced ? cached.list({ keyPrefix: namespacePrefix(resource, namespace) }) : cached.list();
+      found = listed.entries.filter((e) => selectorMatches(selector, e.labels));
+    }
+    found = found.filter((e) => !e.corrupt);
+    if (found.length === 0) {
+      if (ref.parameterNotFoundAction === 'Deny') throw new Error('no params found for policy binding with `Deny` parameterNotFoundAction');
+      return [];
+    }
+    return found.map(celOf);
+  }
+}
+
+/** The `request` variable: upstream's admission request fields. */
+function requestVariable(req: AdmissionRequest): Obj {
+  const r = req.resource;
+  const kind = { group: r.group, version: r.version, kind: r.kind };
+  const resource = { group: r.group, version: r.version, resource: r.resource };
+  return {
+    kind,
+    resource,
+    subResource: req.subresource,
+    requestKind: kind,
+    requestResource: resource,
+    requestSubResource: req.subresource,
+    name: req.name,
+    namespace: req.namespace,
+    operation: req.operation,
+    userInfo: {
+      username: req.user.name,
+      uid: req.user.uid ?? '',
+      groups: [...req.user.groups],
+      extra: Object.fromEntries(Object.entries(req.user.extra ?? {}).map(([k, v]) => [k, [...v]])),
+    },
+    dryRun: req.dryRun,
+  };
+}
+
+/** The ValidatingAdmissionPolicy plugin (validating phase, every write operation). */
+export function validatingAdmissionPolicy(deps: ValidatingPolicyDeps): AdmissionPlugin & { evaluator: ValidatingPolicyEvaluator } {
+  const evaluator = new ValidatingPolicyEvaluator(deps);
+  return {
+    name: 'ValidatingAdmissionPolicy',
+    evaluator,
+    handles: () => true,
+    validate: (req) => evaluator.validate(req),
+  };
+}

@@ -1,0 +1,80 @@
+// kubectl with a ValidatingAdmissionPolicy, under both namings, against a server process:
+// apply the policy and a Deny binding, a denied create shows upstream's message; a Warn
+// binding makes kubectl print the warning and the create succeeds; a policy that does not
+// compile is refused at apply time.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { kubectl, kubectlAvailable } from './support/kubectl.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+
+if (!kubectlAvailable() && process.env.CI === 'true') throw new Error('kubectl is required under CI=true');
+
+for (const naming of ['kubernetes', 'cluster'] as const) {
+  const group = naming === 'kubernetes' ? 'admissionregistration.k8s.io' : 'admissionregistration.cluster.io';
+  const POLICY = `apiVersion: ${group}/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: demo-policy.example.com
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= 5"
+`;
+  const binding = (name: string, action: string, env: string) => `apiVersion: ${group}/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: ${name}
+spec:
+  policyName: demo-policy.example.com
+  validationActions: [${action}]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        environment: ${env}
+`;
+
+  describe.skipIf(!kubectlAvailable())(`kubectl with a ValidatingAdmissionPolicy (--naming=${naming})`, () => {
+    let server: ServerProcess;
+    const k = (args: string[], input?: string) => kubectl(server.kubeconfig, args, input);
+    beforeAll(async () => {
+      server = await startServerProcess([`--naming=${naming}`]);
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    it('applies a policy and a Deny binding; a denied create shows the policy\'s message', async () => {
+      expect((await k(['apply', '-f', '-'], POLICY)).stdout).toBe(`validatingadmissionpolicy.${group}/demo-policy.example.com created\n`);
+      expect((await k(['apply', '-f', '-'], binding('demo-binding-test.example.com', 'Deny', 'test'))).stdout).toBe(`validatingadmissionpolicybinding.${group}/demo-binding-test.example.com created\n`);
+      expect((await k(['create', 'namespace', 'vap-test'])).code).toBe(0);
+      expect((await k(['label', 'namespace', 'vap-test', 'environment=test'])).code).toBe(0);
+      const denied = await k(['-n', 'vap-test', 'create', 'deployment', 'nginx', '--image=nginx', '--replicas=6']);
+      expect(denied.code).not.toBe(0);
+      expect(denied.stderr).toContain(`ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied request: failed expression: object.spec.replicas <= 5`);
+      const ok = await k(['-n', 'vap-test', 'create', 'deployment', 'nginx', '--image=nginx', '--replicas=5']);
+      expect(ok.stdout).toBe('deployment.apps/nginx created\n');
+      const listed = await k(['get', 'validatingadmissionpolicies', '-o', 'name']);
+      expect(listed.stdout).toBe(`validatingadmissionpolicy.${group}/demo-policy.example.com\n`);
+    });
+
+    it('a Warn binding: kubectl prints the warning and the create succeeds', async () => {
+      expect((await k(['apply', '-f', '-'], binding('demo-binding-warn.example.com', 'Warn', 'staging'))).code).toBe(0);
+      expect((await k(['create', 'namespace', 'vap-staging'])).code).toBe(0);
+      expect((await k(['label', 'namespace', 'vap-staging', 'environment=staging'])).code).toBe(0);
+      const warned = await k(['-n', 'vap-staging', 'create', 'deployment', 'nginx', '--image=nginx', '--replicas=6']);
+      expect(warned.stdout).toBe('deployment.apps/nginx created\n');
+      expect(warned.stderr).toContain(`Warning: Validation failed for ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-warn.example.com': failed expression: object.spec.replicas <= 5`);
+    });
+
+    it('refuses a policy whose expression does not compile', async () => {
+      const r = await k(['apply', '-f', '-'], POLICY.replace('demo-policy.example.com', 'broken.example.com').replace('object.spec.replicas <= 5', 'object.spec.replicas <='));
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('spec.validations[0].expression: Invalid value: "object.spec.replicas <=": compilation failed');
+    });
+  });
+}

@@ -15,7 +15,8 @@ export type ControllerName =
   | 'legacy-serviceaccount-token-cleaner-controller'
   | 'garbage-collector-controller'
   | 'disruption-controller'
-  | 'certificatesigningrequest-signing-controller';
+  | 'certificatesigningrequest-signing-controller'
+  | 'validatingadmissionpolicy-status-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -29,6 +30,7 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'garbage-collector-controller': 'garbagecollector',
   'disruption-controller': 'disruption',
   'certificatesigningrequest-signing-controller': 'csrsigning',
+  'validatingadmissionpolicy-status-controller': 'validatingadmissionpolicy-status',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

@@ -23,6 +23,7 @@ import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { priorityClassesIn } from './bootstrap-apf.js';
 import { validatingAdmissionPolicy } from '../admission/policy/validating-policy.js';
+import { validatingPolicyStatusController } from '../admission/policy/status-controller.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { authorize as unionAuthorize, type Authorizer } from '../authz/authorizer.js';
 import { createAbacAuthorizer, loadAbacPolicyFile } from '../authz/abac.js';
@@ -517,6 +518,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('certificatesigningrequest-signing-controller') ? [csrSigner(controllerEnv, () => loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8')))] : []),
     // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
     kubernetesEndpointsController(controllerEnv),
+    ...(enabled('validatingadmissionpolicy-status-controller') ? [validatingPolicyStatusController(controllerEnv, builtinSchemas)] : []),
   ];
   // Every replica holds a lease for its advertised address (upstream's lease endpoint reconciler).
   const endpointLease = new EndpointLease(controllerEnv, config.name, async () => {

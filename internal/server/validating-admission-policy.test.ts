@@ -255,6 +255,34 @@ describe('ValidatingAdmissionPolicy against a real server', () => {
     expect((await t.admin.post(deployments('vap-fail'), deployment('e', 1))).status).toBe(200);
   });
 
+  it('the status controller type checks validations against the matched kinds and records observedGeneration', async () => {
+    await created(POLICIES, policy('typed', {
+      matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }], namespaceSelector: { matchLabels: { vap: 'typed' } } },
+      validations: [{ expression: 'object.spec.replicas <= 5' }, { expression: 'object.spec.replicass <= 5' }],
+    }));
+    const statusOf = async (): Promise<Obj> => (await t.admin.get(`${POLICIES}/typed`)).json<Obj>();
+    let p = await statusOf();
+    for (let i = 0; i < 100 && p.status?.observedGeneration !== p.metadata.generation; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      p = await statusOf();
+    }
+    expect(p.status.observedGeneration).toBe(p.metadata.generation);
+    expect(p.status.typeChecking.expressionWarnings).toHaveLength(1);
+    expect(p.status.typeChecking.expressionWarnings[0].fieldRef).toBe('spec.validations[1].expression');
+    expect(p.status.typeChecking.expressionWarnings[0].warning).toMatch(/^apps\/v1, Kind=Deployment: .*replicass/);
+    // A spec change is a new generation: checked again, now clean.
+    const fixed = await t.admin.request('PATCH', `${POLICIES}/typed`, { body: JSON.stringify({ spec: { validations: [{ expression: 'object.spec.replicas <= 5' }] } }), raw: true, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(fixed.status).toBe(200);
+    const generation = fixed.json<Obj>().metadata.generation;
+    expect(generation).toBeGreaterThan(p.metadata.generation);
+    for (let i = 0; i < 100 && p.status?.observedGeneration !== generation; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      p = await statusOf();
+    }
+    expect(p.status.observedGeneration).toBe(generation);
+    expect(p.status.typeChecking.expressionWarnings).toBeUndefined();
+  });
+
   it('refuses invalid policies and bindings at write time, as upstream', async () => {
     const bad = await t.admin.post(POLICIES, policy('bad', {
       matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'PATCH'], resources: ['deployments'] }] },

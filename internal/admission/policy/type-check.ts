@@ -1,0 +1,147 @@
+// internal/admission/policy/type-check owns checking a policy's validations against the
+// schemas of the built-in resources its matchConstraints name, as upstream's policy type
+// checker does for status.typeChecking: for each group/version/resource the rules name
+// explicitly (a wildcard names no particular schema: nothing is checked, as upstream), `object`
+// and `oldObject` are typed from the kind's OpenAPI schema (params too, when paramKind is a
+// built-in kind) and each validation's expression and messageExpression is checked; an error
+// becomes an expressionWarning `<group/version, Kind=…>: <error>` on that field. Admission
+// never uses these typed environments: evaluation stays on the dynamic one (compile.ts).
+// Imports: cel, authz/cel-authorizer, schema (catalog types, openapi-index).
+
+import { celEnvironment, type Environment } from '../../cel/cel.js';
+import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
+import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
+import type { SchemaIndex, SchemaNode } from '../../schema/openapi-index.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export interface ExpressionWarning {
+  fieldRef: string;
+  warning: string;
+}
+
+/** CEL type names of schemas, registered in one environment (object types by name, the rest inline). */
+class SchemaTypes {
+  private readonly registered = new Set<string>();
+  constructor(
+    private readonly env: Environment,
+    private readonly schemas: SchemaIndex,
+  ) {}
+
+  typeOf(node: SchemaNode, name: string): string {
+    const ref = node.$ref ?? (node.allOf?.length === 1 ? node.allOf[0]!.$ref : undefined);
+    let resolved = node;
+    let typeName = name;
+    if (ref) {
+      resolved = this.schemas.resolve(node);
+      typeName = `k8s.${ref.slice(ref.lastIndexOf('/') + 1)}`;
+    }
+    if (resolved['x-kubernetes-int-or-string'] || resolved['x-kubernetes-preserve-unknown-fields']) return 'dyn';
+    switch (resolved.type) {
+      case 'integer':
+        return 'int';
+      case 'number':
+        return 'double';
+      case 'boolean':
+        return 'bool';
+      case 'string':
+        // Times and byte strings are typed otherwise upstream; a plain string here would warn wrongly.
+        return resolved.format === 'date-time' || resolved.format === 'byte' ? 'dyn' : 'string';
+      case 'array':
+        return resolved.items ? `list<${this.typeOf(resolved.items, `${typeName}.@items`)}>` : 'list<dyn>';
+      case 'object':
+      case undefined: {
+        if (resolved.properties) return this.register(typeName, resolved);
+        if (isObj(resolved.additionalProperties)) return `map<string, ${this.typeOf(resolved.additionalProperties as SchemaNode, `${typeName}.@values`)}>`;
+        return resolved.type === 'object' ? 'map<string, dyn>' : 'dyn';
+      }
+      default:
+        return 'dyn';
+    }
+  }
+
+  private register(typeName: string, node: SchemaNode): string {
+    const safe = typeName.replace(/[^A-Za-z0-9_.]/g, '_');
+    if (this.registered.has(safe)) return safe;
+    this.registered.add(safe);
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(node.properties ?? {})) fields[k] = this.typeOf(v, `${safe}.${k}`);
+    this.env.registerType({ name: safe, schema: fields });
+    return safe;
+  }
+}
+
+function typedEnvironment(schemas: SchemaIndex, object: ResourceInfo, params: ResourceInfo | undefined): Environment | undefined {
+  const env = registerAuthorizerLibrary(celEnvironment({ request: 'map', namespaceObject: 'dyn', variables: 'map' }));
+  const types = new SchemaTypes(env, schemas);
+  const typeFor = (r: ResourceInfo): string | undefined => {
+    if (!r.schemaName) return undefined;
+    const node = schemas.get(r.schemaName);
+    return node ? types.typeOf({ $ref: `#/components/schemas/${r.schemaName}` }, r.schemaName) : undefined;
+  };
+  const objectType = typeFor(object);
+  if (!objectType) return undefined;
+  env.registerVariable('object', objectType).registerVariable('oldObject', objectType);
+  env.registerVariable('params', (params && typeFor(params)) ?? 'dyn');
+  return env;
+}
+
+/** The explicitly named built-in resources of a policy's resourceRules (none when a wildcard is involved). */
+function namedResources(catalog: ApiCatalog, matchConstraints: unknown): ResourceInfo[] {
+  const out: ResourceInfo[] = [];
+  const rules = isObj(matchConstraints) && Array.isArray(matchConstraints.resourceRules) ? matchConstraints.resourceRules.filter(isObj) : [];
+  for (const rule of rules) {
+    const groups = strings(rule.apiGroups);
+    const versions = strings(rule.apiVersions);
+    const resources = strings(rule.resources);
+    if ([...groups, ...versions, ...resources].some((s) => s.includes('*'))) return [];
+    for (const g of groups) for (const v of versions) for (const res of resources) {
+      if (res.includes('/')) continue;
+      const r = catalog.resource(g, v, res);
+      if (r && !r.custom && !out.includes(r)) out.push(r);
+    }
+  }
+  return out;
+}
+
+/** The expression warnings of a policy, field by field, for status.typeChecking. */
+export function typeCheckPolicy(policy: Obj, catalog: ApiCatalog, schemas: SchemaIndex): ExpressionWarning[] {
+  const spec = isObj(policy.spec) ? policy.spec : {};
+  const targets = namedResources(catalog, spec.matchConstraints);
+  if (targets.length === 0) return [];
+  let params: ResourceInfo | undefined;
+  if (isObj(spec.paramKind)) {
+    const apiVersion = str(spec.paramKind.apiVersion);
+    const slash = apiVersion.lastIndexOf('/');
+    params = catalog.resourceForKind(slash < 0 ? '' : apiVersion.slice(0, slash), apiVersion.slice(slash + 1), str(spec.paramKind.kind));
+  }
+  const exprs: Array<{ fieldRef: string; source: string }> = [];
+  (Array.isArray(spec.validations) ? spec.validations.filter(isObj) : []).forEach((v, i) => {
+    if (str(v.expression)) exprs.push({ fieldRef: `spec.validations[${i}].expression`, source: str(v.expression) });
+    if (str(v.messageExpression)) exprs.push({ fieldRef: `spec.validations[${i}].messageExpression`, source: str(v.messageExpression) });
+  });
+  const byField = new Map<string, string[]>();
+  for (const target of targets) {
+    const env = typedEnvironment(schemas, target, params && !params.custom ? params : undefined);
+    if (!env) continue;
+    const gv = target.group ? `${target.group}/${target.version}` : target.version;
+    for (const e of exprs) {
+      let error: string | undefined;
+      try {
+        const checked = env.parse(e.source).check();
+        if (!checked.valid) error = firstLine(checked.error);
+      } catch (err) {
+        error = firstLine(err);
+      }
+      if (error) byField.set(e.fieldRef, [...(byField.get(e.fieldRef) ?? []), `${gv}, Kind=${target.kind}: ${error}`]);
+    }
+  }
+  return [...byField].map(([fieldRef, ws]) => ({ fieldRef, warning: ws.join('\n') }));
+}
+
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+}

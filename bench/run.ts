@@ -20,6 +20,7 @@ import { planFor, type BenchMode, type BenchPlan } from './plan.js';
 import { markdownNotes, markdownTable } from './report/markdown.js';
 import { notAvailable } from './report/rows.js';
 import { admissionWebhookScenario } from './scenarios/admission-webhook.js';
+import { admissionPolicyScenario } from './scenarios/admission-policy.js';
 import { applyScenario } from './scenarios/apply.js';
 import { authzScenario } from './scenarios/authz.js';
 import { clusterFailoverScenario } from './scenarios/cluster-failover.js';
@@ -47,6 +48,7 @@ const SCENARIOS: { name: string; run: (ctx: BenchContext) => Promise<void> }[] =
   { name: 'authz', run: authzScenario },
   { name: 'writes', run: writesScenario },
   { name: 'admission-webhook', run: admissionWebhookScenario },
+  { name: 'admission-policy', run: admissionPolicyScenario },
   { name: 'list', run: listScenario },
   { name: 'watch', run: watchScenario },
   { name: 'encodings', run: encodingsScenario },

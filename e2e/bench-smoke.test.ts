@@ -40,6 +40,7 @@ describe('make bench harness (tiny mode)', () => {
       'authenticated GETs: service-account token vs client certificate',
       'authorized reads: RoleBinding user among RBAC objects vs system:masters',
       'create pods, 32 in flight, fsync on',
+      'create pods through a ValidatingAdmissionPolicy (3 CEL rules) vs plain creates',
       'update (PUT), 32 in flight',
       'delete, 32 in flight',
       'creates through a no-op validating webhook on loopback vs plain creates',
@@ -74,6 +75,7 @@ describe('make bench harness (tiny mode)', () => {
     expect(measured('authorized reads', 'LIST of 10 pods: requests/s (RBAC user)')).toBeGreaterThan(0);
     expect(measured('create pods', 'creates/s')).toBeGreaterThan(0);
     expect(measured('creates through a no-op validating webhook', 'creates/s (through the webhook)')).toBeGreaterThan(0);
+    expect(measured('create pods through a ValidatingAdmissionPolicy', 'creates/s through the policy')).toBeGreaterThan(0);
     expect(measured('LIST 100 pods', 'time per list (mean)')).toBeGreaterThan(0);
     expect(measured('watch fan-out', 'delivery p99 (from write ack)')).toBeGreaterThanOrEqual(0);
     // The fan-out is measured side by side with the bare HTTP/2 ceiling serving the same events.

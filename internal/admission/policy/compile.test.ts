@@ -44,6 +44,11 @@ describe('compilePolicy', () => {
     await expect(evaluate(p.validations[1]!.expression, act)).rejects.toThrow(/composited variable "broken" fails to evaluate/);
   });
 
+  it('audit annotation values are strings or null; other types are compile errors', () => {
+    const p = compilePolicy({ metadata: { name: 'p' }, spec: { auditAnnotations: [{ key: 'a', valueExpression: "'x'" }, { key: 'b', valueExpression: 'null' }, { key: 'c', valueExpression: '1' }] } });
+    expect(p.auditAnnotations.map((a) => a.expr.error === undefined)).toEqual([true, true, false]);
+  });
+
   it('leaves doubles and strings alone in toCel', () => {
     expect(toCel({ a: 1, b: 1.5, c: ['x', 2], d: null })).toEqual({ a: 1n, b: 1.5, c: ['x', 2n], d: null });
   });

@@ -126,7 +126,7 @@ export function compilePolicy(policy: Obj): CompiledPolicy {
   });
   const auditAnnotations = list(spec.auditAnnotations).map((a, i) => ({
     key: str(a.key),
-    expr: track(compileOne(str(a.valueExpression), `spec.auditAnnotations[${i}].valueExpression`, ['string', 'null_type'])),
+    expr: track(compileOne(str(a.valueExpression), `spec.auditAnnotations[${i}].valueExpression`, ['string', 'null'])),
   }));
   const pk = isObj(spec.paramKind) ? spec.paramKind : undefined;
   return {

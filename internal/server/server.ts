@@ -284,6 +284,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     applyDefaults: (r, obj) => rules.applyDefaults(r, obj),
     log,
   });
+  // Its metrics are served once the registry exists (below).
   const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a) });
   const admission = new AdmissionChain(
     buildPlugins(
@@ -372,6 +373,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   if (cluster) cluster.registerMetrics(metrics.registry);
   audit?.registerMetrics(metrics.registry);
   webhooks.registerMetrics(metrics.registry);
+  validatingPolicies.evaluator.registerMetrics(metrics.registry);
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
   // Built when a chain first names Node (it follows the watch cache from then on), then shared.

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { defaultConfig } from '../config/flags.js';
+import { parseExposition, valueOf } from '../testserver/prometheus-text.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form JSON bodies
@@ -78,6 +79,12 @@ describe('ValidatingAdmissionPolicy against a real server', () => {
     expect((await t.admin.post(deployments('vap-basic-prod'), deployment('big', 6))).status).toBe(200);
     // Dry run is admitted as a write is.
     expect((await t.admin.post(`${deployments('vap-basic')}?dryRun=All`, deployment('dry', 9))).status).toBe(422);
+    // Upstream's metrics: three denials and one admission through this binding so far.
+    const metrics = parseExposition((await t.admin.get('/metrics')).text());
+    const labels = (error_type: string, enforcement_action: string) => ({ policy: 'demo-policy.example.com', policy_binding: 'demo-binding-test.example.com', error_type, enforcement_action });
+    expect(valueOf(metrics, 'apiserver_validating_admission_policy_check_total', labels('no_error', 'deny'))).toBe(3);
+    expect(valueOf(metrics, 'apiserver_validating_admission_policy_check_total', labels('no_error', 'allow'))).toBe(1);
+    expect(valueOf(metrics, 'apiserver_validating_admission_policy_check_duration_seconds_count', labels('no_error', 'deny'))).toBe(3);
   });
 
   it('params from a ConfigMap named by paramRef; parameterNotFoundAction Deny and Allow', async () => {

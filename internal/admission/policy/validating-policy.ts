@@ -7,8 +7,9 @@
 // binding's validationActions: Deny rejects (upstream's Status: reason and code from the
 // validation's reason), Warn adds a `Warning:` header, Audit adds the validation_failure
 // audit annotation. Evaluation and configuration errors follow the policy's failurePolicy.
-// Imports: admission, apierrors, authz (authorizer, cel-authorizer), naming, registry/keys,
-// schema/catalog, watchcache, policy/compile, policy/match.
+// Imports: admission, apierrors, authz (authorizer, cel-authorizer), http/respond (warning
+// text), naming, registry/keys, schema/catalog, validation/kinds/common (selectors), watchcache,
+// policy/compile, policy/match, policy/metrics; prom-client (type).
 
 import type { AdmissionPlugin, AdmissionRequest } from '../admission.js';
 import { StatusError, type Status } from '../../apierrors/status.js';
@@ -19,10 +20,12 @@ import { objectKey, resourcePrefix, namespacePrefix } from '../../registry/keys.
 import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { CacheEntry } from '../../watchcache/types.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
+import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
 import { selectorMatches } from '../../validation/kinds/common.js';
 import { bindVariables, compilePolicy, evaluate, EvaluationError, toCel, type Activation, type CompiledPolicy } from './compile.js';
 import { matches, type MatchEnv } from './match.js';
+import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -45,6 +48,8 @@ interface Failure {
   message: string;
   reason: string;
   expressionIndex?: number;
+  /** How the evaluation went, for the metrics: a false validation is no_error. */
+  errorType?: PolicyErrorType;
   /** A configuration error (params, paramKind): denied whatever the validationActions say. */
   config?: boolean;
 }
@@ -79,6 +84,7 @@ export class ValidatingPolicyEvaluator {
   private readonly auditKey: string;
   private equivalentsMemo = new WeakMap<ResourceInfo, readonly ResourceInfo[]>();
   private readonly matchEnv: MatchEnv;
+  private metrics = new PolicyMetrics();
 
   constructor(private readonly deps: ValidatingPolicyDeps) {
     this.auditKey = `${deps.naming.group('validation.policy.admission.k8s.io')}/validation_failure`;
@@ -94,6 +100,11 @@ export class ValidatingPolicyEvaluator {
       },
       equivalents: (r) => this.equivalents(r),
     };
+  }
+
+  /** Serves the metrics from `registry` (the server's, once it exists). */
+  registerMetrics(registry: Registry): void {
+    this.metrics = new PolicyMetrics(registry);
   }
 
   private namespaceEntry(name: string): CacheEntry | undefined {
@@ -147,10 +158,19 @@ export class ValidatingPolicyEvaluator {
       if (oldCel === undefined) oldCel = req.oldObject === undefined ? null : toCel(req.oldObject);
       const bindingName = str(meta.name);
       const actions = Array.isArray(spec.validationActions) ? spec.validationActions.filter((a): a is string => typeof a === 'string') : ['Deny'];
+      const started = process.hrtime.bigint();
       const failures = await this.evaluateBinding(policy, spec, req, { object: objectCel, oldObject: oldCel, request: requestCel }, (k, v) => req.annotate?.(`${policy.name}/${k}`, v));
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (failures.length === 0) this.metrics.observe(policy.name, bindingName, 'no_error', 'allow', seconds);
       for (const f of failures) {
-        if (f.config || actions.includes('Deny')) denied ??= { failure: f, policy: policy.name, binding: bindingName };
+        const errorType = f.errorType ?? 'no_error';
+        if (f.config || actions.includes('Deny')) {
+          denied ??= { failure: f, policy: policy.name, binding: bindingName };
+          this.metrics.observe(policy.name, bindingName, f.config ? 'invalid_error' : errorType, 'deny', seconds);
+        }
         if (f.config) continue;
+        if (actions.includes('Warn')) this.metrics.observe(policy.name, bindingName, errorType, 'warn', seconds);
+        if (actions.includes('Audit')) this.metrics.observe(policy.name, bindingName, errorType, 'audit', seconds);
         if (actions.includes('Warn')) req.warnings?.push(warningHeader(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${f.message}`));
         if (actions.includes('Audit')) {
           audits.push({ message: f.message, policy: policy.name, binding: bindingName, expressionIndex: f.expressionIndex ?? 0, validationActions: actions });
@@ -227,7 +247,7 @@ export class ValidatingPolicyEvaluator {
       }
       if (skip) continue;
       if (conditionError) {
-        if (fail) failures.push({ message: conditionError, reason: 'Invalid' });
+        if (fail) failures.push({ message: conditionError, reason: 'Invalid', errorType: 'invalid_error' });
         continue;
       }
       for (const [i, v] of policy.validations.entries()) {
@@ -235,7 +255,7 @@ export class ValidatingPolicyEvaluator {
         try {
           ok = await evaluate(v.expression, activation);
         } catch (e) {
-          if (fail) failures.push({ message: e instanceof Error ? e.message : String(e), reason: 'Invalid', expressionIndex: i });
+          if (fail) failures.push({ message: e instanceof Error ? e.message : String(e), reason: 'Invalid', expressionIndex: i, errorType: v.expression.program ? 'invalid_error' : 'compile_error' });
           continue;
         }
         if (ok === true) continue;

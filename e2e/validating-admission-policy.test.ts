@@ -1,8 +1,11 @@
 // kubectl with a ValidatingAdmissionPolicy, under both namings, against a server process:
 // apply the policy and a Deny binding, a denied create shows upstream's message; a Warn
 // binding makes kubectl print the warning and the create succeeds; a policy that does not
-// compile is refused at apply time.
+// compile is refused at apply time. Then three replicas: a policy applied through one is
+// enforced by every replica (each reads its own watch cache), and the leader's status
+// controller type checks it for all.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { ClusterProcess, sleep } from './support/cluster-process.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
@@ -78,3 +81,61 @@ spec:
     });
   });
 }
+
+describe.skipIf(!kubectlAvailable())('a ValidatingAdmissionPolicy on three replicas', () => {
+  let cluster: ClusterProcess;
+  const k = (replica: string, args: string[], input?: string) => kubectl(cluster.kubeconfig(replica), args, input);
+  beforeAll(async () => {
+    cluster = await ClusterProcess.create();
+    await cluster.startAll();
+    await cluster.waitAllReady();
+    await cluster.waitForLeader();
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+
+  it('applied through one replica, enforced by all; every replica shows the leader\'s type-checking status', async () => {
+    const [a, b, c] = cluster.names as [string, string, string];
+    const group = 'admissionregistration.cluster.io';
+    const policy = `apiVersion: ${group}/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - {expression: "object.spec.replicas <= 2", message: at most two replicas}
+  - {expression: "object.spec.replicass <= 2"}
+`;
+    const binding = `apiVersion: ${group}/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec: {policyName: max-replicas, validationActions: [Deny]}
+`;
+    expect((await k(a, ['apply', '-f', '-'], policy)).code).toBe(0);
+    expect((await k(a, ['apply', '-f', '-'], binding)).code).toBe(0);
+    for (const [i, via] of [a, b, c].entries()) {
+      // A follower sees the binding once its cache has the write: retry briefly until denied.
+      let denied: Awaited<ReturnType<typeof k>> | undefined;
+      for (let tries = 0; tries < 50; tries++) {
+        const r = await k(via, ['create', 'deployment', `big-${i}`, '--image=nginx', '--replicas=3']);
+        if (r.code !== 0) {
+          denied = r;
+          break;
+        }
+        await k(via, ['delete', 'deployment', `big-${i}`, '--wait=false']);
+        await sleep(100);
+      }
+      expect(denied?.stderr, via).toContain("ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: at most two replicas");
+    }
+    // The leader's status controller type checks the policy; every replica shows the one status.
+    let warnings = '';
+    for (let tries = 0; tries < 100 && !warnings; tries++) {
+      warnings = (await k(c, ['get', 'validatingadmissionpolicy', 'max-replicas', '-o', 'jsonpath={.status.typeChecking.expressionWarnings[*].fieldRef}'])).stdout;
+      if (!warnings) await sleep(100);
+    }
+    expect(warnings).toBe('spec.validations[1].expression');
+  });
+});

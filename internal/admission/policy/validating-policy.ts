@@ -123,8 +123,16 @@ export class ValidatingPolicyEvaluator {
 
   /** The compiled policy named `name`, compiled again only when its generation (or identity) changes. */
   policy(name: string): CompiledPolicy | undefined {
-    const entry = this.deps.cache.resource(this.policyPrefix).get(objectKey(POLICIES, '', name));
-    if (!entry || entry.corrupt) return undefined;
+    const policies = this.deps.cache.resource(this.policyPrefix);
+    const entry = policies.get(objectKey(POLICIES, '', name));
+    if (!entry || entry.corrupt) {
+      this.compiled.delete(name);
+      return undefined;
+    }
+    // Deleted policies no binding names any more: dropped once the compiled outnumber the stored.
+    if (this.compiled.size > policies.size) {
+      for (const known of this.compiled.keys()) if (!policies.get(objectKey(POLICIES, '', known))) this.compiled.delete(known);
+    }
     const obj = parse(entry);
     const meta = isObj(obj.metadata) ? obj.metadata : {};
     const key = `${str(meta.uid)}/${typeof meta.generation === 'number' ? meta.generation : `rv${entry.revision}`}`;

@@ -290,6 +290,42 @@ describe('ValidatingAdmissionPolicy against a real server', () => {
     expect(p.status.typeChecking.expressionWarnings).toBeUndefined();
   });
 
+  it('the author of a paramKind or paramRef must be allowed to get the params', async () => {
+    const rbac = 'rbac.authorization.cluster.io';
+    const clusterRole = (name: string, rules: Obj[]) => created(`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name }, rules });
+    const bindUser = (role: string) => created(`/apis/${rbac}/v1/clusterrolebindings`, {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: { name: role },
+      roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: role }, subjects: [{ kind: 'User', name: 'policy-author', apiGroup: rbac }],
+    });
+    await clusterRole('policy-author', [{ apiGroups: ['admissionregistration.cluster.io'], resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'], verbs: ['create', 'get', 'update'] }]);
+    await bindUser('policy-author');
+    const author = await t.clientFor('policy-author');
+    // Without a paramKind nothing is asked (retried until the author's binding reaches the authorizer).
+    let plain = 0;
+    for (let i = 0; i < 50 && plain !== 200; i++) {
+      plain = (await author.post(POLICIES, policy('authored-plain', { matchConstraints: deploymentsIn('authored'), validations: [{ expression: 'true' }] }))).status;
+      if (plain !== 200) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(plain).toBe(200);
+    const withParams = policy('authored', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, matchConstraints: deploymentsIn('authored'), validations: [{ expression: 'params != null' }] });
+    const refused = await author.post(POLICIES, withParams);
+    expect(refused.status).toBe(422);
+    expect(denialOf(refused).message).toBe('ValidatingAdmissionPolicy.admissionregistration.cluster.io "authored" is invalid: spec.paramKind: Forbidden: user policy-author must have "get" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)');
+    await created(POLICIES, withParams);
+    const bindingRefused = await author.post(BINDINGS, binding('authored', { policyName: 'authored', validationActions: ['Deny'], paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Allow' } }));
+    expect(bindingRefused.status).toBe(422);
+    expect(denialOf(bindingRefused).message).toContain('spec.paramRef: Forbidden: user policy-author must have "get" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)');
+    await clusterRole('configmap-reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
+    await bindUser('configmap-reader');
+    let allowed = 0;
+    for (let i = 0; i < 50 && allowed !== 200; i++) {
+      allowed = (await author.post(BINDINGS, binding('authored', { policyName: 'authored', validationActions: ['Deny'], paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Allow' } }))).status;
+      if (allowed !== 200) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(allowed).toBe(200);
+    expect((await author.post(POLICIES, { ...withParams, metadata: { name: 'authored-2' } })).status).toBe(200);
+  });
+
   it('refuses invalid policies and bindings at write time, as upstream', async () => {
     const bad = await t.admin.post(POLICIES, policy('bad', {
       matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'PATCH'], resources: ['deployments'] }] },

@@ -1,7 +1,7 @@
 // The policy compiler: compile errors kept per expression (never thrown), JSON integers as CEL
 // ints, lazily composited variables evaluated at most once, errors worded as upstream's.
 import { describe, it, expect } from 'vitest';
-import { bindVariables, compilePolicy, evaluate, toCel, type Activation } from './compile.js';
+import { bindVariables, compilePolicy, evaluate, PER_CALL_LIMIT, toCel, type Activation } from './compile.js';
 
 const base = (object: unknown): Omit<Activation, 'variables'> => ({ object: toCel(object), oldObject: null, request: {}, params: null, namespaceObject: null, authorizer: null });
 
@@ -47,6 +47,21 @@ describe('compilePolicy', () => {
   it('audit annotation values are strings or null; other types are compile errors', () => {
     const p = compilePolicy({ metadata: { name: 'p' }, spec: { auditAnnotations: [{ key: 'a', valueExpression: "'x'" }, { key: 'b', valueExpression: 'null' }, { key: 'c', valueExpression: '1' }] } });
     expect(p.auditAnnotations.map((a) => a.expr.error === undefined)).toEqual([true, true, false]);
+  });
+
+  it('meters expressions: the per-call limit, then the evaluation\'s shared budget', async () => {
+    const p = compilePolicy({ metadata: { name: 'p' }, spec: { validations: [{ expression: 'object.items.all(x, object.items.all(y, x + y >= 0))' }, { expression: 'object.items.size() > 0' }, { expression: "'abc'.matches('^a') && quantity('1Gi').isGreaterThan(quantity('1Mi'))" }] } });
+    const act = { ...base({ items: Array.from({ length: 3000 }, (_, i) => i) }), variables: {} } as Activation;
+    const budget = { remaining: 10_000_000 };
+    await expect(evaluate(p.validations[0]!.expression, act, budget)).rejects.toThrow("resulted in error: operation cancelled: actual cost limit exceeded");
+    expect(budget.remaining).toBe(10_000_000 - PER_CALL_LIMIT);
+    expect(await evaluate(p.validations[1]!.expression, act, budget)).toBe(true);
+    // The Kubernetes libraries are there (regex, quantity).
+    expect(await evaluate(p.validations[2]!.expression, act, budget)).toBe(true);
+    const small = { remaining: 50 };
+    await expect(evaluate(p.validations[0]!.expression, act, small)).rejects.toThrow('validation failed due to running out of cost budget, no further validation rules will be run');
+    expect(small.remaining).toBe(0);
+    await expect(evaluate(p.validations[1]!.expression, act, small)).rejects.toThrow('running out of cost budget');
   });
 
   it('leaves doubles and strings alone in toCel', () => {

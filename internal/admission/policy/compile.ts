@@ -6,11 +6,12 @@
 // messageExpression, reason) and auditAnnotations. A compile error never stops the policy
 // from loading: the expression holds the error, and evaluation reports it (the binding then
 // fails per failurePolicy, as upstream's). The same compiler checks policies at write time.
-// Cost: `CostModel` is the seam for static cost estimation and the runtime budget; none is
-// installed until internal/cel offers one (see README, ValidatingAdmissionPolicy).
+// Cost: synchronous expressions are metered (internal/cel's meter) with upstream's per-call
+// limit and a per-evaluation budget the caller shares between them; `CostModel` is the seam for
+// a static estimate at compile (and so write) time, unused while `object` is dyn.
 // Imports: cel, authz/cel-authorizer.
 
-import { CelCompileError, celEnvironment, compileExpression, type CompiledExpression, type Environment } from '../../cel/cel.js';
+import { CelCompileError, CelCostLimitError, compileExpression, kubernetesCelEnvironment, newCostMeter, type CompiledExpression, type Environment } from '../../cel/cel.js';
 import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
 
 type Obj = Record<string, unknown>;
@@ -19,6 +20,15 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Upstream's per-expression limit (celconfig.PerCallLimit), in CEL cost units. */
 export const PER_CALL_LIMIT = 1_000_000;
+/** Upstream's admission budget (celconfig.RuntimeCELCostBudget): one policy evaluation, all its expressions. */
+export const RUNTIME_COST_BUDGET = 10_000_000;
+
+/** What is left of one policy evaluation's cost budget (shared by its expressions). */
+export interface CostBudget {
+  remaining: number;
+}
+
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 /**
  * Static cost estimation for an expression, when a cost model exists (internal/cel's, once it
@@ -47,7 +57,7 @@ const ADMISSION_VARIABLES = {
 let sharedEnv: Environment | undefined;
 /** One environment for every policy: its declarations never change. */
 export function admissionEnvironment(): Environment {
-  return (sharedEnv ??= registerAuthorizerLibrary(celEnvironment(ADMISSION_VARIABLES)));
+  return (sharedEnv ??= registerAuthorizerLibrary(kubernetesCelEnvironment(ADMISSION_VARIABLES)));
 }
 
 /** One compiled expression, or why it did not compile. */
@@ -159,12 +169,31 @@ export class EvaluationError extends Error {
   override name = 'EvaluationError';
 }
 
-/** Runs one compiled expression; a compile error or runtime failure is an EvaluationError. */
-export async function evaluate(c: Compiled, activation: Activation): Promise<unknown> {
+/**
+ * Runs one compiled expression; a compile error or runtime failure is an EvaluationError. With a
+ * budget, a synchronous expression is metered: at most PER_CALL_LIMIT, and what it used comes off
+ * the budget (expressions asking the authorizer are not metered: the meter follows synchronous
+ * code only; their checks are bounded by the authorizer library instead).
+ */
+export async function evaluate(c: Compiled, activation: Activation, budget?: CostBudget): Promise<unknown> {
   if (!c.program) throw new EvaluationError(`compilation error: ${c.error ?? 'not compiled'}`);
+  if (budget && budget.remaining <= 0) throw new EvaluationError(OUT_OF_BUDGET);
+  const vars = activation as unknown as Record<string, unknown>;
+  // Whether the budget, not the per-call limit, bounds this run.
+  let budgetBound = false;
   try {
-    return c.async ? await c.program.runAsync(activation as unknown as Record<string, unknown>) : c.program.run(activation as unknown as Record<string, unknown>);
+    if (c.async) return await c.program.runAsync(vars);
+    if (!budget) return c.program.run(vars);
+    budgetBound = budget.remaining < PER_CALL_LIMIT;
+    const meter = newCostMeter(Math.min(PER_CALL_LIMIT, budget.remaining));
+    try {
+      return c.program.run(vars, { meter });
+    } finally {
+      budget.remaining -= Math.min(meter.used, meter.limit);
+      if (meter.used > meter.limit && budgetBound) budget.remaining = 0;
+    }
   } catch (e) {
+    if (e instanceof CelCostLimitError && budgetBound) throw new EvaluationError(OUT_OF_BUDGET);
     // CelRuntimeError messages start with the field path; upstream's name the expression.
     const msg = e instanceof Error ? e.message : String(e);
     const bare = msg.startsWith(`${c.path}: `) ? msg.slice(c.path.length + 2) : msg;

@@ -8,7 +8,7 @@
 // never uses these typed environments: evaluation stays on the dynamic one (compile.ts).
 // Imports: cel, authz/cel-authorizer, schema (catalog types, openapi-index).
 
-import { celEnvironment, type Environment } from '../../cel/cel.js';
+import { kubernetesCelEnvironment, type Environment } from '../../cel/cel.js';
 import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
 import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { SchemaIndex, SchemaNode } from '../../schema/openapi-index.js';
@@ -75,7 +75,7 @@ class SchemaTypes {
 }
 
 function typedEnvironment(schemas: SchemaIndex, object: ResourceInfo, params: ResourceInfo | undefined): Environment | undefined {
-  const env = registerAuthorizerLibrary(celEnvironment({ request: 'map', namespaceObject: 'dyn', variables: 'map' }));
+  const env = registerAuthorizerLibrary(kubernetesCelEnvironment({ request: 'map', namespaceObject: 'dyn', variables: 'map' }));
   const types = new SchemaTypes(env, schemas);
   const typeFor = (r: ResourceInfo): string | undefined => {
     if (!r.schemaName) return undefined;

@@ -27,7 +27,7 @@ import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
 import { selectorMatches } from '../../validation/kinds/common.js';
-import { bindVariables, compilePolicy, evaluate, EvaluationError, toCel, type Activation, type CompiledPolicy } from './compile.js';
+import { bindVariables, compilePolicy, evaluate, EvaluationError, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
 import { matches, type MatchEnv } from './match.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 
@@ -299,12 +299,14 @@ export class ValidatingPolicyEvaluator {
         variables: {},
       } as Activation;
       activation.variables = await bindVariables(policy, activation);
+      // One budget per evaluation (upstream's RuntimeCELCostBudget), shared by its expressions.
+      const budget: CostBudget = { remaining: RUNTIME_COST_BUDGET };
       // matchConditions: any false skips the policy for this request; errors count only then.
       let conditionError: string | undefined;
       let skip = false;
       for (const m of policy.matchConditions) {
         try {
-          if ((await evaluate(m.expr, activation)) === false) {
+          if ((await evaluate(m.expr, activation, budget)) === false) {
             skip = true;
             break;
           }
@@ -320,17 +322,17 @@ export class ValidatingPolicyEvaluator {
       for (const [i, v] of policy.validations.entries()) {
         let ok: unknown;
         try {
-          ok = await evaluate(v.expression, activation);
+          ok = await evaluate(v.expression, activation, budget);
         } catch (e) {
           if (fail) failures.push({ message: e instanceof Error ? e.message : String(e), reason: 'Invalid', expressionIndex: i, errorType: v.expression.program ? 'invalid_error' : 'compile_error' });
           continue;
         }
         if (ok === true) continue;
-        failures.push({ message: await this.message(v, activation), reason: v.reason, expressionIndex: i });
+        failures.push({ message: await this.message(v, activation, budget), reason: v.reason, expressionIndex: i });
       }
       for (const a of policy.auditAnnotations) {
         try {
-          const value = await evaluate(a.expr, activation);
+          const value = await evaluate(a.expr, activation, budget);
           if (typeof value === 'string') annotate(a.key, value);
         } catch {
           // An annotation that fails to evaluate is left out, as upstream's.
@@ -341,10 +343,10 @@ export class ValidatingPolicyEvaluator {
   }
 
   /** messageExpression's text when it gives one, else message, else upstream's default. */
-  private async message(v: CompiledPolicy['validations'][number], activation: Activation): Promise<string> {
+  private async message(v: CompiledPolicy['validations'][number], activation: Activation, budget: CostBudget): Promise<string> {
     if (v.messageExpression) {
       try {
-        const m = await evaluate(v.messageExpression, activation);
+        const m = await evaluate(v.messageExpression, activation, budget);
         if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n') && m.length <= 5000) return m;
       } catch (e) {
         if (!(e instanceof EvaluationError)) throw e;

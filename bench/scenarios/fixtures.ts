@@ -39,6 +39,10 @@ export function podManifest(o: PodOptions): Record<string, unknown> {
         },
       ],
       nodeSelector: { disk: 'ssd' },
+      // Tolerates every NoExecute taint, so DefaultTolerationSeconds adds nothing at create and
+      // the update round's unconditional PUT of this same body changes no toleration (a pod's
+      // tolerations may only be added to).
+      tolerations: [{ operator: 'Exists', effect: 'NoExecute' }],
     },
   };
 }

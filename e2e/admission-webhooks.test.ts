@@ -8,6 +8,7 @@ import { ClusterProcess } from './support/cluster-process.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startHttpsWebhookServer, type HttpsWebhookServer, type ReceivedRequest } from '../internal/testserver/https-webhook-server.js';
+import { webhookServiceYaml } from './support/webhook-service.js';
 
 if (!kubectlAvailable() && process.env.CI === 'true') throw new Error('kubectl is required under CI=true');
 
@@ -36,19 +37,7 @@ function reply(req: ReceivedRequest): unknown {
   return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response };
 }
 
-const serviceYaml = (port: number) => `apiVersion: v1
-kind: Service
-metadata: {name: admission-hook, namespace: default}
-spec:
-  ports: [{name: https, port: 443, targetPort: ${port}}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: admission-hook, namespace: default}
-subsets:
-- addresses: [{ip: 127.0.0.1}]
-  ports: [{name: https, port: ${port}}]
-`;
+const serviceYaml = (port: number) => webhookServiceYaml('admission-hook', port);
 
 const webhooksYaml = (group: string, caBundle: string) => `apiVersion: ${group}/v1
 kind: MutatingWebhookConfiguration

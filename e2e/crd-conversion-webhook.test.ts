@@ -8,6 +8,7 @@ import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startHttpsWebhookServer, type HttpsWebhookServer } from '../internal/testserver/https-webhook-server.js';
 import { hostPortReply } from '../internal/testserver/host-port-converter.js';
+import { webhookServiceYaml } from './support/webhook-service.js';
 
 if (!kubectlAvailable() && process.env.CI === 'true') throw new Error('kubectl is required under CI=true');
 
@@ -45,19 +46,7 @@ spec:
           spec: {type: object, properties: {hostPort: {type: string}}}
 `;
 
-const serviceYaml = (port: number) => `apiVersion: v1
-kind: Service
-metadata: {name: conv-webhook, namespace: default}
-spec:
-  ports: [{name: https, port: 443, targetPort: ${port}}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: conv-webhook, namespace: default}
-subsets:
-- addresses: [{ip: 127.0.0.1}]
-  ports: [{name: https, port: ${port}}]
-`;
+const serviceYaml = (port: number) => webhookServiceYaml('conv-webhook', port);
 
 const backendV1 = (name: string, host: string, port: number) => `apiVersion: conv.example.com/v1
 kind: Backend

@@ -1,7 +1,8 @@
 // kubectl with a ValidatingAdmissionPolicy, under both namings, against a server process:
 // apply the policy and a Deny binding, a denied create shows upstream's message; a Warn
 // binding makes kubectl print the warning and the create succeeds; a policy that does not
-// compile is refused at apply time. Then three replicas: a policy applied through one is
+// compile, or whose cost is over budget on every request, is refused at apply time; upstream's
+// documented replica-limit example with a custom-resource param. Then three replicas: a policy applied through one is
 // enforced by every replica (each reads its own watch cache), and the leader's status
 // controller type checks it for all.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -78,6 +79,79 @@ spec:
       const r = await k(['apply', '-f', '-'], POLICY.replace('demo-policy.example.com', 'broken.example.com').replace('object.spec.replicas <= 5', 'object.spec.replicas <='));
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain('spec.validations[0].expression: Invalid value: "object.spec.replicas <=": compilation failed');
+    });
+
+    it('refuses a policy whose expression is over the cost budget whatever the request', async () => {
+      const range = `[${Array.from({ length: 100 }, (_, i) => i).join(',')}]`;
+      const expensive = `${range}.all(i, ${range}.all(j, ${range}.all(k, i + j + k >= 0)))`;
+      const r = await k(['apply', '-f', '-'], POLICY.replace('demo-policy.example.com', 'costly.example.com').replace('"object.spec.replicas <= 5"', JSON.stringify(expensive)));
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('spec.validations[0].expression: Forbidden: estimated rule cost exceeds budget by factor of');
+      expect((await k(['get', 'validatingadmissionpolicies', 'costly.example.com'])).code).not.toBe(0);
+    });
+
+    it.runIf(naming === 'kubernetes')('upstream\'s documented example: a replica limit from a custom resource named by paramRef', async () => {
+      const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: replicalimits.rules.example.com
+spec:
+  group: rules.example.com
+  scope: Namespaced
+  names: {plural: replicalimits, singular: replicalimit, kind: ReplicaLimit}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          maxReplicas: {type: integer}
+`;
+      expect((await k(['apply', '-f', '-'], crd)).code).toBe(0);
+      expect((await k(['wait', '--for=condition=Established', 'crd/replicalimits.rules.example.com', '--timeout=30s'])).code).toBe(0);
+      const limit = `apiVersion: rules.example.com/v1
+kind: ReplicaLimit
+metadata:
+  name: replica-limit-test.example.com
+  namespace: default
+maxReplicas: 3
+`;
+      // The CRD's resource reaches discovery a moment after Established: retry the first create.
+      let made = await k(['apply', '-f', '-'], limit);
+      for (let i = 0; i < 50 && made.code !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        made = await k(['apply', '-f', '-'], limit);
+      }
+      expect(made.stdout).toBe('replicalimit.rules.example.com/replica-limit-test.example.com created\n');
+      const policy = POLICY.replace('demo-policy.example.com', 'replicalimit-policy.example.com')
+        .replace('spec:\n', 'spec:\n  paramKind:\n    apiVersion: rules.example.com/v1\n    kind: ReplicaLimit\n')
+        .replace('"object.spec.replicas <= 5"', '"object.spec.replicas <= params.maxReplicas"\n    reason: Invalid');
+      expect((await k(['apply', '-f', '-'], policy)).code).toBe(0);
+      const bound = `apiVersion: ${group}/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: replicalimit-binding-test.example.com
+spec:
+  policyName: replicalimit-policy.example.com
+  validationActions: [Deny]
+  paramRef:
+    name: replica-limit-test.example.com
+    namespace: default
+    parameterNotFoundAction: Deny
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        environment: params
+`;
+      expect((await k(['apply', '-f', '-'], bound)).code).toBe(0);
+      expect((await k(['create', 'namespace', 'vap-params'])).code).toBe(0);
+      expect((await k(['label', 'namespace', 'vap-params', 'environment=params'])).code).toBe(0);
+      const denied = await k(['-n', 'vap-params', 'create', 'deployment', 'web', '--image=nginx', '--replicas=4']);
+      expect(denied.code).not.toBe(0);
+      expect(denied.stderr).toContain("ValidatingAdmissionPolicy 'replicalimit-policy.example.com' with binding 'replicalimit-binding-test.example.com' denied request: failed expression: object.spec.replicas <= params.maxReplicas");
+      expect((await k(['-n', 'vap-params', 'create', 'deployment', 'web', '--image=nginx', '--replicas=3'])).stdout).toBe('deployment.apps/web created\n');
     });
   });
 }

@@ -15,7 +15,7 @@ import { CostLimitExceeded, CostMeter, meterValue, unmetered, withMeter } from '
 
 export { Environment, CostMeter, CostLimitExceeded };
 export * from './cost-model.js';
-export { type Shape, DYN, SCALAR, estimateCost, listShape, mapShape, stringShape, unboundedCount } from './cost.js';
+export { type Shape, DYN, LEAST, SCALAR, estimateCost, listShape, mapShape, stringShape, unboundedCount } from './cost.js';
 
 export class CelCompileError extends Error {
   override name = 'CelCompileError';

@@ -12,7 +12,7 @@ import { MAX_REQUEST_SIZE_BYTES, STRING_TRAVERSAL_FACTOR, callCost } from './cos
 
 /** The largest value a variable or field can hold, as far as cost is concerned. */
 export interface Shape {
-  readonly kind: 'list' | 'map' | 'string' | 'scalar' | 'dyn';
+  readonly kind: 'list' | 'map' | 'string' | 'scalar' | 'dyn' | 'least';
   /** Entries of a list or map, characters of a string; 1 for scalars. */
   readonly maxSize: number;
   /** The smallest JSON size of one value of this shape, for bounding unbounded containers. */
@@ -29,6 +29,12 @@ export function unboundedCount(minBytes: number): number {
 export const SCALAR: Shape = { kind: 'scalar', maxSize: 1, minBytes: 1 };
 /** A value nothing is known of: as large as a request allows. */
 export const DYN: Shape = { kind: 'dyn', maxSize: unboundedCount(1), minBytes: 1 };
+/**
+ * A value assumed as small as it can be, and so is everything reached from it (fields, elements,
+ * map keys): the estimate with it is a lower bound, the cost an expression has whatever its input.
+ * What admission policies are checked with, whose `object` has no schema that bounds it.
+ */
+export const LEAST: Shape = { kind: 'least', maxSize: 1, minBytes: 1 };
 
 export function stringShape(maxLength?: number): Shape {
   return { kind: 'string', maxSize: maxLength ?? MAX_REQUEST_SIZE_BYTES - 2, minBytes: 2 };
@@ -59,7 +65,7 @@ export function estimateCost(ast: ASTNode, variables: Readonly<Record<string, Sh
 
 function child(shape: Shape, name: string): Shape {
   if (shape.kind === 'map') return shape.fields?.[name] ?? shape.elem ?? DYN;
-  return DYN;
+  return shape.kind === 'least' ? LEAST : DYN;
 }
 
 function walk(node: ASTNode, scope: ReadonlyMap<string, Shape>): Estimate {
@@ -82,7 +88,8 @@ function walk(node: ASTNode, scope: ReadonlyMap<string, Shape>): Estimate {
       const a = walk(obj, scope);
       const b = walk(index, scope);
       const key = index.op === 'value' && typeof index.args === 'string' ? index.args : undefined;
-      return { cost: a.cost + b.cost + 1, shape: key !== undefined ? child(a.shape, key) : (a.shape.elem ?? DYN) };
+      const elem = a.shape.kind === 'least' ? LEAST : (a.shape.elem ?? DYN);
+      return { cost: a.cost + b.cost + 1, shape: key !== undefined ? child(a.shape, key) : elem };
     }
     case 'list': {
       const items = node.args.map((n) => walk(n, scope));
@@ -142,7 +149,7 @@ function call(name: string, receiver: ASTNode | null, args: readonly ASTNode[], 
   if (receiver && MACROS.has(name) && args.length >= 2 && args[0]!.op === 'id') {
     const r = walk(receiver, scope);
     const n = r.shape.maxSize;
-    const elem = r.shape.kind === 'list' ? (r.shape.elem ?? DYN) : r.shape.kind === 'map' ? stringShape() : DYN;
+    const elem = r.shape.kind === 'list' ? (r.shape.elem ?? DYN) : r.shape.kind === 'map' ? stringShape() : r.shape.kind === 'least' ? LEAST : DYN;
     const inner = new Map(scope);
     inner.set(args[0]!.args as string, elem);
     const bodies = args.slice(1).map((a) => walk(a, inner));

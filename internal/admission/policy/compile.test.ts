@@ -64,6 +64,27 @@ describe('compilePolicy', () => {
     await expect(evaluate(p.validations[1]!.expression, act, small)).rejects.toThrow('running out of cost budget');
   });
 
+  it('refuses at compile time an expression over budget whatever its input, and only that', () => {
+    const range = `[${Array.from({ length: 100 }, (_, i) => i).join(',')}]`;
+    const p = compilePolicy({
+      metadata: { name: 'p' },
+      spec: {
+        validations: [
+          // 100 × 100 × 100 iterations of a body costing more than 1: over the per-call limit on every request.
+          { expression: `${range}.all(i, ${range}.all(j, ${range}.all(k, i + j + k >= 0)))` },
+          // Two levels: 10,000 iterations, well inside.
+          { expression: `${range}.all(i, ${range}.all(j, i + j >= 0))` },
+          // Unbounded in the input, but cheap on a small object: left to the runtime limit, as upstream does.
+          { expression: 'object.items.all(x, object.items.all(y, x + y >= 0))' },
+        ],
+      },
+    });
+    expect(p.validations[0]!.expression.error).toMatch(/^spec\.validations\[0\]\.expression: Forbidden: estimated rule cost exceeds budget by factor of \d+\.\dx/);
+    expect(p.validations[1]!.expression.error).toBeUndefined();
+    expect(p.validations[2]!.expression.error).toBeUndefined();
+    expect(p.errors).toHaveLength(1);
+  });
+
   it('leaves doubles and strings alone in toCel', () => {
     expect(toCel({ a: 1, b: 1.5, c: ['x', 2], d: null })).toEqual({ a: 1n, b: 1.5, c: ['x', 2n], d: null });
   });

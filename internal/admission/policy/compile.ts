@@ -7,11 +7,14 @@
 // from loading: the expression holds the error, and evaluation reports it (the binding then
 // fails per failurePolicy, as upstream's). The same compiler checks policies at write time.
 // Cost: synchronous expressions are metered (internal/cel's meter) with upstream's per-call
-// limit and a per-evaluation budget the caller shares between them; `CostModel` is the seam for
-// a static estimate at compile (and so write) time, unused while `object` is dyn.
+// limit and a per-evaluation budget the caller shares between them. At compile (and so write)
+// time an expression is refused when its estimated cost exceeds the per-call limit even with every
+// input as small as it can be: `object` has no schema bounding it here, so a worst-case estimate
+// would refuse the ordinary policies upstream runs, while this one refuses only expressions that
+// would run out of budget on every request (nested comprehensions over large literals, say).
 // Imports: cel, authz/cel-authorizer.
 
-import { CelCompileError, CelCostLimitError, compileExpression, kubernetesCelEnvironment, newCostMeter, type CompiledExpression, type Environment } from '../../cel/cel.js';
+import { CelCompileError, CelCostLimitError, LEAST, compileExpression, kubernetesCelEnvironment, newCostMeter, type CompiledExpression, type Environment } from '../../cel/cel.js';
 import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
 
 type Obj = Record<string, unknown>;
@@ -30,20 +33,6 @@ export interface CostBudget {
 
 const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
-/**
- * Static cost estimation for an expression, when a cost model exists (internal/cel's, once it
- * lands). `estimate` answers the worst-case cost or undefined when it cannot tell.
- */
-export interface CostModel {
-  estimate(expr: CompiledExpression): number | undefined;
-}
-
-let costModel: CostModel | undefined;
-/** Installs the cost model checks at write time use (the server does, when internal/cel has one). */
-export function setCostModel(model: CostModel | undefined): void {
-  costModel = model;
-}
-
 /** The variables every admission expression may use. */
 const ADMISSION_VARIABLES = {
   object: 'dyn',
@@ -53,6 +42,9 @@ const ADMISSION_VARIABLES = {
   namespaceObject: 'dyn',
   variables: 'map',
 } as const;
+
+/** Every admission variable at its smallest, for the input-independent cost estimate. */
+const LEAST_INPUTS = Object.fromEntries([...Object.keys(ADMISSION_VARIABLES), 'authorizer'].map((name) => [name, LEAST]));
 
 let sharedEnv: Environment | undefined;
 /** One environment for every policy: its declarations never change. */
@@ -98,9 +90,9 @@ function compileOne(source: string, path: string, want?: readonly string[]): Com
   const async = usesAuthorizer(source);
   try {
     const program = compileExpression(admissionEnvironment(), source, path, want);
-    const cost = costModel?.estimate(program);
-    if (cost !== undefined && cost > PER_CALL_LIMIT) {
-      return { source, path, async, error: `${path}: Forbidden: estimated rule cost exceeds budget by factor of ${(cost / PER_CALL_LIMIT).toFixed(1)}x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)` };
+    const cost = program.estimateCost(LEAST_INPUTS);
+    if (cost > PER_CALL_LIMIT) {
+      return { source, path, async, error: `${path}: Forbidden: estimated rule cost exceeds budget by factor of ${(cost / PER_CALL_LIMIT).toFixed(1)}x (even with the smallest input: try simplifying the expression)` };
     }
     return { source, path, program, async };
   } catch (e) {

@@ -3,43 +3,33 @@
 // fails a rule and read the rule's message in kubectl's error, update with a transition rule,
 // and see an over-budget rule refused when the definition is applied.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crdYaml } from './support/crd-yaml.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
-const crdYaml = (group: string, x: string, name = 'widgets', kind = 'Widget', extraRule = '') => `apiVersion: ${group}/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${name}.cel.example.com
-spec:
-  group: cel.example.com
-  scope: Namespaced
-  names: {plural: ${name}, singular: ${name.slice(0, -1)}, kind: ${kind}}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            ${x}validations:
-            - rule: self.minReplicas <= self.maxReplicas
-              message: minReplicas must not exceed maxReplicas
-            - rule: self.mode == oldSelf.mode
-              message: mode is immutable
-            - rule: "self.host.endsWith('.example.com')"
-              messageExpression: "'host ' + self.host + ' is not under example.com'"
-              fieldPath: .host
-              reason: FieldValueForbidden${extraRule}
-            properties:
-              minReplicas: {type: integer}
-              maxReplicas: {type: integer}
-              mode: {type: string, maxLength: 16}
-              host: {type: string, maxLength: 253}
-              names: {type: array, items: {type: string}}
-`;
+const celCrdYaml = (group: string, x: string, name = 'widgets', kind = 'Widget', extraRule = '') => crdYaml({
+  apiextensions: group,
+  group: 'cel.example.com',
+  plural: name,
+  kind,
+  properties: `spec:
+  type: object
+  ${x}validations:
+  - rule: self.minReplicas <= self.maxReplicas
+    message: minReplicas must not exceed maxReplicas
+  - rule: self.mode == oldSelf.mode
+    message: mode is immutable
+  - rule: "self.host.endsWith('.example.com')"
+    messageExpression: "'host ' + self.host + ' is not under example.com'"
+    fieldPath: .host
+    reason: FieldValueForbidden${extraRule}
+  properties:
+    minReplicas: {type: integer}
+    maxReplicas: {type: integer}
+    mode: {type: string, maxLength: 16}
+    host: {type: string, maxLength: 253}
+    names: {type: array, items: {type: string}}`,
+});
 
 const widget = (name: string, spec: string) => `apiVersion: cel.example.com/v1
 kind: Widget
@@ -62,7 +52,7 @@ describe.skipIf(!kubectlAvailable()).each([
   });
 
   it('applies the definition and a valid object', async () => {
-    expect((await k(['apply', '-f', '-'], crdYaml(group, x))).stdout).toBe(`customresourcedefinition.${group}/widgets.cel.example.com created\n`);
+    expect((await k(['apply', '-f', '-'], celCrdYaml(group, x))).stdout).toBe(`customresourcedefinition.${group}/widgets.cel.example.com created\n`);
     const waited = await k(['wait', '--for=condition=Established', `customresourcedefinitions.${group}/widgets.cel.example.com`, '--timeout=20s']);
     expect(waited.stdout).toContain('condition met');
     const ok = await k(['apply', '-f', '-'], widget('w1', '{minReplicas: 1, maxReplicas: 3, mode: fast, host: a.example.com}'));
@@ -86,8 +76,8 @@ describe.skipIf(!kubectlAvailable()).each([
   });
 
   it('refuses a definition whose rule is over the estimated cost budget', async () => {
-    const expensive = `\n            - rule: "self.names.all(n, n.matches('^[a-z]+$'))"`;
-    const r = await k(['apply', '-f', '-'], crdYaml(group, x, 'gizmos', 'Gizmo', expensive));
+    const expensive = `\n  - rule: "self.names.all(n, n.matches('^[a-z]+$'))"`;
+    const r = await k(['apply', '-f', '-'], celCrdYaml(group, x, 'gizmos', 'Gizmo', expensive));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('is invalid');
     expect(r.stderr).toMatch(/x-(kubernetes|cluster)-validations\[3\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of (more than 100x|[\d.]+x) \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)/);

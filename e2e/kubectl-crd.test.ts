@@ -1,34 +1,24 @@
 // kubectl with a CustomResourceDefinition: apply the definition, then resources of it, list
 // them with their printer columns and short name, patch, explain, delete.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { crdYaml } from './support/crd-yaml.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget, shortNames: [gd]}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer, description: How big the gadget is.}
-              color: {type: string, default: red}
-    additionalPrinterColumns:
-    - {name: Size, type: integer, jsonPath: .spec.size}
-    - {name: Color, type: string, jsonPath: .spec.color}
-`;
+const CRD = crdYaml({
+  group: 'example.com',
+  plural: 'gadgets',
+  kind: 'Gadget',
+  shortNames: ['gd'],
+  properties: `spec:
+  type: object
+  properties:
+    size: {type: integer, description: How big the gadget is.}
+    color: {type: string, default: red}`,
+  versionExtra: `additionalPrinterColumns:
+- {name: Size, type: integer, jsonPath: .spec.size}
+- {name: Color, type: string, jsonPath: .spec.color}`,
+});
 const GADGET = `apiVersion: example.com/v1
 kind: Gadget
 metadata:

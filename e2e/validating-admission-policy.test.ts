@@ -7,6 +7,7 @@
 // controller type checks it for all.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { ClusterProcess, sleep } from './support/cluster-process.js';
+import { crdYaml } from './support/crd-yaml.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
@@ -91,24 +92,7 @@ spec:
     });
 
     it.runIf(naming === 'kubernetes')('upstream\'s documented example: a replica limit from a custom resource named by paramRef', async () => {
-      const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: replicalimits.rules.example.com
-spec:
-  group: rules.example.com
-  scope: Namespaced
-  names: {plural: replicalimits, singular: replicalimit, kind: ReplicaLimit}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          maxReplicas: {type: integer}
-`;
+      const crd = crdYaml({ group: 'rules.example.com', plural: 'replicalimits', kind: 'ReplicaLimit', properties: 'maxReplicas: {type: integer}' });
       expect((await k(['apply', '-f', '-'], crd)).code).toBe(0);
       expect((await k(['wait', '--for=condition=Established', 'crd/replicalimits.rules.example.com', '--timeout=30s'])).code).toBe(0);
       const limit = `apiVersion: rules.example.com/v1

@@ -132,6 +132,13 @@ export class ClusterReplica {
             handler,
             peerCommonName: (id) => `raft-member-${id}`,
             backoff: { initialMs: 50, maxMs: 1000 },
+            // A black-holed peer is noticed within about two election timeouts (PING every
+            // election timeout, unanswered for two), and a connection that never comes up is
+            // given up as quickly: far below that, a loaded 2-core host would replace healthy
+            // sessions whose acknowledgements were merely late.
+            connectTimeoutMs: Math.max(2000, 2 * config.electionTimeoutMs),
+            keepaliveIntervalMs: config.electionTimeoutMs,
+            keepaliveTimeoutMs: Math.max(2000, 2 * config.electionTimeoutMs),
             snapshotSpoolDir: join(raftDir, 'snapshots'),
             log: (line) => log.debug(line),
           }),

@@ -4,6 +4,7 @@
 
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import * as http2 from 'node:http2';
+import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,71 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(running.splice(0).map((t) => t.stop()));
 });
+
+/**
+ * A TCP proxy in front of a member that can black-hole the link as a pulled cable would:
+ * bytes are read and dropped, nothing is closed or reset, and new connections are accepted
+ * and held without a backend. restore() forwards new connections again but leaves the
+ * black-holed ones silent, so a sender only recovers if it notices on its own.
+ */
+class BlackHoleProxy {
+  private server: net.Server | null = null;
+  private dropping = false;
+  readonly links = new Set<{ client: net.Socket; backend?: net.Socket }>();
+  accepted = 0;
+  constructor(private readonly backendPort: number) {}
+
+  async start(): Promise<string> {
+    const server = net.createServer((client) => this.accept(client));
+    this.server = server;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  }
+
+  blackhole(): void {
+    this.dropping = true;
+    for (const l of this.links) this.silence(l);
+  }
+
+  restore(): void {
+    this.dropping = false;
+  }
+
+  async close(): Promise<void> {
+    for (const l of this.links) {
+      l.client.destroy();
+      l.backend?.destroy();
+    }
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  private accept(client: net.Socket): void {
+    this.accepted++;
+    client.on('error', () => undefined);
+    const link: { client: net.Socket; backend?: net.Socket } = { client };
+    this.links.add(link);
+    client.on('close', () => {
+      this.links.delete(link);
+      link.backend?.destroy();
+    });
+    if (this.dropping) return this.silence(link);
+    const backend = net.connect(this.backendPort, '127.0.0.1');
+    link.backend = backend;
+    backend.on('error', () => undefined);
+    backend.on('close', () => client.destroy());
+    client.pipe(backend);
+    backend.pipe(client);
+  }
+
+  private silence(link: { client: net.Socket; backend?: net.Socket }): void {
+    link.client.unpipe();
+    link.backend?.unpipe();
+    link.client.on('data', () => undefined);
+    link.backend?.on('data', () => undefined);
+    link.client.resume();
+    link.backend?.resume();
+  }
+}
 
 async function member(id: NodeId, extra: Partial<Http2TransportOptions> = {}): Promise<{ t: Http2Transport; rec: Recorder }> {
   const rec = new Recorder();
@@ -268,5 +334,88 @@ describe('Http2Transport', () => {
     expect(await status({ ':path': '/raft/v1/stream', 'x-raft-from': '1', 'x-raft-to': '3', 'x-raft-cluster': 'test-cluster' })).toBe(404);
     expect(await status({ ':path': '/nope', 'x-raft-from': '1', 'x-raft-to': '2', 'x-raft-cluster': 'test-cluster' })).toBe(404);
     session.destroy();
+  });
+
+  describe('a black-holed peer (no reset, nothing answers)', () => {
+    const liveness = { connectTimeoutMs: 300, keepaliveIntervalMs: 50, keepaliveTimeoutMs: 200 };
+    let proxy: BlackHoleProxy | null = null;
+    afterEach(async () => {
+      await proxy?.close();
+      proxy = null;
+    });
+
+    it('is detected by PING, the sender never blocks, and it recovers when the peer answers again', async () => {
+      const a = await member(1, liveness);
+      const b = await member(2);
+      proxy = new BlackHoleProxy(Number(new URL(b.t.url()).port));
+      a.t.addPeer(2, await proxy.start());
+      a.t.send([app(1, 2, 1)]);
+      await b.rec.until(() => b.rec.messages.length === 1);
+      expect(a.t.stats(2)!.timeouts).toBe(0);
+
+      proxy.blackhole();
+      // Sends go on returning at once; the dead session is found by its unanswered PING and
+      // dropped (the core hears "unreachable"), and the reconnections that follow are held by
+      // the black hole and given up at the connect deadline.
+      const unreachableBefore = a.rec.unreachable.length;
+      for (let i = 0; a.t.stats(2)!.timeouts < 3; i++) {
+        a.t.send([app(1, 2, 10 + i)]);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(a.rec.unreachable.length).toBeGreaterThan(unreachableBefore);
+      expect(proxy.accepted).toBeGreaterThanOrEqual(2);
+      expect(b.rec.messages.length).toBe(1);
+
+      proxy.restore();
+      // Nothing is closed by the proxy: the sender's own deadlines bring it back.
+      const connectsBefore = a.t.stats(2)!.connects;
+      let delivered = false;
+      void b.rec.until(() => b.rec.messages.some((m) => m.index >= 1000)).then(() => (delivered = true));
+      for (let i = 0; !delivered; i++) {
+        a.t.send([app(1, 2, 1000 + i)]);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(a.t.stats(2)!.connects).toBeGreaterThan(connectsBefore);
+    });
+
+    it('fails a snapshot upload to a silent peer long before the upload timeout', async () => {
+      const a = await member(1, { ...liveness, snapshotTimeoutMs: 10 * 60_000 });
+      const b = await member(2);
+      proxy = new BlackHoleProxy(Number(new URL(b.t.url()).port));
+      a.t.addPeer(2, await proxy.start());
+      proxy.blackhole();
+      const snap: Message = {
+        ...app(1, 2, 0),
+        type: MessageType.Snap,
+        entries: [],
+        snapshot: { metadata: { index: 9, term: 1, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(4 << 20) },
+      };
+      a.t.send([snap]);
+      await a.rec.until(() => a.rec.snapshots.length === 1);
+      expect(a.rec.snapshots).toEqual([[2, 'failure']]);
+      expect(a.t.stats(2)!.timeouts).toBeGreaterThanOrEqual(1);
+      expect(b.rec.messages).toEqual([]);
+    });
+
+    it('fails the upload when the peer stops answering in the middle of it', async () => {
+      const a = await member(1, { ...liveness, snapshotTimeoutMs: 10 * 60_000 });
+      const b = await member(2);
+      proxy = new BlackHoleProxy(Number(new URL(b.t.url()).port));
+      a.t.addPeer(2, await proxy.start());
+      a.t.send([app(1, 2, 1)]);
+      await b.rec.until(() => b.rec.messages.length === 1);
+      const snap: Message = {
+        ...app(1, 2, 0),
+        type: MessageType.Snap,
+        entries: [],
+        snapshot: { metadata: { index: 9, term: 1, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(64 << 20) },
+      };
+      a.t.send([snap]);
+      // Cut the link once the upload's connection is up and bytes flow.
+      while (proxy.links.size < 2) await new Promise((r) => setTimeout(r, 5));
+      proxy.blackhole();
+      await a.rec.until(() => a.rec.snapshots.length === 1);
+      expect(a.rec.snapshots).toEqual([[2, 'failure']]);
+    });
   });
 });

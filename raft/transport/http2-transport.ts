@@ -9,6 +9,12 @@
 // When HTTP/2 flow control pushes back the queue absorbs, then drops (reportUnreachable).
 // A broken pipe drops what is queued, reports the peer unreachable and reconnects after an
 // exponential backoff.
+//
+// Liveness: a peer that vanishes without a reset (a black-holed link, a paused VM) leaves a
+// TCP connection that looks open forever. Every client session therefore has a connect
+// deadline (TLS up and the pipe's response headers in connectTimeoutMs) and an HTTP/2 PING
+// every keepaliveIntervalMs that must be acknowledged within keepaliveTimeoutMs; a session
+// that misses either is destroyed and replaced (etcd's peer dial timeout and keepalive).
 
 import { open as openFile, rm, type FileHandle } from 'node:fs/promises';
 import * as http2 from 'node:http2';
@@ -71,6 +77,12 @@ export interface Http2TransportOptions {
    */
   snapshotSpoolDir?: string;
   backoff?: { initialMs?: number; maxMs?: number };
+  /** A connection whose pipe (or snapshot upload) has no response within this time is replaced. Default 3 s. */
+  connectTimeoutMs?: number;
+  /** How often an idle or busy session is probed with an HTTP/2 PING. Default 1 s. */
+  keepaliveIntervalMs?: number;
+  /** A PING not acknowledged within this time marks the session dead. Default 3 s. */
+  keepaliveTimeoutMs?: number;
   random?: () => number;
   timers?: TransportTimers;
   /** Diagnostics for refused connections and decode errors. Default: silent. */
@@ -85,6 +97,8 @@ export interface PeerStats {
   snapshotsSent: number;
   snapshotsFailed: number;
   connects: number;
+  /** Sessions given up because they did not come up, or stopped answering PINGs, in time. */
+  timeouts: number;
 }
 
 export class Http2Transport implements Transport {
@@ -104,6 +118,9 @@ export class Http2Transport implements Transport {
       maxSnapshotBytes: 4 * 1024 ** 3,
       snapshotChunkBytes: 1 << 20,
       snapshotTimeoutMs: 5 * 60_000,
+      connectTimeoutMs: 3000,
+      keepaliveIntervalMs: 1000,
+      keepaliveTimeoutMs: 3000,
       random: Math.random,
       timers: realTimers,
       log: () => undefined,
@@ -422,13 +439,74 @@ function spoolSnapshotInto(
 /** Bytes of a received snapshot waiting for the disk before the upload is paused. */
 const SPOOL_HIGH_WATER = 16 << 20;
 
+/**
+ * Watches one client session: `dead(why)` is called once if `responded()` is not called within
+ * the connect deadline, or if a PING is not acknowledged within the keepalive timeout. PINGs
+ * start once the session is up and go on until stop() (called when the session is closed for
+ * any other reason). The timers are the transport's, so tests may drive them.
+ */
+function guardSession(
+  session: http2.ClientHttp2Session,
+  o: { timers: TransportTimers; connectTimeoutMs: number; keepaliveIntervalMs: number; keepaliveTimeoutMs: number },
+  dead: (why: string) => void,
+): { responded(): void; stop(): void } {
+  const { timers } = o;
+  let stopped = false;
+  let pingTimer: unknown = null;
+  let ackTimer: unknown = null;
+  let connectTimer: unknown = timers.setTimeout(() => fail(`no response within ${o.connectTimeoutMs} ms`), o.connectTimeoutMs);
+  const clear = (): void => {
+    for (const t of [connectTimer, pingTimer, ackTimer]) if (t !== null) timers.clearTimeout(t);
+    connectTimer = pingTimer = ackTimer = null;
+  };
+  const fail = (why: string): void => {
+    if (stopped) return;
+    stopped = true;
+    clear();
+    dead(why);
+  };
+  const schedulePing = (): void => {
+    pingTimer = timers.setTimeout(() => {
+      pingTimer = null;
+      if (stopped || session.destroyed) return;
+      ackTimer = timers.setTimeout(() => fail(`PING not acknowledged within ${o.keepaliveTimeoutMs} ms`), o.keepaliveTimeoutMs);
+      let sent: boolean;
+      try {
+        sent = session.ping((err) => {
+          if (stopped) return;
+          if (ackTimer !== null) timers.clearTimeout(ackTimer);
+          ackTimer = null;
+          // An error here means the session is closing: its close event reports that.
+          if (!err) schedulePing();
+        });
+      } catch {
+        sent = false; // the session is closing
+      }
+      if (!sent) fail('PING refused by the session');
+    }, o.keepaliveIntervalMs);
+  };
+  return {
+    responded() {
+      if (stopped || connectTimer === null) return;
+      timers.clearTimeout(connectTimer);
+      connectTimer = null;
+      schedulePing();
+    },
+    stop() {
+      stopped = true;
+      clear();
+    },
+  };
+}
+
 /** The sending side towards one peer: its queue, its message pipe and its snapshot uploads. */
 class PeerSender {
-  readonly stats: PeerStats = { framesSent: 0, messagesSent: 0, messagesDropped: 0, snapshotsSent: 0, snapshotsFailed: 0, connects: 0 };
+  readonly stats: PeerStats = { framesSent: 0, messagesSent: 0, messagesDropped: 0, snapshotsSent: 0, snapshotsFailed: 0, connects: 0, timeouts: 0 };
   private readonly queue: PeerQueue;
   private readonly backoff: Backoff;
   private session: http2.ClientHttp2Session | null = null;
   private stream: http2.ClientHttp2Stream | null = null;
+  private guard: { responded(): void; stop(): void } | null = null;
   private connected = false;
   private blocked = false;
   private flushScheduled = false;
@@ -495,11 +573,18 @@ class PeerSender {
     session.on('error', fail);
     session.on('close', fail);
     session.on('goaway', fail);
+    this.guard = guardSession(session, this.t.options, (why) => {
+      if (gen !== this.generation) return;
+      this.stats.timeouts++;
+      this.t.options.log(`raft transport: peer ${this.id} at ${this.url}: ${why}; replacing the connection`);
+      this.onBroken();
+    });
     const stream = session.request(this.t.requestHeaders(STREAM_PATH, this.id), { endStream: false });
     this.stream = stream;
     stream.on('response', (headers) => {
       if (gen !== this.generation) return;
       if (headers[':status'] !== 200) return fail();
+      this.guard?.responded();
       this.connected = true;
       this.stats.connects++;
       this.backoff.reset();
@@ -536,6 +621,8 @@ class PeerSender {
     this.generation++;
     this.connected = false;
     this.blocked = false;
+    this.guard?.stop();
+    this.guard = null;
     this.stream?.close();
     this.stream = null;
     this.session?.destroy();
@@ -575,13 +662,24 @@ class PeerSender {
     session.on('error', () => undefined);
     const req = session.request(this.t.requestHeaders(SNAPSHOT_PATH, this.id), { endStream: false });
     let settled = false;
+    // The upload's response comes only at its end, so the connect deadline is met by the
+    // session's TLS handshake here; PINGs then catch a receiver that went silent mid-upload
+    // long before the whole-upload timeout would.
+    const guard = guardSession(session, this.t.options, (why) => {
+      this.stats.timeouts++;
+      this.t.options.log(`raft transport: snapshot upload to peer ${this.id}: ${why}`);
+      settle('failure');
+    });
+    session.once('connect', () => guard.responded());
     const settle = (status: SnapshotStatus): void => {
       if (settled) return;
       settled = true;
       this.snapshotAbort = null;
+      guard.stop();
       timers.clearTimeout(timer);
       req.close();
-      session.close();
+      if (status === 'finish') session.close();
+      else session.destroy();
       if (status === 'finish') this.stats.snapshotsSent++;
       else this.stats.snapshotsFailed++;
       if (status === 'failure') this.t.report('unreachable', this.id);

@@ -270,6 +270,40 @@ describe('RaftNode', () => {
     expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN')).toBe(true);
   });
 
+  it('fails a write forwarded to a leader that is gone within two election timeouts of the new leader, as OUTCOME_UNKNOWN', async () => {
+    // The proposal timeout is far away (60 s = 6,000 ticks): only the leader change may end it.
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const old = await c.electLeader();
+    const follower = [...c.nodes.values()].find((n) => n !== old)!;
+    c.net.isolate(old.id);
+    const forwarded = follower.propose(put('forwarded', 'x'));
+    forwarded.catch(() => undefined);
+    const next = await c.electLeader([...c.nodes.values()].filter((n) => n !== old));
+    // Answered within 200 ticks of the manual clock, far inside the proposal timeout.
+    const err = await c.drive(forwarded, 200).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN')).toBe(true);
+    expect((err as Error).message).toMatch(/lost leadership/);
+    // The cluster goes on; a write made after the change commits from the same follower.
+    await c.drive(follower.propose(put('after', '1')));
+    expect(c.sms.get(next.id)!.get('after')).toBe('1');
+  });
+
+  it('a forwarded write the old leader replicated before it died still commits after the leader change', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const old = await c.electLeader();
+    const [f1, f2] = [...c.nodes.values()].filter((n) => n !== old);
+    // The old leader appends the forwarded entry and sends it to both followers, then dies.
+    const w = f1!.propose(put('survivor', 'x'));
+    w.catch(() => undefined);
+    await c.runUntil(() => c.sent.get(old.id)!.some((b) => b.some((m) => m.entries.some((e) => e.data.length > 0 && m.to === f2!.id))), 50);
+    c.net.isolate(old.id);
+    const result = await c.drive(w, 300);
+    expect(result.index).toBeGreaterThan(0);
+    expect(c.sms.get(f1!.id)!.get('survivor')).toBe('x');
+  });
+
   it('restarts from its store and rebuilds the state machine', async () => {
     const c = (cluster = new Cluster({ snapshotEntries: 4, catchUpEntries: 1 }));
     await c.startAll(3);

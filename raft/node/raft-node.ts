@@ -287,6 +287,11 @@ export class RaftNode {
   private readonly proposals = new Map<number, PendingProposal>();
   /** Proposal seqs by the log index where their entry was seen (see PendingProposal.placed). */
   private readonly placedAt = new Map<number, number[]>();
+  /**
+   * Proposals handed to the core but not seen in this member's log when leadership changed,
+   * with the tick at which they fail (see orphanUnplaced): seq → deadline tick.
+   */
+  private readonly orphaned = new Map<number, number>();
   private readonly reads = new Map<string, PendingRead>();
   private nextReadId = 1;
   private readonly leaderWaiters = new Set<() => void>();
@@ -876,6 +881,7 @@ export class RaftNode {
     if (!changed) return;
     // A read barrier is answered by the leader it was sent to; a new leader never will.
     for (const r of [...this.reads.values()]) if (r.index === undefined) this.failRead(r.ctx, 'leadership changed');
+    this.orphanUnplaced();
     for (const w of [...this.leaderWaiters]) w();
   }
 
@@ -1012,9 +1018,44 @@ export class RaftNode {
 
   /** Fails proposals whose deadline passed. All share one timeout, so map order is deadline order. */
   private expireProposals(): void {
+    if (this.orphaned.size > 0) this.expireOrphans();
     for (const p of this.proposals.values()) {
       if (p.deadline > this.ticks) return;
       this.failProposal(p.seq, 'PROPOSAL_OUTCOME_UNKNOWN', p.timeoutMessage);
+    }
+  }
+
+  /**
+   * Leadership changed. A proposal this member handed to the core earlier and has not seen in
+   * its own log went to a leader that no longer leads (on a follower: forwarded as MsgProp to
+   * the old leader, who may have died with it). It can still commit if the old leader
+   * replicated it to the new one, and then it arrives here within an election or two; if it
+   * does not, nobody will answer for it, and waiting for the whole proposal timeout only keeps
+   * the client hanging. So it gets two election timeouts from now, then fails as
+   * OUTCOME_UNKNOWN (the client hears "may still be applied", 504). Proposals still queued
+   * here are handed to the next leader as usual; placed ones are settled by the log
+   * (committed, or overwritten: checkPlacement).
+   */
+  private orphanUnplaced(): void {
+    if (this.proposals.size === 0) return;
+    const queued = new Set(this.queued.map((q) => q.seq));
+    const deadline = this.ticks + 2 * this.o.electionTicks;
+    for (const p of this.proposals.values()) {
+      if (p.placed || queued.has(p.seq) || this.orphaned.has(p.seq) || p.deadline <= deadline) continue;
+      this.orphaned.set(p.seq, deadline);
+    }
+  }
+
+  private expireOrphans(): void {
+    for (const [seq, deadline] of this.orphaned) {
+      const p = this.proposals.get(seq);
+      if (!p || p.placed) {
+        this.orphaned.delete(seq);
+        continue;
+      }
+      if (deadline > this.ticks) continue;
+      this.orphaned.delete(seq);
+      this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'the leader it was sent to lost leadership before the entry reached this member; it may still be committed');
     }
   }
 

@@ -36,6 +36,9 @@ const deps = (log: Logger, namespaces: Record<string, boolean> = {}): AdmissionP
   defaultTolerationSeconds: { notReady: 300, unreachable: 300 },
   webhooks: webhooksStub,
   validatingPolicies: { name: 'ValidatingAdmissionPolicy', handles: () => true },
+  serviceAccounts: { getServiceAccount: async () => undefined, rootCaConfigMap: 'kube-root-ca.crt' },
+  limitRanges: () => [],
+  quotas: { list: () => [], get: async () => undefined, updateStatus: async () => false },
 });
 
 describe('admission plugin flags', () => {
@@ -94,7 +97,7 @@ describe('building the chain', () => {
   it('logs the enabled names it does not implement once: warn for those asked for, info for defaults', () => {
     const log = recordingLog();
     const plugins = buildPlugins(enabledPluginNames(['AlwaysPullImages'], []), deps(log), ['AlwaysPullImages']);
-    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']);
+    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
     const warn = log.lines.filter((l) => l.level === 'warn');
     expect(warn).toHaveLength(1);
     expect(warn[0]!.fields).toEqual({ plugins: ['AlwaysPullImages'] });
@@ -107,7 +110,7 @@ describe('building the chain', () => {
   it('places the storage steps after the mutating webhooks and before the validating ones', () => {
     const step: AdmissionPlugin = { name: 'step', handles: () => true };
     const names = buildPlugins(enabledPluginNames(['AlwaysDeny'], []), deps(recordingLog()), [], [step]).map((p) => p.name);
-    expect(names).toEqual(['NamespaceLifecycle', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+    expect(names).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
     expect(buildPlugins(['NamespaceLifecycle'], deps(recordingLog()), [], [step]).map((p) => p.name)).toEqual(['NamespaceLifecycle', 'step']);
   });
 

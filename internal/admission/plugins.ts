@@ -14,6 +14,9 @@ import { namespaceLifecycle, type NamespaceLookup } from './namespace-lifecycle.
 import { nodeRestriction, type NodeRestrictionDeps } from './node-restriction.js';
 import { priorityPlugin, type PriorityClassInfo } from './priority.js';
 import { defaultTolerationSeconds } from './default-toleration-seconds.js';
+import { serviceAccountPlugin, type ServiceAccountDeps } from './service-account.js';
+import { limitRanger, type LimitRangeLookup } from './limit-ranger.js';
+import { resourceQuotaPlugin, type QuotaStore } from './resource-quota.js';
 import type { WebhookDispatcher } from './webhook/dispatcher.js';
 
 /** kube-apiserver 1.32's AllOrderedPlugins: the order plugins run in, whatever the flags say. */
@@ -126,6 +129,12 @@ export interface AdmissionPluginDeps {
   webhooks: WebhookDispatcher;
   /** The ValidatingAdmissionPolicy plugin (policy/validating-policy), built by the server, which serves its metrics. */
   validatingPolicies: AdmissionPlugin;
+  /** ServiceAccount: the accounts (cache, then a consistent read) and the root CA ConfigMap's name. */
+  serviceAccounts: Pick<ServiceAccountDeps, 'getServiceAccount' | 'rootCaConfigMap'>;
+  /** LimitRanger: a namespace's LimitRanges as the cache holds them. */
+  limitRanges: LimitRangeLookup;
+  /** ResourceQuota: the quotas and the CAS of their status. */
+  quotas: QuotaStore;
 }
 
 export type PluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin;
@@ -143,6 +152,9 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
     },
   }),
   NodeRestriction: (d) => nodeRestriction(d.nodeRestriction),
+  ServiceAccount: (d) => serviceAccountPlugin({ naming: d.naming, ...d.serviceAccounts }),
+  LimitRanger: (d) => limitRanger(d.naming, d.limitRanges),
+  ResourceQuota: (d) => resourceQuotaPlugin(d.quotas),
   Priority: (d) => priorityPlugin(d.priorityClasses),
   DefaultTolerationSeconds: (d) => defaultTolerationSeconds(d.naming, d.defaultTolerationSeconds),
   MutatingAdmissionWebhook: (d) => d.webhooks.mutatingPlugin(),

@@ -16,7 +16,8 @@ export type ControllerName =
   | 'garbage-collector-controller'
   | 'disruption-controller'
   | 'certificatesigningrequest-signing-controller'
-  | 'validatingadmissionpolicy-status-controller';
+  | 'validatingadmissionpolicy-status-controller'
+  | 'resourcequota-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -31,6 +32,7 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'disruption-controller': 'disruption',
   'certificatesigningrequest-signing-controller': 'csrsigning',
   'validatingadmissionpolicy-status-controller': 'validatingadmissionpolicy-status',
+  'resourcequota-controller': 'resourcequota',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

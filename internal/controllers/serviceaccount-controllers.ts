@@ -71,10 +71,10 @@ export class CoreObjects {
     }
   }
 
-  /** Replaces the object (optimistic: a conflict is retried by the reconciler). */
-  async update(resource: string, namespace: string, obj: Obj): Promise<void> {
+  /** Replaces the object, or its `subresource` (optimistic: a conflict is retried by the reconciler). */
+  async update(resource: string, namespace: string, obj: Obj, subresource = ''): Promise<void> {
     const r = this.resource(resource);
-    await this.env.registries.for(r)!.update(r, this.ctx(namespace), String(metaOf(obj).name), obj);
+    await this.env.registries.for(r)!.update(r, this.ctx(namespace), String(metaOf(obj).name), obj, subresource);
   }
 
   async delete(resource: string, namespace: string, name: string, uid: string): Promise<void> {

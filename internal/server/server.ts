@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
-import { errors } from '../apierrors/status.js';
+import { errors, isConflict } from '../apierrors/status.js';
 import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { EndpointServiceResolver } from '../webhook/client-config.js';
@@ -53,7 +53,7 @@ import { createAuditor } from '../audit/auditor.js';
 import { createNaming } from '../naming/naming.js';
 import { OpenApiDocuments } from '../openapi/openapi.js';
 import { ensurePki, writeAdminKubeconfig } from '../pki/pki.js';
-import { objectKey, REGISTRY_ROOT, resourcePrefix } from '../registry/keys.js';
+import { namespacePrefix, objectKey, REGISTRY_ROOT, resourcePrefix } from '../registry/keys.js';
 import type { ObjectRules } from '../registry/object-rules.js';
 import { builtinRules } from '../registry/builtin-rules.js';
 import { translateStoreError } from '../registry/generic-registry.js';
@@ -71,7 +71,8 @@ import { WatchCache } from '../watchcache/watch-cache.js';
 import { bootstrapNamespaces, bootstrapRbacPolicy, SYSTEM_NAMESPACES } from './bootstrap.js';
 import { bootstrapSecretType, buildAuthentication } from './authentication.js';
 import { controllerEnabled, type ControllerName } from '../controllers/selection.js';
-import { namespaceObjectsController, tokensController } from '../controllers/serviceaccount-controllers.js';
+import { namespaceObjectsController, rootCaConfigMapName, tokensController } from '../controllers/serviceaccount-controllers.js';
+import { resourceQuotaController } from '../controllers/resource-quota-controller.js';
 import { bootstrapSigner, clusterInfoKubeconfig, tokenCleaner } from '../controllers/bootstrap-controllers.js';
 import { ensureTokenTracking, legacyTokenCleaner } from '../controllers/legacy-token-cleaner.js';
 import { GarbageCollector } from '../controllers/garbage-collector.js';
@@ -199,7 +200,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const namespaceTerminating = new WeakMap<object, boolean>();
   const servicesPrefix = resourcePrefix(catalog.resource('', 'v1', 'services')!);
   const serviceAddresses = new WeakMap<object, { ips: string[]; ports: number[] }>();
-  const readObject = async (resource: 'pods' | 'nodes' | 'services' | 'endpoints', ns: string, name: string): Promise<Record<string, unknown> | undefined> => {
+  const readObject = async (resource: 'pods' | 'nodes' | 'services' | 'endpoints' | 'serviceaccounts', ns: string, name: string): Promise<Record<string, unknown> | undefined> => {
     const key = objectKey(catalog.resource('', 'v1', resource)!, ns, name);
     let entry: CacheEntry | undefined;
     try {
@@ -284,6 +285,19 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     applyDefaults: (r, obj) => rules.applyDefaults(r, obj),
     log,
   });
+  // A namespace's objects of one core resource as the cache holds them (LimitRanges and
+  // ResourceQuotas, asked on every namespaced write): each stored version parsed once.
+  const parsedEntries = new WeakMap<CacheEntry, Record<string, unknown>>();
+  const cachedInNamespace = (resource: 'limitranges' | 'resourcequotas', ns: string): Array<Record<string, unknown>> => {
+    const r = catalog.resource('', 'v1', resource)!;
+    return cache.resource(resourcePrefix(r)).list({ keyPrefix: namespacePrefix(r, ns) }).entries.filter((e) => !e.corrupt).map((e) => {
+      let obj = parsedEntries.get(e);
+      if (!obj) parsedEntries.set(e, (obj = JSON.parse(e.bytes.toString('utf8')) as Record<string, unknown>));
+      return obj;
+    });
+  };
+  const resourceQuotas = catalog.resource('', 'v1', 'resourcequotas')!;
+  const quotaWriter = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, manager: 'kube-apiserver' };
   // Its metrics are served once the registry exists (below).
   const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a) });
   const admission = new AdmissionChain(
@@ -312,6 +326,28 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         defaultTolerationSeconds: { notReady: config.defaultNotReadyTolerationSeconds, unreachable: config.defaultUnreachableTolerationSeconds },
         webhooks,
         validatingPolicies,
+        serviceAccounts: { getServiceAccount: (ns, name) => readObject('serviceaccounts', ns, name), rootCaConfigMap: rootCaConfigMapName(naming) },
+        limitRanges: (ns) => cachedInNamespace('limitranges', ns),
+        quotas: {
+          list: (ns) => cachedInNamespace('resourcequotas', ns),
+          get: async (ns, name) => {
+            const entry = await storage.get(objectKey(resourceQuotas, ns, name), { kind: 'consistent' }).catch((e: unknown) => {
+              throw translateStoreError(e);
+            });
+            return entry && !entry.corrupt ? (JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) : undefined;
+          },
+          // The quota's resourceVersion is the precondition: a replicated compare-and-swap.
+          updateStatus: async (ns, quota) => {
+            const name = String((quota.metadata as { name?: string }).name);
+            try {
+              await registries.for(resourceQuotas)!.update(resourceQuotas, { ...quotaWriter, namespace: ns, dryRun: false, warnings: [] }, name, quota, 'status');
+              return true;
+            } catch (e) {
+              if (isConflict(e)) return false;
+              throw e;
+            }
+          },
+        },
       },
       config.enableAdmissionPlugins,
       storageSteps,
@@ -517,6 +553,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('legacy-serviceaccount-token-cleaner-controller') ? [legacyTokenCleaner(controllerEnv, { cleanUpPeriodMs: config.legacyServiceAccountTokenCleanUpPeriodMs })] : []),
     ...(enabled('garbage-collector-controller') ? [new GarbageCollector(registries, catalog, cache, log)] : []),
     ...(enabled('disruption-controller') ? [disruptionController(controllerEnv)] : []),
+    ...(enabled('resourcequota-controller') ? [resourceQuotaController(controllerEnv)] : []),
     ...(enabled('certificatesigningrequest-signing-controller') ? [csrSigner(controllerEnv, () => loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8')))] : []),
     // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
     kubernetesEndpointsController(controllerEnv),

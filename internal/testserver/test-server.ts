@@ -28,10 +28,12 @@ export interface TestServer {
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: StartOptions = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'clusterd-test-'));
   // As upstream's integration-test API server, which runs without the controller manager: the
-  // service-account controllers stay off unless a test asks for them, so a test sees only the
-  // objects it writes (a `default` ServiceAccount and a CA ConfigMap in every namespace would
-  // be in every list). The namespace controller, which deletion tests rely on, stays on.
-  const controllers = ['*', '-serviceaccount', '-root-ca-cert-publisher', '-serviceaccount-token'];
+  // CA-publishing and token controllers stay off unless a test asks for them, so a test sees
+  // only the objects it writes (a CA ConfigMap in every namespace would be in every list). The
+  // `default` ServiceAccount every namespace gets stays on: pods run as it (the ServiceAccount
+  // admission plugin refuses a pod whose account does not exist), as in any real cluster. The
+  // namespace controller, which deletion tests rely on, stays on.
+  const controllers = ['*', '-root-ca-cert-publisher', '-serviceaccount-token'];
   const config: ServerConfig = { ...defaultConfig(), securePort: 0, bindAddress: '127.0.0.1', storage: 'memory', controllers, ...overrides, dataDir };
   const server = await startServer(config, { log: silentLogger, ...options });
   const p = pkiPaths(dataDir);

@@ -103,8 +103,8 @@ function ratioConstraint(type: string, name: string, enforced: Quantity, request
   if (!req || milli(req) === 0n) return `${name} max limit to request ratio per ${type} is ${str(enforced)}, but no request is specified or request is 0`;
   if (!lim || milli(lim) === 0n) return `${name} max limit to request ratio per ${type} is ${str(enforced)}, but no limit is specified or limit is 0`;
   const observed = Number(milli(lim)) / Number(milli(req));
-  // ratio > enforced, exactly: lim/req > enforced ⇔ lim·1000 > enforced(milli)·req.
-  if (milli(lim) * 1000n > milli(enforced) * milli(req)) {
+  // ratio > enforced, exactly (all three in nano-units): lim/req > enforced ⇔ lim·10⁹ > enforced·req.
+  if (milli(lim) * 1_000_000_000n > milli(enforced) * milli(req)) {
     return `${name} max limit to request ratio per ${type} is ${str(enforced)}, but provided ratio is ${observed.toFixed(6)}`;
   }
   return undefined;

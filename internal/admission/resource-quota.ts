@@ -92,7 +92,8 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
         const have = used.get(k)?.nanos ?? 0n;
         let sum = have + sign * d.nanos;
         if (sum < 0n) sum = 0n;
-        next.set(k, { nanos: sum, format: (used.get(k) ?? d).format });
+        // As upstream's Quantity.Add: a zero takes the added quantity's format (0 + 4Gi is 4Gi).
+        next.set(k, { nanos: sum, format: have === 0n ? d.format : used.get(k)!.format });
         const limit = hard.get(k);
         if (sign > 0n && limit && sum > limit.nanos) exceeded.push(k);
       }

@@ -1,5 +1,6 @@
 // bench/scenarios/fixtures owns the objects the bench writes: a pod in a common shape (labels,
-// annotations, a container with args, a port, env and resources), padded by the bench to 2 KB
+// annotations, a container with args, a port, env and resources, the default service account
+// without a token volume), padded by the bench to 2 KB
 // as the server serves it (managedFields and defaults included), and a Deployment for the
 // apply scenario. Bodies are templates: `{n}`/`{m}` may
 // appear in names and values (see load/request-template). Imports: none.
@@ -39,6 +40,11 @@ export function podManifest(o: PodOptions): Record<string, unknown> {
         },
       ],
       nodeSelector: { disk: 'ssd' },
+      // As a client that read its pod back sends it: the account the ServiceAccount plugin
+      // would default, and no token volume (the bench measures the plain path; the update
+      // round's PUT of this same body would otherwise drop the volume create added).
+      serviceAccountName: 'default',
+      automountServiceAccountToken: false,
       // Tolerates every NoExecute taint, so DefaultTolerationSeconds adds nothing at create and
       // the update round's unconditional PUT of this same body changes no toleration (a pod's
       // tolerations may only be added to).

@@ -40,7 +40,7 @@ describe('ResourceQuota on three replicas', () => {
   }
 
   beforeAll(async () => {
-    cluster = await ClusterProcess.create();
+    cluster = await ClusterProcess.create({ extraArgs: ['--naming=kubernetes'] });
     await cluster.startAll();
     await cluster.waitAllReady();
     const leader = await cluster.waitForLeader();

@@ -3,8 +3,8 @@
 // the Container, Pod and PersistentVolumeClaim types), then a real in-process server: a
 // LimitRange written through the API defaults and limits the next pod.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StatusError } from '../apierrors/status.js';
 import { createNaming } from '../naming/naming.js';
+import { admissionOutcome } from '../testserver/admission-outcome.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import type { AdmissionRequest, JsonObject } from './admission.js';
 import { defaultedItem, limitRanger, type LimitRangeItem } from './limit-ranger.js';
@@ -15,14 +15,7 @@ const naming = createNaming('kubernetes');
 const run = async (items: LimitRangeItem[], resource: 'pods' | 'persistentvolumeclaims', object: Obj, operation: 'CREATE' | 'UPDATE' = 'CREATE'): Promise<Obj | string> => {
   const plugin = limitRanger(naming, () => [{ metadata: { name: 'lr' }, spec: { limits: items } } as JsonObject]);
   const req: AdmissionRequest = { operation, resource: { group: '', resource } as never, subresource: '', namespace: 'ns', name: 'x', object, oldObject: operation === 'UPDATE' ? object : undefined, user: { name: 'u', groups: [] }, dryRun: false };
-  try {
-    await plugin.admit!(req);
-    await plugin.validate!(req);
-    return object;
-  } catch (e) {
-    if (e instanceof StatusError) return `${e.code} ${e.status.message}`;
-    throw e;
-  }
+  return admissionOutcome(plugin, req);
 };
 const container = (name: string, requests?: Obj, limits?: Obj): Obj => ({ name, image: 'i', resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } });
 const pod = (...containers: Obj[]): Obj => ({ metadata: { name: 'x' }, spec: { containers } });

@@ -4,8 +4,8 @@
 // container, a missing account is refused, automount false on the pod or the account is kept,
 // and an update may not change the account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StatusError } from '../apierrors/status.js';
 import { createNaming } from '../naming/naming.js';
+import { admissionOutcome } from '../testserver/admission-outcome.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import type { AdmissionRequest, JsonObject } from './admission.js';
 import { serviceAccountPlugin, tokenVolume } from './service-account.js';
@@ -41,17 +41,7 @@ const request = (object: Obj, fields: Partial<AdmissionRequest> = {}): Admission
 });
 
 /** Both phases, as the chain runs them; the pod as it comes out, or the refusal. */
-async function admit(object: Obj, fields: Partial<AdmissionRequest> = {}): Promise<Obj | string> {
-  try {
-    const req = request(object, fields);
-    await plugin.admit!(req);
-    await plugin.validate!(req);
-    return object;
-  } catch (e) {
-    if (e instanceof StatusError) return `${e.code} ${e.status.message}`;
-    throw e;
-  }
-}
+const admit = (object: Obj, fields: Partial<AdmissionRequest> = {}): Promise<Obj | string> => admissionOutcome(plugin, request(object, fields));
 
 const pod = (spec: Obj = {}, meta: Obj = {}): Obj => ({ metadata: { name: 'p', ...meta }, spec: { containers: [{ name: 'c', image: 'i' }], ...spec } });
 const volumeName = (p: Obj): string => p.spec.volumes.find((v: Obj) => v.name.startsWith('kube-api-access-')).name;

@@ -7,6 +7,7 @@ import { StatusError } from '../apierrors/status.js';
 import { AdmissionChain, type AdmissionPlugin, type AdmissionRequest } from './admission.js';
 import { ALL_ORDERED_PLUGINS, buildPlugins, DEFAULT_ON_PLUGINS, enabledPluginNames, FACTORIES, validateAdmissionPluginFlags, type AdmissionPluginDeps } from './plugins.js';
 import type { WebhookDispatcher } from './webhook/dispatcher.js';
+import { DEFAULT_POD_SECURITY_CONFIG } from './pod-security/policy.js';
 
 function recordingLog(): Logger & { lines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> } {
   const lines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
@@ -39,6 +40,9 @@ const deps = (log: Logger, namespaces: Record<string, boolean> = {}): AdmissionP
   serviceAccounts: { getServiceAccount: async () => undefined, rootCaConfigMap: 'kube-root-ca.crt' },
   limitRanges: () => [],
   quotas: { list: () => [], get: async () => undefined, updateStatus: async () => false },
+  podSecurity: { config: DEFAULT_POD_SECURITY_CONFIG, namespaceLabels: async () => ({}), podsIn: () => [] },
+  storageClasses: () => [],
+  authorize: () => ({ decision: 'noOpinion', reason: '' }),
 });
 
 describe('admission plugin flags', () => {
@@ -97,7 +101,7 @@ describe('building the chain', () => {
   it('logs the enabled names it does not implement once: warn for those asked for, info for defaults', () => {
     const log = recordingLog();
     const plugins = buildPlugins(enabledPluginNames(['AlwaysPullImages'], []), deps(log), ['AlwaysPullImages']);
-    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
     const warn = log.lines.filter((l) => l.level === 'warn');
     expect(warn).toHaveLength(1);
     expect(warn[0]!.fields).toEqual({ plugins: ['AlwaysPullImages'] });
@@ -110,7 +114,7 @@ describe('building the chain', () => {
   it('places the storage steps after the mutating webhooks and before the validating ones', () => {
     const step: AdmissionPlugin = { name: 'step', handles: () => true };
     const names = buildPlugins(enabledPluginNames(['AlwaysDeny'], []), deps(recordingLog()), [], [step]).map((p) => p.name);
-    expect(names).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
+    expect(names).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
     expect(buildPlugins(['NamespaceLifecycle'], deps(recordingLog()), [], [step]).map((p) => p.name)).toEqual(['NamespaceLifecycle', 'step']);
   });
 

@@ -17,6 +17,10 @@ import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { serviceAccountPlugin, type ServiceAccountDeps } from './service-account.js';
 import { limitRanger, type LimitRangeLookup } from './limit-ranger.js';
 import { resourceQuotaPlugin, type QuotaStore } from './resource-quota.js';
+import { podSecurity, type PodSecurityDeps } from './pod-security/plugin.js';
+import { defaultStorageClassPlugin, storageObjectInUseProtection, type StorageClassInfo } from './storage.js';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction, type Authorize } from './certificates.js';
+import { taintNodesByCondition } from './taint-nodes-by-condition.js';
 import type { WebhookDispatcher } from './webhook/dispatcher.js';
 
 /** kube-apiserver 1.32's AllOrderedPlugins: the order plugins run in, whatever the flags say. */
@@ -135,6 +139,12 @@ export interface AdmissionPluginDeps {
   limitRanges: LimitRangeLookup;
   /** ResourceQuota: the quotas and the CAS of their status. */
   quotas: QuotaStore;
+  /** PodSecurity: its configuration and what it reads (namespace labels, a namespace's pods). */
+  podSecurity: Omit<PodSecurityDeps, 'naming'>;
+  /** The stored StorageClasses (DefaultStorageClass). */
+  storageClasses: () => StorageClassInfo[];
+  /** The authorizer chain in force (CertificateApproval, CertificateSigning). */
+  authorize: Authorize;
 }
 
 export type PluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin;
@@ -155,8 +165,15 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   ServiceAccount: (d) => serviceAccountPlugin({ naming: d.naming, ...d.serviceAccounts }),
   LimitRanger: (d) => limitRanger(d.naming, d.limitRanges),
   ResourceQuota: (d) => resourceQuotaPlugin(d.quotas),
+  TaintNodesByCondition: (d) => taintNodesByCondition(d.naming),
+  PodSecurity: (d) => podSecurity({ naming: d.naming, ...d.podSecurity }),
   Priority: (d) => priorityPlugin(d.priorityClasses),
   DefaultTolerationSeconds: (d) => defaultTolerationSeconds(d.naming, d.defaultTolerationSeconds),
+  DefaultStorageClass: (d) => defaultStorageClassPlugin(d.naming, d.storageClasses),
+  StorageObjectInUseProtection: (d) => storageObjectInUseProtection(d.naming),
+  CertificateApproval: (d) => certificateApproval(d.naming, d.authorize),
+  CertificateSigning: (d) => certificateSigning(d.naming, d.authorize),
+  CertificateSubjectRestriction: (d) => certificateSubjectRestriction(d.naming),
   MutatingAdmissionWebhook: (d) => d.webhooks.mutatingPlugin(),
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
   ValidatingAdmissionWebhook: (d) => d.webhooks.validatingPlugin(),

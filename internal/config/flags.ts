@@ -97,6 +97,8 @@ export interface ServerConfig {
   enableAdmissionPlugins: string[];
   /** --disable-admission-plugins: upstream plugin names taken out of the default set. */
   disableAdmissionPlugins: string[];
+  /** --admission-control-config-file: the AdmissionConfiguration with the plugins' configurations. */
+  admissionControlConfigFile: string | undefined;
   /** --controllers as given: `*`, names, `-name`. */
   controllers: string[];
   /** Flags given on the command line (mutual exclusions that depend on "set", not on the value). */
@@ -652,7 +654,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'controllers', value: 'name,...', default: '*',
-    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner), token-cleaner-controller (tokencleaner), clusterrole-aggregation-controller (clusterrole-aggregation), legacy-serviceaccount-token-cleaner-controller (legacy-serviceaccount-token-cleaner), garbage-collector-controller (garbagecollector), disruption-controller (disruption: PodDisruptionBudget status), certificatesigningrequest-signing-controller (csrsigning: signs approved client-certificate requests with the cluster CA) validatingadmissionpolicy-status-controller (validatingadmissionpolicy-status: type checks policies into their status) and resourcequota-controller (resourcequota: ResourceQuota status, reclaim of released usage); bootstrap-signer and token-cleaner are off by default.',
+    help: 'Controllers to run (leader-only in a cluster): * (those on by default), a name to add one, -name to leave one out; for example *,bootstrapsigner,tokencleaner. Known (upstream names or short aliases): namespace-controller (namespace), serviceaccount-controller (serviceaccount), serviceaccount-token-controller (serviceaccount-token), root-ca-certificate-publisher-controller (root-ca-cert-publisher), bootstrap-signer-controller (bootstrapsigner), token-cleaner-controller (tokencleaner), clusterrole-aggregation-controller (clusterrole-aggregation), legacy-serviceaccount-token-cleaner-controller (legacy-serviceaccount-token-cleaner), garbage-collector-controller (garbagecollector), disruption-controller (disruption: PodDisruptionBudget status), certificatesigningrequest-signing-controller (csrsigning: signs approved client-certificate requests with the cluster CA) validatingadmissionpolicy-status-controller (validatingadmissionpolicy-status: type checks policies into their status), resourcequota-controller (resourcequota: ResourceQuota status, reclaim of released usage), node-lifecycle-controller (nodelifecycle: the NoSchedule condition taints of nodes), persistentvolumeclaim-protection-controller (pvc-protection) and persistentvolume-protection-controller (pv-protection: remove the protection finalizers of claims and volumes no longer in use); bootstrap-signer and token-cleaner are off by default.',
     apply: (c, v) => {
       const entries = list(v);
       try { validateControllers(entries); } catch (e) { throw new FlagError(`invalid value for --controllers: ${(e as Error).message}`); }
@@ -668,6 +670,11 @@ const FLAGS: FlagSpec[] = [
     name: 'disable-admission-plugins', value: 'name,...', default: '',
     help: 'Admission plugins not to run although they are in the default set. A name may not be both enabled and disabled.',
     apply: (c, v) => { c.disableAdmissionPlugins = list(v); },
+  },
+  {
+    name: 'admission-control-config-file', value: 'path', default: '',
+    help: 'AdmissionConfiguration file (YAML or JSON, apiVersion apiserver.config.<domain>/v1) with the admission plugins\' configurations, inline or by path; read at start. PodSecurity reads its PodSecurityConfiguration (defaults and exemptions) from it.',
+    apply: (c, v) => { c.admissionControlConfigFile = v || undefined; },
   },
   {
     name: 'log-level', value: 'error|warn|info|debug', default: 'warn',
@@ -695,6 +702,7 @@ export function defaultConfig(): ServerConfig {
   c.setFlags = new Set();
   c.enableAdmissionPlugins = [];
   c.disableAdmissionPlugins = [];
+  c.admissionControlConfigFile = undefined;
   c.oidc = { issuerUrl: undefined, clientId: undefined, usernameClaim: 'sub', usernamePrefix: undefined, groupsClaim: undefined, groupsPrefix: undefined, requiredClaims: [], caFile: undefined, signingAlgs: [] };
   c.tokenWebhook = { configFile: undefined, version: 'v1beta1', cacheTtlMs: 0 };
   c.requestHeader = { usernameHeaders: [], uidHeaders: [], groupHeaders: [], extraHeadersPrefix: [], clientCaFile: undefined, allowedNames: [] };

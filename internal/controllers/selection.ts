@@ -17,7 +17,10 @@ export type ControllerName =
   | 'disruption-controller'
   | 'certificatesigningrequest-signing-controller'
   | 'validatingadmissionpolicy-status-controller'
-  | 'resourcequota-controller';
+  | 'resourcequota-controller'
+  | 'node-lifecycle-controller'
+  | 'persistentvolumeclaim-protection-controller'
+  | 'persistentvolume-protection-controller';
 
 const ALIASES: Readonly<Record<ControllerName, string>> = {
   'namespace-controller': 'namespace',
@@ -33,6 +36,9 @@ const ALIASES: Readonly<Record<ControllerName, string>> = {
   'certificatesigningrequest-signing-controller': 'csrsigning',
   'validatingadmissionpolicy-status-controller': 'validatingadmissionpolicy-status',
   'resourcequota-controller': 'resourcequota',
+  'node-lifecycle-controller': 'nodelifecycle',
+  'persistentvolumeclaim-protection-controller': 'pvc-protection',
+  'persistentvolume-protection-controller': 'pv-protection',
 };
 
 const OFF_BY_DEFAULT = new Set<ControllerName>(['bootstrap-signer-controller', 'token-cleaner-controller']);

@@ -18,7 +18,7 @@ import type { Naming } from '../naming/naming.js';
 import { metaOf, Objects, type Obj, type ResourceRef } from '../controllers/objects.js';
 import type { ControllerEnv } from '../controllers/serviceaccount-controllers.js';
 import type { PriorityClassInfo } from '../admission/priority.js';
-import { resourcePrefix } from '../registry/keys.js';
+import { parsedEntries } from './admission-reads.js';
 import type { ApiCatalog } from '../schema/catalog.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 
@@ -190,18 +190,8 @@ const classCache = new WeakMap<object, PriorityClassInfo>();
 
 /** The stored PriorityClasses as the Priority admission plugin needs them (each version parsed once). */
 export function priorityClassesIn(cache: WatchCache, catalog: ApiCatalog, naming: Naming): PriorityClassInfo[] {
-  const r = catalog.resource(naming.group('scheduling.k8s.io'), 'v1', 'priorityclasses');
-  if (!r) return [];
-  const out: PriorityClassInfo[] = [];
-  for (const e of cache.resource(resourcePrefix(r)).list().entries) {
-    if (e.corrupt) continue;
-    let info = classCache.get(e);
-    if (!info) {
-      const o = JSON.parse(e.bytes.toString('utf8')) as { metadata?: { name?: string }; value?: number; globalDefault?: boolean; preemptionPolicy?: string };
-      info = { name: o.metadata?.name ?? e.name, value: o.value ?? 0, globalDefault: o.globalDefault === true, preemptionPolicy: o.preemptionPolicy };
-      classCache.set(e, info);
-    }
-    out.push(info);
-  }
-  return out;
+  return parsedEntries(cache, catalog.resource(naming.group('scheduling.k8s.io'), 'v1', 'priorityclasses'), classCache, (json, e) => {
+    const o = json as { metadata?: { name?: string }; value?: number; globalDefault?: boolean; preemptionPolicy?: string };
+    return { name: o.metadata?.name ?? e.name, value: o.value ?? 0, globalDefault: o.globalDefault === true, preemptionPolicy: o.preemptionPolicy };
+  });
 }

@@ -22,6 +22,9 @@ import { WebhookDispatcher } from '../admission/webhook/dispatcher.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { priorityClassesIn } from './bootstrap-apf.js';
+import { podsIn, storageClassesIn } from './admission-reads.js';
+import { loadAdmissionConfiguration } from '../admission/admission-config.js';
+import { DEFAULT_POD_SECURITY_CONFIG, parsePodSecurityConfiguration } from '../admission/pod-security/policy.js';
 import { validatingAdmissionPolicy } from '../admission/policy/validating-policy.js';
 import { validatingPolicyStatusController } from '../admission/policy/status-controller.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
@@ -80,6 +83,8 @@ import { migrateSeparateEvents } from './migrate-events.js';
 import { csrSigner } from '../controllers/csr-signer.js';
 import { loadCertificateAuthority } from '../pki/certificates.js';
 import { disruptionController } from '../controllers/disruption-controller.js';
+import { nodeTaintController } from '../controllers/node-taints.js';
+import { pvcProtectionController, pvProtectionController } from '../controllers/storage-protection.js';
 import { bootstrapPriorityClasses, reconcileFlowControl } from './bootstrap-apf.js';
 import { advertisedIp, EndpointLease, ensureKubernetesService, kubernetesEndpointsController } from '../controllers/kubernetes-endpoints.js';
 
@@ -144,6 +149,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   }
   // Read (ABAC: once, as upstream) before anything opens, so a bad policy stops the start.
   const abacPolicies = config.authorization.policyFile && !config.authorizationConfig ? loadAbacPolicyFile(config.authorization.policyFile, naming) : undefined;
+  // The plugins' configurations, read once at start: a bad file stops the start here.
+  const admissionConfigs = loadAdmissionConfiguration(config.admissionControlConfigFile, naming);
+  const podSecurityConfig = admissionConfigs.has('PodSecurity') ? parsePodSecurityConfiguration(naming, admissionConfigs.get('PodSecurity')) : DEFAULT_POD_SECURITY_CONFIG;
   mkdirSync(config.dataDir, { recursive: true });
   // Before anything in the directory is opened or written.
   const dataDirLock = await lockDataDir(config.dataDir);
@@ -161,6 +169,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         ['authorization-webhook', config.authorization.webhook.configFile],
         ['token-auth', config.tokenAuthFile],
         ['authentication-webhook', config.tokenWebhook.configFile],
+        ['admission-control', config.admissionControlConfigFile],
       ].filter((e): e is [string, string] => e[1] !== undefined),
     ),
   );
@@ -348,6 +357,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
             }
           },
         },
+        podSecurity: {
+          config: podSecurityConfig,
+          namespaceLabels: async (name) => (await namespaceEntry(name))?.labels,
+          podsIn: (namespace) => podsIn(cache, catalog, namespace),
+        },
+        storageClasses: () => storageClassesIn(cache, catalog, naming),
+        authorize: (a) => unionAuthorize(authorizers.current(), a),
       },
       config.enableAdmissionPlugins,
       storageSteps,
@@ -554,6 +570,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('garbage-collector-controller') ? [new GarbageCollector(registries, catalog, cache, log)] : []),
     ...(enabled('disruption-controller') ? [disruptionController(controllerEnv)] : []),
     ...(enabled('resourcequota-controller') ? [resourceQuotaController(controllerEnv)] : []),
+    ...(enabled('node-lifecycle-controller') ? [nodeTaintController(controllerEnv)] : []),
+    ...(enabled('persistentvolumeclaim-protection-controller') ? [pvcProtectionController(controllerEnv)] : []),
+    ...(enabled('persistentvolume-protection-controller') ? [pvProtectionController(controllerEnv)] : []),
     ...(enabled('certificatesigningrequest-signing-controller') ? [csrSigner(controllerEnv, () => loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8')))] : []),
     // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
     kubernetesEndpointsController(controllerEnv),

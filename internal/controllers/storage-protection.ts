@@ -1,0 +1,89 @@
+// internal/controllers/storage-protection owns upstream's `pvc-protection` and `pv-protection`
+// controllers (leader-only). A PersistentVolumeClaim keeps its `<label domain>/pvc-protection`
+// finalizer while a pod that is not terminated (phase other than Succeeded or Failed) uses it
+// (a persistentVolumeClaim volume naming it, or a generic ephemeral volume whose claim it is:
+// `<pod>-<volume>`); once deleted and unused the finalizer is removed and the claim goes. A
+// PersistentVolume keeps `<label domain>/pv-protection` while it is Bound. Both controllers
+// also add the finalizer to live objects that lack it (created while the admission plugin was
+// off), as upstream's do. Imports: admission/storage (finalizer names), controllers (objects, reconciler).
+
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../admission/storage.js';
+import { Reconciler } from './reconciler.js';
+import { metaOf, Objects, type Obj, type ResourceRef } from './objects.js';
+import type { ControllerEnv } from './serviceaccount-controllers.js';
+
+const PVCS: ResourceRef = ['', 'v1', 'persistentvolumeclaims'];
+const PVS: ResourceRef = ['', 'v1', 'persistentvolumes'];
+const PODS: ResourceRef = ['', 'v1', 'pods'];
+
+const rec = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const finalizersOf = (o: Obj): string[] => (Array.isArray(rec(o.metadata).finalizers) ? (rec(o.metadata).finalizers as string[]) : []);
+
+/** The claims a pod uses, if it is not terminated. */
+export function claimsUsedBy(pod: Obj): string[] {
+  const phase = rec(pod.status).phase;
+  if (phase === 'Succeeded' || phase === 'Failed') return [];
+  const volumes = Array.isArray(rec(pod.spec).volumes) ? (rec(pod.spec).volumes as unknown[]).map(rec) : [];
+  const out: string[] = [];
+  for (const v of volumes) {
+    const claim = rec(v.persistentVolumeClaim).claimName;
+    if (typeof claim === 'string') out.push(claim);
+    else if (v.ephemeral != null) out.push(`${String(metaOf(pod).name)}-${String(v.name)}`);
+  }
+  return out;
+}
+
+/** Sets or clears `finalizer` on the object as read (a conflict is retried by the reconciler). */
+async function setFinalizer(objects: Objects, ref: ResourceRef, obj: Obj, finalizer: string, wanted: boolean): Promise<void> {
+  const current = finalizersOf(obj);
+  if (current.includes(finalizer) === wanted) return;
+  const finalizers = wanted ? [...current, finalizer] : current.filter((f) => f !== finalizer);
+  await objects.update(ref, String(metaOf(obj).namespace ?? ''), { ...obj, metadata: { ...rec(obj.metadata), finalizers } });
+}
+
+export function pvcProtectionController(env: ControllerEnv): Reconciler {
+  const objects = new Objects(env, 'pvc-protection-controller');
+  const finalizer = pvcProtectionFinalizer(env.naming);
+  return new Reconciler(
+    {
+      name: 'pvc-protection-controller',
+      sources: [
+        { prefix: objects.prefix(PVCS), keys: (t, e) => (t === 'DELETED' ? [] : [`${e.namespace}/${e.name}`]) },
+        // A pod's end (or deletion) may free the claims it used.
+        { prefix: objects.prefix(PODS), keys: (_t, e) => claimsUsedBy(JSON.parse(e.bytes.toString('utf8')) as Obj).map((c) => `${e.namespace}/${c}`) },
+      ],
+      async reconcile(key) {
+        const slash = key.indexOf('/');
+        const namespace = key.slice(0, slash);
+        const name = key.slice(slash + 1);
+        const pvc = objects.get(PVCS, namespace, name);
+        if (!pvc) return;
+        if (!metaOf(pvc).deletionTimestamp) return setFinalizer(objects, PVCS, pvc, finalizer, true);
+        if (!finalizersOf(pvc).includes(finalizer)) return;
+        const used = objects.list(PODS, namespace).some((p) => claimsUsedBy(p).includes(name));
+        if (!used) await setFinalizer(objects, PVCS, pvc, finalizer, false);
+      },
+    },
+    env.cache,
+    env.log,
+  );
+}
+
+export function pvProtectionController(env: ControllerEnv): Reconciler {
+  const objects = new Objects(env, 'pv-protection-controller');
+  const finalizer = pvProtectionFinalizer(env.naming);
+  return new Reconciler(
+    {
+      name: 'pv-protection-controller',
+      sources: [{ prefix: objects.prefix(PVS), keys: (t, e) => (t === 'DELETED' ? [] : [e.name]) }],
+      async reconcile(name) {
+        const pv = objects.get(PVS, '', name);
+        if (!pv) return;
+        if (!metaOf(pv).deletionTimestamp) return setFinalizer(objects, PVS, pv, finalizer, true);
+        if (rec(pv.status).phase !== 'Bound') await setFinalizer(objects, PVS, pv, finalizer, false);
+      },
+    },
+    env.cache,
+    env.log,
+  );
+}

@@ -19,10 +19,8 @@ const PODS: ResourceRef = ['', 'v1', 'pods'];
 const rec = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const finalizersOf = (o: Obj): string[] => (Array.isArray(rec(o.metadata).finalizers) ? (rec(o.metadata).finalizers as string[]) : []);
 
-/** The claims a pod uses, if it is not terminated. */
-export function claimsUsedBy(pod: Obj): string[] {
-  const phase = rec(pod.status).phase;
-  if (phase === 'Succeeded' || phase === 'Failed') return [];
+/** The claims a pod's volumes name, whatever its phase. */
+export function claimsOf(pod: Obj): string[] {
   const volumes = Array.isArray(rec(pod.spec).volumes) ? (rec(pod.spec).volumes as unknown[]).map(rec) : [];
   const out: string[] = [];
   for (const v of volumes) {
@@ -31,6 +29,12 @@ export function claimsUsedBy(pod: Obj): string[] {
     else if (v.ephemeral != null) out.push(`${String(metaOf(pod).name)}-${String(v.name)}`);
   }
   return out;
+}
+
+/** The claims a pod uses: none once it has terminated. */
+export function claimsUsedBy(pod: Obj): string[] {
+  const phase = rec(pod.status).phase;
+  return phase === 'Succeeded' || phase === 'Failed' ? [] : claimsOf(pod);
 }
 
 /** Sets or clears `finalizer` on the object as read (a conflict is retried by the reconciler). */
@@ -50,7 +54,7 @@ export function pvcProtectionController(env: ControllerEnv): Reconciler {
       sources: [
         { prefix: objects.prefix(PVCS), keys: (t, e) => (t === 'DELETED' ? [] : [`${e.namespace}/${e.name}`]) },
         // A pod's end (or deletion) may free the claims it used.
-        { prefix: objects.prefix(PODS), keys: (_t, e) => claimsUsedBy(JSON.parse(e.bytes.toString('utf8')) as Obj).map((c) => `${e.namespace}/${c}`) },
+        { prefix: objects.prefix(PODS), keys: (_t, e) => claimsOf(JSON.parse(e.bytes.toString('utf8')) as Obj).map((c) => `${e.namespace}/${c}`) },
       ],
       async reconcile(key) {
         const slash = key.indexOf('/');

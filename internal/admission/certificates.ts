@@ -47,31 +47,27 @@ export async function authorizedForSigner(naming: Naming, authorize: Authorize, 
   return (await authorize(attrs(`${signerName.slice(0, slash)}/*`))).decision === 'allow';
 }
 
-export function certificateApproval(naming: Naming, authorize: Authorize): AdmissionPlugin {
+/** A plugin that asks `verb` on the signer for writes of the CSR's `subresource` that `applies` to. */
+function signerPermission(name: string, subresource: string, verb: 'approve' | 'sign', naming: Naming, authorize: Authorize, applies: (req: AdmissionRequest) => boolean = () => true): AdmissionPlugin {
   return {
-    name: 'CertificateApproval',
+    name,
     handles: (op) => op === 'UPDATE',
     async validate(req) {
-      if (!isCsr(req, 'approval') || !req.object) return;
+      if (!isCsr(req, subresource) || !req.object || !applies(req)) return;
       const signer = signerOf(req.object);
-      if (!(await authorizedForSigner(naming, authorize, req, 'approve', signer))) throw forbid(req, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+      if (!(await authorizedForSigner(naming, authorize, req, verb, signer))) throw forbid(req, `user not permitted to ${verb} requests with signerName ${JSON.stringify(signer)}`);
     },
   };
 }
 
-export function certificateSigning(naming: Naming, authorize: Authorize): AdmissionPlugin {
-  return {
-    name: 'CertificateSigning',
-    handles: (op) => op === 'UPDATE',
-    async validate(req) {
-      if (!isCsr(req, 'status') || !req.object) return;
-      const cert = (o: JsonObject | undefined) => (o?.status as JsonObject | undefined)?.certificate;
-      if (jsonEqual(cert(req.object), cert(req.oldObject))) return;
-      const signer = signerOf(req.object);
-      if (!(await authorizedForSigner(naming, authorize, req, 'sign', signer))) throw forbid(req, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
-    },
-  };
-}
+export const certificateApproval = (naming: Naming, authorize: Authorize): AdmissionPlugin => signerPermission('CertificateApproval', 'approval', 'approve', naming, authorize);
+
+/** Only a status write that changes the issued certificate signs. */
+export const certificateSigning = (naming: Naming, authorize: Authorize): AdmissionPlugin =>
+  signerPermission('CertificateSigning', 'status', 'sign', naming, authorize, (req) => {
+    const cert = (o: JsonObject | undefined) => (o?.status as JsonObject | undefined)?.certificate;
+    return !jsonEqual(cert(req.object), cert(req.oldObject));
+  });
 
 export function certificateSubjectRestriction(naming: Naming): AdmissionPlugin {
   const restricted = `${naming.labelDomain}/kube-apiserver-client`;

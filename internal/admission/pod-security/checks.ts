@@ -56,9 +56,25 @@ const named = (c: Obj): string => str(c.name);
 function setters(pod: boolean, bad: readonly string[]): string {
   const parts: string[] = [];
   if (pod) parts.push('pod');
-  if (bad.length) parts.push(`${plural('container', 'containers', bad.length)} ${joinQuote(bad)}`);
+  if (bad.length) parts.push(containersNamed(bad));
   return parts.join(' and ');
 }
+
+/** The containers for which `offending` finds something, and everything it found (sorted, once each). */
+function offendingContainers(spec: Obj, offending: (c: Obj) => string[]): { bad: string[]; values: string[] } {
+  const bad: string[] = [];
+  const values = new Set<string>();
+  for (const c of containers(spec)) {
+    const found = offending(c);
+    if (found.length) {
+      bad.push(named(c));
+      for (const v of found) values.add(v);
+    }
+  }
+  return { bad, values: sortedUnique(values) };
+}
+/** `containers "a", "b"`. */
+const containersNamed = (bad: readonly string[]): string => `${plural('container', 'containers', bad.length)} ${joinQuote(bad)}`;
 
 const hostProcess: Check = {
   id: 'hostProcess',
@@ -88,7 +104,7 @@ const privileged: Check = {
   since: 0,
   run(_meta, spec) {
     const bad = containers(spec).filter((c) => sc(c).privileged === true).map(named);
-    return bad.length ? { reason: 'privileged', detail: `${plural('container', 'containers', bad.length)} ${joinQuote(bad)} must not set securityContext.privileged=true` } : undefined;
+    return bad.length ? { reason: 'privileged', detail: `${containersNamed(bad)} must not set securityContext.privileged=true` } : undefined;
   },
 };
 
@@ -101,17 +117,9 @@ const capabilitiesBaseline: Check = {
   level: 'baseline',
   since: 0,
   run(_meta, spec) {
-    const bad: string[] = [];
-    const caps = new Set<string>();
-    for (const c of containers(spec)) {
-      const extra = added(c).filter((cap) => !BASELINE_CAPABILITIES.has(cap));
-      if (extra.length) {
-        bad.push(named(c));
-        for (const cap of extra) caps.add(cap);
-      }
-    }
+    const { bad, values } = offendingContainers(spec, (c) => added(c).filter((cap) => !BASELINE_CAPABILITIES.has(cap)));
     if (!bad.length) return undefined;
-    return { reason: 'non-default capabilities', detail: `${plural('container', 'containers', bad.length)} ${joinQuote(bad)} must not include ${joinQuote(sortedUnique(caps))} in securityContext.capabilities.add` };
+    return { reason: 'non-default capabilities', detail: `${containersNamed(bad)} must not include ${joinQuote(values)} in securityContext.capabilities.add` };
   },
 };
 
@@ -130,17 +138,9 @@ const hostPorts: Check = {
   level: 'baseline',
   since: 0,
   run(_meta, spec) {
-    const bad: string[] = [];
-    const ports = new Set<string>();
-    for (const c of containers(spec)) {
-      const used = list(c.ports).filter((p) => typeof p.hostPort === 'number' && p.hostPort !== 0).map((p) => String(p.hostPort));
-      if (used.length) {
-        bad.push(named(c));
-        for (const p of used) ports.add(p);
-      }
-    }
+    const { bad, values } = offendingContainers(spec, (c) => list(c.ports).filter((p) => typeof p.hostPort === 'number' && p.hostPort !== 0).map((p) => String(p.hostPort)));
     if (!bad.length) return undefined;
-    return { reason: 'hostPort', detail: `${plural('container', 'containers', bad.length)} ${joinQuote(bad)} ${plural('uses', 'use', bad.length)} ${plural('hostPort', 'hostPorts', ports.size)} ${sortedUnique(ports).join(', ')}` };
+    return { reason: 'hostPort', detail: `${containersNamed(bad)} ${plural('uses', 'use', bad.length)} ${plural('hostPort', 'hostPorts', values.length)} ${values.join(', ')}` };
   },
 };
 
@@ -212,17 +212,12 @@ const procMount: Check = {
   level: 'baseline',
   since: 0,
   run(_meta, spec) {
-    const bad: string[] = [];
-    const types = new Set<string>();
-    for (const c of containers(spec)) {
+    const { bad, values } = offendingContainers(spec, (c) => {
       const t = sc(c).procMount;
-      if (t != null && t !== 'Default') {
-        bad.push(named(c));
-        types.add(str(t));
-      }
-    }
+      return t != null && t !== 'Default' ? [str(t)] : [];
+    });
     if (!bad.length) return undefined;
-    return { reason: 'procMount', detail: `${plural('container', 'containers', bad.length)} ${joinQuote(bad)} must not set securityContext.procMount to ${joinQuote(sortedUnique(types))}` };
+    return { reason: 'procMount', detail: `${containersNamed(bad)} must not set securityContext.procMount to ${joinQuote(values)}` };
   },
 };
 
@@ -305,7 +300,7 @@ const allowPrivilegeEscalation: Check = {
   notWindows: true,
   run(_meta, spec) {
     const bad = containers(spec).filter((c) => sc(c).allowPrivilegeEscalation !== false).map(named);
-    return bad.length ? { reason: 'allowPrivilegeEscalation != false', detail: `${plural('container', 'containers', bad.length)} ${joinQuote(bad)} must set securityContext.allowPrivilegeEscalation=false` } : undefined;
+    return bad.length ? { reason: 'allowPrivilegeEscalation != false', detail: `${containersNamed(bad)} must set securityContext.allowPrivilegeEscalation=false` } : undefined;
   },
 };
 
@@ -375,20 +370,11 @@ const capabilitiesRestricted: Check = {
   notWindows: true,
   overrides: ['capabilities_baseline'],
   run(_meta, spec) {
-    const missingDrop: string[] = [];
-    const adding: string[] = [];
-    const caps = new Set<string>();
-    for (const c of containers(spec)) {
-      if (!dropped(c).includes('ALL')) missingDrop.push(named(c));
-      const extra = added(c).filter((cap) => cap !== 'NET_BIND_SERVICE');
-      if (extra.length) {
-        adding.push(named(c));
-        for (const cap of extra) caps.add(cap);
-      }
-    }
+    const missingDrop = containers(spec).filter((c) => !dropped(c).includes('ALL')).map(named);
+    const adding = offendingContainers(spec, (c) => added(c).filter((cap) => cap !== 'NET_BIND_SERVICE'));
     const details: string[] = [];
-    if (missingDrop.length) details.push(`${plural('container', 'containers', missingDrop.length)} ${joinQuote(missingDrop)} must set securityContext.capabilities.drop=["ALL"]`);
-    if (adding.length) details.push(`${plural('container', 'containers', adding.length)} ${joinQuote(adding)} must not include ${joinQuote(sortedUnique(caps))} in securityContext.capabilities.add`);
+    if (missingDrop.length) details.push(`${containersNamed(missingDrop)} must set securityContext.capabilities.drop=["ALL"]`);
+    if (adding.bad.length) details.push(`${containersNamed(adding.bad)} must not include ${joinQuote(adding.values)} in securityContext.capabilities.add`);
     return details.length ? { reason: 'unrestricted capabilities', detail: details.join('; ') } : undefined;
   },
 };

@@ -39,7 +39,7 @@ const deps = (log: Logger, namespaces: Record<string, boolean> = {}): AdmissionP
   validatingPolicies: { name: 'ValidatingAdmissionPolicy', handles: () => true },
   serviceAccounts: { getServiceAccount: async () => undefined, rootCaConfigMap: 'kube-root-ca.crt' },
   limitRanges: () => [],
-  quotas: { list: () => [], get: async () => undefined, updateStatus: async () => false },
+  quotas: { list: () => [], get: async () => undefined, updateStatus: async () => undefined },
   podSecurity: { config: DEFAULT_POD_SECURITY_CONFIG, namespaceLabels: async () => ({}), podsIn: () => [] },
   storageClasses: () => [],
   authorize: () => ({ decision: 'noOpinion', reason: '' }),

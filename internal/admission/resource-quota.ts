@@ -25,8 +25,8 @@ export interface QuotaStore {
   list(namespace: string): JsonObject[];
   /** One quota read consistently (after a lost CAS); undefined when it is gone. */
   get(namespace: string, name: string): Promise<JsonObject | undefined>;
-  /** Writes status with metadata.resourceVersion as precondition: false when someone wrote first. */
-  updateStatus(namespace: string, quota: JsonObject): Promise<boolean>;
+  /** Writes status with metadata.resourceVersion as precondition: the stored quota, or undefined when someone wrote first. */
+  updateStatus(namespace: string, quota: JsonObject): Promise<JsonObject | undefined>;
 }
 
 /** upstream's validationSet: quota on these makes every container state them. */
@@ -79,8 +79,33 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
   const keyOf = (req: AdmissionRequest, obj: JsonObject) => `${req.operation}/${req.resource.group}/${req.resource.resource}/${req.namespace}/${req.name}/${metaOf(obj).uid ?? ''}`;
   const forbid = (req: AdmissionRequest, message: string) => errors.forbidden({ group: req.resource.group, name: req.resource.resource }, req.name || undefined, message);
 
+  // The newest version of each quota this replica has written or read, and a queue per quota:
+  // this replica's charges of one quota go one at a time from the version it wrote last, so
+  // they do not lose CAS races to each other (only to other replicas' charges).
+  const latest = new Map<string, JsonObject>();
+  const queues = new Map<string, Promise<unknown>>();
+  const newer = (a: JsonObject, b: JsonObject | undefined): JsonObject => {
+    if (!b) return a;
+    const rv = (o: JsonObject) => BigInt(/^\d+$/.test(metaOf(o).resourceVersion ?? '') ? metaOf(o).resourceVersion! : '0');
+    return rv(b) > rv(a) && metaOf(b).uid === metaOf(a).uid ? b : a;
+  };
+  function queued<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const run = (queues.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    queues.set(key, tail);
+    void tail.then(() => {
+      if (queues.get(key) === tail) queues.delete(key);
+    });
+    return run;
+  }
+
   /** Adds `delta` (negative to give back) to one quota's status.used by CAS; returns an error message when the limit refuses it. */
-  async function apply(req: AdmissionRequest, quota: JsonObject, requested: Usage, sign: 1n | -1n, checkOnly: boolean): Promise<string | undefined> {
+  function apply(req: AdmissionRequest, quota: JsonObject, requested: Usage, sign: 1n | -1n, checkOnly: boolean): Promise<string | undefined> {
+    const key = `${req.namespace}/${metaOf(quota).name ?? ''}`;
+    return queued(key, () => casUsed(req, newer(quota, latest.get(key)), requested, sign, checkOnly, (q) => (q ? latest.set(key, q) : latest.delete(key))));
+  }
+
+  async function casUsed(req: AdmissionRequest, quota: JsonObject, requested: Usage, sign: 1n | -1n, checkOnly: boolean, seen: (q: JsonObject | undefined) => void): Promise<string | undefined> {
     let q: JsonObject | undefined = quota;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && q; attempt++) {
       const status = statusOf(q);
@@ -104,8 +129,13 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
       }
       if (checkOnly) return undefined;
       const written = { ...q, status: { ...status, used: { ...(status.used ?? {}), ...resourceList(mask(next, requested.keys())) } } };
-      if (await store.updateStatus(req.namespace, written)) return undefined;
+      const stored = await store.updateStatus(req.namespace, written);
+      if (stored) {
+        seen(stored);
+        return undefined;
+      }
       q = await store.get(req.namespace, metaOf(q).name ?? '');
+      seen(q);
     }
     if (!q) return undefined;
     throw errors.conflict({ group: '', name: 'resourcequotas' }, metaOf(quota).name ?? '', 'the quota was updated too often concurrently; please apply your changes again');

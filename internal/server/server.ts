@@ -346,13 +346,12 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
             return entry && !entry.corrupt ? (JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>) : undefined;
           },
           // The quota's resourceVersion is the precondition: a replicated compare-and-swap.
-          updateStatus: async (ns, quota) => {
+          updateStatus: async (ns, quota): Promise<Record<string, unknown> | undefined> => {
             const name = String((quota.metadata as { name?: string }).name);
             try {
-              await registries.for(resourceQuotas)!.update(resourceQuotas, { ...quotaWriter, namespace: ns, dryRun: false, warnings: [] }, name, quota, 'status');
-              return true;
+              return (await registries.for(resourceQuotas)!.update(resourceQuotas, { ...quotaWriter, namespace: ns, dryRun: false, warnings: [] }, name, quota, 'status')).object;
             } catch (e) {
-              if (isConflict(e)) return false;
+              if (isConflict(e)) return undefined;
               throw e;
             }
           },

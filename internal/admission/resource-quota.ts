@@ -107,6 +107,8 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
 
   async function casUsed(req: AdmissionRequest, quota: JsonObject, requested: Usage, sign: 1n | -1n, checkOnly: boolean, seen: (q: JsonObject | undefined) => void): Promise<string | undefined> {
     let q: JsonObject | undefined = quota;
+    // A refusal is decided on a quota read consistently, never on a cache that may lag behind a reclaim.
+    let fresh = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS && q; attempt++) {
       const status = statusOf(q);
       const hard = quantitiesOf(status.hard);
@@ -122,6 +124,12 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
         const limit = hard.get(k);
         if (sign > 0n && limit && sum > limit.nanos) exceeded.push(k);
       }
+      if (exceeded.length > 0 && !fresh) {
+        q = await store.get(req.namespace, metaOf(q).name ?? '');
+        seen(q);
+        fresh = true;
+        continue;
+      }
       if (exceeded.length > 0) {
         const usedList = resourceList(mask(used, exceeded));
         for (const k of exceeded) usedList[k] ??= '0';
@@ -136,6 +144,7 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
       }
       q = await store.get(req.namespace, metaOf(q).name ?? '');
       seen(q);
+      fresh = true;
     }
     if (!q) return undefined;
     throw errors.conflict({ group: '', name: 'resourcequotas' }, metaOf(quota).name ?? '', 'the quota was updated too often concurrently; please apply your changes again');

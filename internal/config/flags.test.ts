@@ -17,6 +17,15 @@ describe('flags', () => {
     expect(parse('--snapshot-count=500').snapshotCount).toBe(500);
     expect(c).toMatchObject({ defaultNotReadyTolerationSeconds: 300, defaultUnreachableTolerationSeconds: 300 });
     expect(parse('--default-not-ready-toleration-seconds=60', '--default-unreachable-toleration-seconds=0')).toMatchObject({ defaultNotReadyTolerationSeconds: 60, defaultUnreachableTolerationSeconds: 0 });
+    expect(c.etcd).toEqual({ servers: [], caFile: undefined, certFile: undefined, keyFile: undefined, prefix: '/registry', compactionIntervalMs: 300_000 });
+    expect(parse('--storage=etcd', '--etcd-servers=https://a:2379, https://b:2379', '--etcd-prefix=/clusterd', '--etcd-compaction-interval=1m', '--etcd-cafile=ca.pem', '--etcd-certfile=c.pem', '--etcd-keyfile=k.pem').etcd).toEqual({
+      servers: ['https://a:2379', 'https://b:2379'],
+      caFile: 'ca.pem',
+      certFile: 'c.pem',
+      keyFile: 'k.pem',
+      prefix: '/clusterd',
+      compactionIntervalMs: 60_000,
+    });
   });
 
   it('accepts --name=value and --name value', () => {
@@ -27,7 +36,11 @@ describe('flags', () => {
   it.each([
     [['--nope'], /unknown flag: --nope/],
     [['--secure-port=70000'], /--secure-port/],
-    [['--storage=etcd'], /must be one of leveldb, memory/],
+    [['--storage=sqlite'], /must be one of leveldb, memory, etcd/],
+    [['--storage=etcd'], /--storage=etcd needs --etcd-servers/],
+    [['--etcd-servers=https://127.0.0.1:2379'], /only used with --storage=etcd/],
+    [['--storage=etcd', '--etcd-servers=https://127.0.0.1:2379', '--etcd-certfile=c.pem'], /--etcd-certfile and --etcd-keyfile go together/],
+    [['--storage=etcd', '--etcd-servers=https://127.0.0.1:2379', '--initial-cluster=a=127.0.0.1:2380', '--name=a'], /replaces the Raft group/],
     [['--naming=k8s'], /must be one of cluster, kubernetes/],
     [['--bind-address=localhost'], /not an IP address/],
     [['--livez-grace-period=5 minutes'], /invalid duration/],

@@ -21,7 +21,9 @@ export interface ServerConfig {
   dataDir: string;
   bindAddress: string;
   securePort: number;
-  storage: 'leveldb' | 'memory';
+  storage: 'leveldb' | 'memory' | 'etcd';
+  /** The external etcd cluster under --storage=etcd (upstream's --etcd-* flags). */
+  etcd: { servers: string[]; caFile: string | undefined; certFile: string | undefined; keyFile: string | undefined; prefix: string; compactionIntervalMs: number };
   naming: NamingMode;
   featureGates: FeatureGates;
   runtimeConfig: RuntimeConfigEntry[];
@@ -216,9 +218,39 @@ const FLAGS: FlagSpec[] = [
     },
   },
   {
-    name: 'storage', value: 'leveldb|memory', default: 'leveldb',
-    help: 'leveldb keeps data in <data-dir>/store; memory keeps nothing across restarts.',
-    apply: (c, v) => { c.storage = oneOf('storage', ['leveldb', 'memory'] as const, v); },
+    name: 'storage', value: 'leveldb|memory|etcd', default: 'leveldb',
+    help: 'leveldb keeps data in <data-dir>/store; memory keeps nothing across restarts; etcd keeps it in the etcd cluster of --etcd-servers (several servers may share one; <data-dir> then holds only certificates and the kubeconfig).',
+    apply: (c, v) => { c.storage = oneOf('storage', ['leveldb', 'memory', 'etcd'] as const, v); },
+  },
+  {
+    name: 'etcd-servers', value: 'url,...', default: '',
+    help: 'Client URLs of the etcd members (https://host:2379,...) for --storage=etcd.',
+    apply: (c, v) => { c.etcd.servers = list(v); },
+  },
+  {
+    name: 'etcd-cafile', value: 'path', default: '',
+    help: 'CA bundle (PEM) that signs the etcd members\' serving certificates; without it etcd is dialled over plain HTTP/2.',
+    apply: (c, v) => { c.etcd.caFile = v || undefined; },
+  },
+  {
+    name: 'etcd-certfile', value: 'path', default: '',
+    help: 'Client certificate (PEM) presented to etcd.',
+    apply: (c, v) => { c.etcd.certFile = v || undefined; },
+  },
+  {
+    name: 'etcd-keyfile', value: 'path', default: '',
+    help: 'Private key (PEM) of --etcd-certfile.',
+    apply: (c, v) => { c.etcd.keyFile = v || undefined; },
+  },
+  {
+    name: 'etcd-prefix', value: 'prefix', default: '/registry',
+    help: 'Prepended to every key in etcd; servers sharing a prefix share the data.',
+    apply: (c, v) => { c.etcd.prefix = v; },
+  },
+  {
+    name: 'etcd-compaction-interval', value: 'duration', default: '5m',
+    help: 'Under --storage=etcd: how often the elected server compacts etcd\'s history to the revision of one interval before. 0 disables compaction.',
+    apply: (c, v) => { c.etcd.compactionIntervalMs = duration('etcd-compaction-interval', v); },
   },
   {
     name: 'naming', value: 'cluster|kubernetes', default: 'cluster',
@@ -689,6 +721,7 @@ export function defaultConfig(): ServerConfig {
   c.runtimeConfig = [];
   c.tlsCertFile = c.tlsPrivateKeyFile = c.clientCaFile = undefined;
   c.initialCluster = [];
+  c.etcd = { servers: [], caFile: undefined, certFile: undefined, keyFile: undefined, prefix: '/registry', compactionIntervalMs: 300_000 };
   c.peerAddress = c.peerBindAddress = c.pkiDir = c.join = c.token = c.advertiseAddress = undefined;
   c.authenticationConfig = c.authorizationConfig = undefined;
   c.authorization = { modes: [], policyFile: undefined, webhook: { configFile: undefined, version: 'v1beta1', authorizedTtlMs: 0, unauthorizedTtlMs: 0 } };
@@ -763,6 +796,13 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
   }
   if (config.electionTimeoutMs < 5 * config.heartbeatIntervalMs) {
     throw new FlagError('--election-timeout must be at least 5 times --heartbeat-interval');
+  }
+  if (config.storage === 'etcd') {
+    if (config.etcd.servers.length === 0) throw new FlagError('--storage=etcd needs --etcd-servers');
+    if (config.initialCluster.length > 0 || config.join) throw new FlagError('--storage=etcd replaces the Raft group: leave out --initial-cluster and --join (servers on one etcd share it directly)');
+    if ((config.etcd.certFile === undefined) !== (config.etcd.keyFile === undefined)) throw new FlagError('--etcd-certfile and --etcd-keyfile go together: give both or neither');
+  } else if (config.etcd.servers.length > 0) {
+    throw new FlagError('--etcd-servers is only used with --storage=etcd');
   }
   if (config.initialCluster.length > 0 || config.join) {
     if (config.storage !== 'leveldb') throw new FlagError('a cluster replica needs --storage=leveldb');

@@ -67,6 +67,9 @@ import { ApiCatalog, unknownRuntimeConfigKeys, type ResourceInfo } from '../sche
 import { builtinSchemas } from '../schema/openapi-index.js';
 import { stabilityOf } from '../schema/versions.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
+import { EtcdRevisionStore } from '../store/etcd-store.js';
+import type { RevisionStore, TxnResult } from '../store/types.js';
+import { EtcdLeadership } from '../cluster/etcd-leadership.js';
 import { ClusterReplica } from '../cluster/replica.js';
 import { ReloadableFiles } from '../config/reloadable-files.js';
 import { Cacher } from '../watchcache/cacher.js';
@@ -106,11 +109,14 @@ export const SERVER_VERSION: VersionInfo = {
   platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
 };
 
+/** The store a server runs on: LevelDB (alone or under Raft) or an external etcd. */
+export type ServerStore = RevisionStore & { compact(revision: number): Promise<TxnResult> };
+
 export interface RunningServer {
   readonly port: number;
   readonly url: string;
   readonly kubeconfigPath: string | undefined;
-  readonly store: LevelRevisionStore;
+  readonly store: ServerStore;
   readonly cache: WatchCache;
   readonly health: HealthChecks;
   /** Set when this process is a replica of a multi-replica cluster. */
@@ -185,15 +191,37 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const pkiReady = cluster ? Promise.resolve(cluster.pki) : ensurePki(config.dataDir, config.bindAddress);
   pkiReady.catch(() => {});
 
-  const store = await LevelRevisionStore.open({
-    storage: config.storage,
-    path: join(config.dataDir, 'store'),
-    naming: config.naming,
-    // A replica's Raft log is durable before anything is applied: a lost tail of applied
-    // state is applied again from it at start.
-    ...(cluster ? { replicator: cluster.replicator, sync: false } : {}),
-  });
-  if (cluster) await cluster.run(store);
+  let store: ServerStore;
+  let etcdLeadership: EtcdLeadership | undefined;
+  if (config.storage === 'etcd') {
+    // Nothing of the store is local: the data directory keeps certificates and the kubeconfig.
+    const etcdStore = await EtcdRevisionStore.open({
+      servers: config.etcd.servers,
+      prefix: config.etcd.prefix,
+      tls: {
+        ...(config.etcd.caFile ? { ca: readFileSync(config.etcd.caFile) } : {}),
+        ...(config.etcd.certFile ? { cert: readFileSync(config.etcd.certFile) } : {}),
+        ...(config.etcd.keyFile ? { key: readFileSync(config.etcd.keyFile) } : {}),
+      },
+    });
+    store = etcdStore;
+    etcdLeadership = new EtcdLeadership(etcdStore.client, `${config.etcd.prefix}#leader`, config.name, log);
+  } else {
+    const levelStore = await LevelRevisionStore.open({
+      storage: config.storage,
+      path: join(config.dataDir, 'store'),
+      naming: config.naming,
+      // A replica's Raft log is durable before anything is applied: a lost tail of applied
+      // state is applied again from it at start.
+      ...(cluster ? { replicator: cluster.replicator, sync: false } : {}),
+    });
+    if (cluster) await cluster.run(levelStore);
+    store = levelStore;
+  }
+  // Servers sharing a store (Raft replicas, servers on one etcd) race at start-up writes and
+  // elect one of them for leader-only work.
+  const shared = cluster !== undefined || etcdLeadership !== undefined;
+  const elector = cluster?.replicator ?? etcdLeadership;
   const catalog = new ApiCatalog(naming, enablementFrom(config.runtimeConfig, stabilityOf));
   const cache = new WatchCache(store, {
     root: REGISTRY_ROOT,
@@ -399,10 +427,21 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const rbacBootstrapDone = health.addStartupHook('rbac/bootstrap-roles', { livez: !cluster });
   const controllerStarted = health.addStartupHook('start-namespace-controller', { livez: !cluster });
   cluster?.addHealthChecks(health);
+  if (store instanceof EtcdRevisionStore) {
+    const etcdStore = store;
+    // Upstream's etcd readyz check: etcd answers, and this server's watch of it is delivering.
+    health.add(['readyz', 'healthz'], {
+      name: 'etcd',
+      check: async () => {
+        if (!etcdStore.watching) throw new Error(`etcd watch is not established: ${etcdStore.watchError ?? 'connecting'}`);
+        await etcdStore.consistentRevision();
+      },
+    });
+  }
 
   // Events written through events.k8s.io by earlier versions sat under a prefix of their own;
   // both APIs now share the core event store. (A cluster's data never had that prefix.)
-  if (!cluster) await migrateSeparateEvents(store, log);
+  if (!shared) await migrateSeparateEvents(store, log);
   await cache.start();
 
   const protobuf = new ProtobufSerializer(naming);
@@ -420,7 +459,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     resourceOfPrefix,
     warn: (message, fields) => log.warn(message, fields),
   });
-  store.observeRequests((operation, key, seconds) => metrics.storeRequest(operation, key, seconds));
+  if (store instanceof LevelRevisionStore) store.observeRequests((operation, key, seconds) => metrics.storeRequest(operation, key, seconds));
   if (cluster) cluster.registerMetrics(metrics.registry);
   audit?.registerMetrics(metrics.registry);
   webhooks.registerMetrics(metrics.registry);
@@ -546,7 +585,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
 
   // Leader-only work (controllers' writes, compaction scheduling) runs where leadership is and
   // moves with it; a single replica always leads.
-  const isLeader = (): boolean => !cluster || cluster.replicator.isLeader();
+  const isLeader = (): boolean => !elector || elector.isLeader();
   const namespaceController = new NamespaceController(registries, catalog, cache, log, namespaceFinalizer(naming));
   const crdController = new CrdController(registries, catalog, cache, naming, log, 500, isLeader);
   // The leader-only controllers --controllers selects (the CRD controller is the API server's own).
@@ -584,25 +623,26 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   let unsubscribeLeadership: (() => void) | undefined;
   const startControllers = async (): Promise<void> => {
-    await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), 'creating system namespaces', log, cluster !== undefined);
+    await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), 'creating system namespaces', log, shared);
     bootstrapDone();
     // Roles and bindings in kube-system/kube-public need those namespaces first.
-    await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), 'reconciling the bootstrap RBAC policy', log, cluster !== undefined);
+    await bootstrapWithRetry(() => bootstrapRbacPolicy(registries, catalog, naming, log), 'reconciling the bootstrap RBAC policy', log, shared);
     rbacBootstrapDone();
-    await bootstrapWithRetry(() => ensureKubernetesService(controllerEnv, port), 'creating the kubernetes service', log, cluster !== undefined);
-    await bootstrapWithRetry(() => bootstrapPriorityClasses(controllerEnv), 'creating the system priority classes', log, cluster !== undefined);
-    await bootstrapWithRetry(async () => void (await reconcileFlowControl(controllerEnv, log)), 'reconciling the default flow control objects', log, cluster !== undefined);
+    await bootstrapWithRetry(() => ensureKubernetesService(controllerEnv, port), 'creating the kubernetes service', log, shared);
+    await bootstrapWithRetry(() => bootstrapPriorityClasses(controllerEnv), 'creating the system priority classes', log, shared);
+    await bootstrapWithRetry(async () => void (await reconcileFlowControl(controllerEnv, log)), 'reconciling the default flow control objects', log, shared);
     endpointLease.start();
     // The day secret-based tokens began to be marked when used (the legacy token cleaner's clock).
-    await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, cluster !== undefined);
+    await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, shared);
     await crdController.start();
     // After the definitions are served: their groups' APIServices are kept, not removed.
-    await bootstrapWithRetry(() => aggregator.registerLocal(), 'registering local APIServices', log, cluster !== undefined);
+    await bootstrapWithRetry(() => aggregator.registerLocal(), 'registering local APIServices', log, shared);
     aggregator.start();
-    if (!cluster) for (const c of leaderControllers) c.start();
+    if (!elector) for (const c of leaderControllers) c.start();
     else {
       let running = false;
-      unsubscribeLeadership = cluster.replicator.onLeadership((leader) => {
+      etcdLeadership?.start();
+      unsubscribeLeadership = elector.onLeadership((leader) => {
         if (leader && !running) {
           log.warn('this replica leads: starting leader-only controllers', { name: config.name });
           for (const c of leaderControllers) c.start();
@@ -631,7 +671,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   }
 
   let compactTimer: NodeJS.Timeout | undefined;
-  if (config.compactionIntervalMs > 0) {
+  const compactionIntervalMs = config.storage === 'etcd' ? config.etcd.compactionIntervalMs : config.compactionIntervalMs;
+  if (compactionIntervalMs > 0) {
     // Compact to the revision seen one interval ago: history stays readable for at least one
     // interval. Compaction is a replicated command; only the leader schedules it.
     let previous = store.currentRevision();
@@ -641,7 +682,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       if (isLeader() && target > store.compactedRevision()) {
         store.compact(target).catch((e: unknown) => log.error('compaction failed', { error: e instanceof Error ? e : String(e) }));
       }
-    }, config.compactionIntervalMs);
+    }, compactionIntervalMs);
     compactTimer.unref();
   }
 
@@ -659,6 +700,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       configFiles.stop();
       authorizationController?.stop();
       await cluster?.close();
+      await etcdLeadership?.close();
       for (const c of leaderControllers) c.stop();
       crdController.stop();
       aggregator.stop();

@@ -25,6 +25,7 @@ import { applyScenario } from './scenarios/apply.js';
 import { authzScenario } from './scenarios/authz.js';
 import { clusterFailoverScenario } from './scenarios/cluster-failover.js';
 import { clusterReadsScenario } from './scenarios/cluster-reads.js';
+import { etcdBackendScenario } from './scenarios/etcd-backend.js';
 import { clusterWritesScenario } from './scenarios/cluster-writes.js';
 import { encodingsScenario } from './scenarios/encodings.js';
 import { getObjectScenario } from './scenarios/get-object.js';
@@ -62,6 +63,7 @@ const CLUSTER_SCENARIOS: typeof SCENARIOS = [
   { name: 'cluster-reads', run: clusterReadsScenario },
   { name: 'cluster-failover', run: clusterFailoverScenario },
   { name: 'one-member', run: oneMemberScenario },
+  { name: 'etcd-backend', run: etcdBackendScenario },
 ];
 
 function argValue(args: string[], name: string): string | undefined {
@@ -83,7 +85,7 @@ flags:
   --tiny           seconds; proves the harness works, its figures mean nothing
   --out-dir DIR    where <timestamp>.json and .md go (default bench/results)
   --only A,B,...   run only these scenarios: ${SCENARIO_NAMES.join(', ')}
-                   (cluster-writes, cluster-reads, cluster-failover and one-member start
+                   (cluster-writes, cluster-reads, cluster-failover, one-member and etcd-backend start
                    three-replica and one-replica clusters of their own, and etcd ×3)
   --watch-rate N   writes/s of the watch scenario instead of the mode's (500 in full), to find
                    the rate at which a delivery target holds on this machine

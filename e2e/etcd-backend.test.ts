@@ -17,6 +17,7 @@ import { freePort } from '../bench/targets/free-port.js';
 import { ensurePki } from '../internal/pki/pki.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import type { ApiClient } from '../internal/testserver/api-client.js';
 
 const ready = etcdVersion() !== undefined && kubectlAvailable();
 if (!ready && process.env.CI === 'true') throw new Error('etcd or kubectl is missing (tools/ensure-test-deps.sh installs etcd-server)');
@@ -24,6 +25,33 @@ if (!ready && process.env.CI === 'true') throw new Error('etcd or kubectl is mis
 /** What the server answers a successful create with. */
 const created = (status: number) => status === 200 || status === 201;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Creates ConfigMaps named <prefix><n> in default through `client` one after another until
+ * stopped (on a failure: pause and go on, or end); the names whose create was acknowledged.
+ */
+function createUnderLoad(client: ApiClient, prefix: string, onError: 'retry' | 'stop', statuses?: Map<number, number>) {
+  const acknowledged: string[] = [];
+  let stopped = false;
+  let n = 0;
+  const done = (async () => {
+    while (!stopped) {
+      const name = `${prefix}${n++}`;
+      const res = await client.post('/api/v1/namespaces/default/configmaps', { metadata: { name } }).catch(() => ({ status: 0 }));
+      statuses?.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (created(res.status)) acknowledged.push(name);
+      else if (onError === 'stop') return;
+      else await sleep(50);
+    }
+  })();
+  return {
+    acknowledged,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
+}
 
 describe.runIf(ready)('clusterd --storage=etcd: two servers on one etcd', () => {
   let root: string;
@@ -109,19 +137,9 @@ describe.runIf(ready)('clusterd --storage=etcd: two servers on one etcd', () => 
       if (ev.type === 'ERROR') errorEvents++;
       else events.push(`${ev.type} ${ev.object.metadata?.name}`);
     });
-    const acknowledged: string[] = [];
     const statuses = new Map<number, number>();
-    let stop = false;
-    let n = 0;
-    const load = (async () => {
-      while (!stop) {
-        const name = `r${n++}`;
-        const res = await b.admin.post(path, { metadata: { name } }).catch(() => ({ status: 0 }));
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (created(res.status)) acknowledged.push(name);
-        else await sleep(50);
-      }
-    })();
+    const load = createUnderLoad(b.admin, 'r', 'retry', statuses);
+    const acknowledged = load.acknowledged;
     await sleep(500);
     await etcd.kill();
     await sleep(1500);
@@ -139,8 +157,7 @@ describe.runIf(ready)('clusterd --storage=etcd: two servers on one etcd', () => 
       expect(ok).toBe(true);
     }
     await sleep(500);
-    stop = true;
-    await load;
+    await load.stop();
     expect([...statuses.keys()].some((s) => !created(s))).toBe(true);
     // Nothing acknowledged is lost.
     const names = new Set((await a.admin.get(path)).json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name));
@@ -168,21 +185,11 @@ describe.runIf(ready)('clusterd --storage=etcd: two servers on one etcd', () => 
     client.close();
     expect(['a', 'b']).toContain(leaderName);
     const [leader, survivor] = leaderName === 'a' ? [a, b] : [b, a];
-    const acknowledged: string[] = [];
-    let stop = false;
-    let n = 0;
-    const load = (async () => {
-      while (!stop) {
-        const name = `k${n++}`;
-        const res = await leader.admin.post(path, { metadata: { name } }).catch(() => ({ status: 0 }));
-        if (created(res.status)) acknowledged.push(name);
-        else return;
-      }
-    })();
+    const load = createUnderLoad(leader.admin, 'k', 'stop');
+    const acknowledged = load.acknowledged;
     await sleep(1000);
     await leader.kill();
-    stop = true;
-    await load;
+    await load.stop();
     expect(acknowledged.length).toBeGreaterThan(0);
     const names = new Set((await survivor.admin.get(path)).json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name));
     for (const name of acknowledged) expect(names.has(name)).toBe(true);
@@ -238,25 +245,15 @@ describe.runIf(ready)('clusterd --storage=etcd on a three-member etcd', () => {
       if (ev.type === 'ERROR') errorEvents++;
       else if (ev.type !== 'BOOKMARK') events.push(`${ev.type} ${ev.object.metadata?.name}`);
     });
-    const acknowledged: string[] = [];
-    let stop = false;
-    let n = 0;
-    const load = (async () => {
-      while (!stop) {
-        const name = `l${n++}`;
-        const res = await server.admin.post(path, { metadata: { name } }).catch(() => ({ status: 0 }));
-        if (created(res.status)) acknowledged.push(name);
-        else await sleep(50);
-      }
-    })();
+    const load = createUnderLoad(server.admin, 'l', 'retry');
+    const acknowledged = load.acknowledged;
     await sleep(1000);
     const leader = await cluster.leader();
     await cluster.kill(leader);
     const before = acknowledged.length;
     // Writes go on through the two remaining members once they elect a leader.
     for (let t = 0; t < 200 && acknowledged.length < before + 20; t++) await sleep(100);
-    stop = true;
-    await load;
+    await load.stop();
     expect(acknowledged.length).toBeGreaterThanOrEqual(before + 20);
     const names = new Set((await server.admin.get(path)).json<{ items: Array<{ metadata: { name: string } }> }>().items.map((i) => i.metadata.name));
     for (const name of acknowledged) expect(names.has(name)).toBe(true);

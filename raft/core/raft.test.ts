@@ -229,10 +229,86 @@ describe('RawNode Ready contract', () => {
     ack(3);
     expect(leader.rn.durablyCommittedIndex()).toBe(x);
     expect(leader.rn.committedEntriesBetween(x, x).map((e) => new TextDecoder().decode(e.data))).toEqual(['x']);
-    expect(c.node(2).rn.durablyCommittedIndex()).toBe(0);
+    // A follower: the commit index it was told (the leader's no-op), which it holds durably.
+    expect(c.node(2).rn.status().commit).toBe(x - 1);
+    expect(c.node(2).rn.durablyCommittedIndex()).toBe(x - 1);
     leader.storage.append(rd.entries);
     leader.rn.advance(rd);
     expect(leader.rn.ready().committedEntries.map((e) => e.index)).toEqual([x]);
+  });
+
+  it('durablyCommittedIndex on a follower stops at what its storage holds', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    const follower = c.node(2);
+    leader.rn.propose(data('x'));
+    const app = handle(leader).filter((m) => m.to === 2);
+    const x = app[0]!.entries[0]!.index;
+    // Told that x is committed while its own write of x is still in flight: not yet.
+    for (const m of app) follower.rn.step({ ...m, commit: x });
+    const rd = follower.rn.ready();
+    expect(rd.entries.map((e) => e.index)).toEqual([x]);
+    expect(follower.rn.durablyCommittedIndex()).toBe(x - 1);
+    follower.storage.append(rd.entries);
+    expect(follower.rn.durablyCommittedIndex()).toBe(x);
+  });
+
+  it('takeEarlyMessages: a follower forwards proposals while a Ready is outstanding, and keeps its acknowledgements', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    const follower = c.node(2);
+    leader.rn.propose(data('x'));
+    for (const m of handle(leader).filter((mm) => mm.to === 2)) follower.rn.step(m);
+    const rd = follower.rn.ready(); // its write of x is in flight, then its acknowledgement goes
+    expect(rd.messages.map((m) => m.type)).toEqual([MessageType.AppResp]);
+    // A heartbeat arrives and a client proposes meanwhile.
+    follower.rn.step(makeMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: leader.rn.status().term, commit: 0 }));
+    follower.rn.propose(data('y'));
+    const status = follower.rn.status();
+    const early = follower.rn.takeEarlyMessages({ term: status.term, vote: status.vote, leader: true });
+    expect(early.map((m) => [m.type, m.to, new TextDecoder().decode(m.entries[0]!.data)])).toEqual([[MessageType.Prop, 1, 'y']]);
+    follower.storage.append(rd.entries);
+    follower.rn.advance(rd);
+    // The heartbeat's answer waited for the Ready, the proposal did not come twice.
+    expect(follower.rn.ready().messages.map((m) => m.type)).toEqual([MessageType.HeartbeatResp]);
+  });
+
+  it('takeEarlyMessages: a leader sends appends before its write, but no commit index resting on that write', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    const hs = () => ({ term: leader.rn.status().term, vote: leader.rn.status().vote });
+    leader.rn.propose(data('x'));
+    const rd = leader.rn.ready(); // the leader's write of x is in flight; its appends went out (sent early)
+    const x = rd.entries[0]!.index;
+    leader.rn.propose(data('y'));
+    // Not before the outstanding Ready's own messages are on their way.
+    expect(leader.rn.takeEarlyMessages({ ...hs(), leader: false })).toEqual([]);
+    const early = leader.rn.takeEarlyMessages({ ...hs(), leader: true });
+    expect(early.map((m) => [m.type, m.to, m.entries.map((e) => e.index)])).toEqual([
+      [MessageType.App, 2, [x + 1]],
+      [MessageType.App, 3, [x + 1]],
+    ]);
+    // Node 2 acknowledges x: committed only by counting the leader's unwritten copy, so the
+    // appends announcing it wait for the Ready.
+    for (const m of rd.messages.filter((mm) => mm.to === 2)) c.node(2).rn.step(m);
+    for (const m of handle(c.node(2))) leader.rn.step(m);
+    expect(leader.rn.status().commit).toBe(x);
+    expect(leader.rn.takeEarlyMessages({ ...hs(), leader: true })).toEqual([]);
+    // Node 3 acknowledges too: x is durable on a quorum without the leader, announce it now.
+    for (const m of rd.messages.filter((mm) => mm.to === 3)) c.node(3).rn.step(m);
+    for (const m of handle(c.node(3))) leader.rn.step(m);
+    const announced = leader.rn.takeEarlyMessages({ ...hs(), leader: true });
+    expect(announced.length).toBeGreaterThan(0);
+    expect(announced.every((m) => m.type === MessageType.App && m.commit === x)).toBe(true);
+    // A leader whose term is not the one its driver last wrote sends nothing early.
+    leader.rn.propose(data('z'));
+    expect(leader.rn.takeEarlyMessages({ term: hs().term - 1, vote: hs().vote, leader: true })).toEqual([]);
   });
 
   it('RaftLog.termIfHeld answers like term(), with undefined where term() throws', () => {

@@ -288,15 +288,60 @@ export class RawNode {
   }
 
   /**
-   * Leader only (0 otherwise): the highest committed index whose entry is durable on a quorum
-   * of voters, counting this node only up to what its storage holds (the driver appends to
+   * The highest committed index whose entry this node may apply while a Ready's write is
+   * still in flight (see committedEntriesBetween). On the leader: durable on a quorum of
+   * voters, counting this node only up to what its storage holds (the driver appends to
    * storage only once a write is durable; entries of a Ready still being written do not
    * count). Followers acknowledge only durable entries, so when they form a quorum on their
    * own, entries up to here may be applied and acknowledged to clients while the leader's
-   * own write is still in flight (Raft thesis §10.2.1). See committedEntriesBetween.
+   * own write is still in flight (Raft thesis §10.2.1). On any other member: the commit index
+   * it was told, up to what its own storage holds (committed entries are never rewritten).
    */
   durablyCommittedIndex(): number {
-    return this.raft.durablyCommitted(this.raft.raftLog.storage.lastIndex());
+    const r = this.raft;
+    const durable = r.raftLog.storage.lastIndex();
+    if (r.state === StateType.Leader) return r.durablyCommitted(durable);
+    return Math.min(r.raftLog.committed, durable);
+  }
+
+  /**
+   * Takes, while a Ready is outstanding, the queued outbound messages that promise nothing
+   * about this node's storage, so the driver can send them at once instead of after the
+   * Ready's write (they would otherwise wait a whole fsync):
+   *   - forwarded proposals and read requests (MsgProp, MsgReadIndex to the leader);
+   *   - a leader's appends and heartbeats, when every other queued message is one too, the
+   *     term and vote are those of the last Ready and of the driver's last write (`persisted`:
+   *     nothing unpersisted can be on the wire) and no commit index beyond what is durable on
+   *     a quorum (durablyCommittedIndex) is announced: a leader's log may run ahead of its
+   *     disk (thesis §10.2.1), its commit index may not.
+   * The rest stays for the next Ready. A leader's messages are taken only with `leader` set:
+   * the driver sets it once the outstanding Ready's own messages are on their way, so that
+   * messages to one peer keep their relative order.
+   */
+  takeEarlyMessages(persisted: { term: number; vote: NodeId; leader: boolean }): Message[] {
+    const r = this.raft;
+    if (r.msgs.length === 0) return [];
+    const forwarded = (m: Message): boolean => m.type === MessageType.Prop || m.type === MessageType.ReadIndex;
+    const leaderOnly =
+      persisted.leader &&
+      r.state === StateType.Leader &&
+      r.term === persisted.term &&
+      r.vote === persisted.vote &&
+      r.term === this.prevHardState.term &&
+      r.vote === this.prevHardState.vote;
+    if (leaderOnly) {
+      const safeCommit = this.durablyCommittedIndex();
+      const early = r.msgs.every((m) => forwarded(m) || ((m.type === MessageType.App || m.type === MessageType.Heartbeat) && m.commit <= safeCommit));
+      if (early) {
+        const out = r.msgs;
+        r.msgs = [];
+        return out;
+      }
+    }
+    if (!r.msgs.some(forwarded)) return [];
+    const out = r.msgs.filter(forwarded);
+    r.msgs = r.msgs.filter((m) => !forwarded(m));
+    return out;
   }
 
   /**

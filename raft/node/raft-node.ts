@@ -18,13 +18,18 @@
 //
 // Where the time goes is what shaped the rest (profiles in the commit history, counters in
 // stats()):
-//   - group commit: propose() only queues; the loop hands everything queued since the last
-//     Ready to the core in one step, so many callers cost one fsync and one message per
-//     follower (flushProposals);
-//   - a leader sends before its own write (thesis §10.2.1; but not a commit index that rests
-//     on that write, as a single voter's does), applies entries that its followers alone hold
-//     durably on a quorum without waiting for that write (maybeApplyAhead), and every member
-//     applies entries durable from earlier writes while the current one is in flight;
+//   - group commit: propose() only queues; everything queued goes to the core in one step
+//     (flushProposals), so many callers cost one fsync and one message per follower;
+//   - nothing that promises nothing waits for a write: while one is in flight, proposals
+//     queued in one I/O phase are handed over at its end (scheduleEarlyFlush), a follower
+//     forwards them to the leader at once, and a leader sends its appends and commit
+//     indexes at once (sendEarlyMessages), so its followers persist batch n+1 while it
+//     persists batch n (thesis §10.2.1; but never a commit index that rests on its own
+//     unfinished write, as a single voter's does);
+//   - a leader applies entries that its followers alone hold durably on a quorum without
+//     waiting for its own write, a follower those it holds durably as soon as it learns they
+//     are committed (maybeApplyAhead), and every member applies entries durable from earlier
+//     writes while the current one is in flight;
 //   - a hard state that only moves the commit index is not written on its own;
 //   - snapshots are captured on the loop but encoded, written and compacted beside it.
 
@@ -309,8 +314,14 @@ export class RaftNode {
   private lead: NodeId = NONE;
   /** Role as of the last Ready's soft state. */
   private role: StateType = StateType.Follower;
-  /** The loop waits for a write carrying this leader's own new entries (see maybeApplyAhead). */
-  private ownWriteInFlight = false;
+  /** The loop waits for this member's write of a Ready (see maybeApplyAhead). */
+  private writeInFlight = false;
+  /** Between ready() and advance(): inputs may still produce messages (see sendEarlyMessages). */
+  private readyOutstanding = false;
+  /** The outstanding Ready's own messages are on their way (a leader's later ones may follow). */
+  private readyMessagesSent = false;
+  /** A flushEarly() is scheduled. */
+  private earlyFlushScheduled = false;
   /** Entries being applied ahead of their Ready; the loop waits for it before applying. */
   private applyingAhead: Promise<void> | null = null;
   /** The loop is applying entries (nothing is applied ahead meanwhile). */
@@ -476,6 +487,7 @@ export class RaftNode {
       this.proposals.set(seq, p);
       this.queued.push({ seq, data: wrapCommand({ incarnation: this.incarnation, seq }, command) });
       this.kick();
+      if (this.readyOutstanding) this.scheduleEarlyFlush();
     });
   }
 
@@ -634,8 +646,35 @@ export class RaftNode {
       this.die(err as Error);
       return;
     }
-    if (this.ownWriteInFlight) this.maybeApplyAhead();
+    if (this.writeInFlight) this.maybeApplyAhead();
+    if (this.readyOutstanding) this.sendEarlyMessages();
     this.kick();
+  }
+
+  /**
+   * While the loop waits for a write, proposals are handed to the core after the current
+   * I/O phase (one batch for every request it read) rather than after the write: a follower
+   * forwards them to the leader at once, and a leader sends them to its followers, which
+   * persist them while its own write of the previous batch is still in flight (pipelining;
+   * the leader's next Ready persists them). Otherwise they would wait a whole fsync first.
+   */
+  private scheduleEarlyFlush(): void {
+    if (this.earlyFlushScheduled) return;
+    this.earlyFlushScheduled = true;
+    setImmediate(() => {
+      this.earlyFlushScheduled = false;
+      if (this.stopped || !this.readyOutstanding) return;
+      this.flushProposals();
+      this.sendEarlyMessages();
+    });
+  }
+
+  /** Sends what the core allows to go out before the outstanding Ready's write (RawNode.takeEarlyMessages). */
+  private sendEarlyMessages(): void {
+    const msgs = this.rn.takeEarlyMessages({ term: this.term, vote: this.vote, leader: this.readyMessagesSent });
+    if (msgs.length === 0) return;
+    this.transport.send(msgs);
+    this.counters.messagesSent += msgs.length;
   }
 
   private kick(): void {
@@ -676,7 +715,12 @@ export class RaftNode {
           await new Promise<void>((resolve) => (this.wake = resolve));
           continue;
         }
-        await this.handleReady(this.rn.ready());
+        this.readyOutstanding = true;
+        try {
+          await this.handleReady(this.rn.ready());
+        } finally {
+          this.readyOutstanding = false;
+        }
       }
     } catch (err) {
       this.die(err as Error);
@@ -705,6 +749,7 @@ export class RaftNode {
     const c = this.counters;
     c.readies++;
     if (sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
+    this.readyMessagesSent = sendEarly || rd.messages.length === 0;
 
     // 1. Persist, then update the image the core reads. A hard state that only moves the
     // commit index is not written on its own (the core's mustSync is false for it: a lost
@@ -747,6 +792,9 @@ export class RaftNode {
       // 2. Send.
       if (!sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
       c.messagesSent += rd.messages.length;
+      this.readyMessagesSent = true;
+      // What inputs produced meanwhile and may go now need not wait for the applies below.
+      this.sendEarlyMessages();
     })();
 
     // 3a. While that write is in flight, apply the committed entries this member already holds
@@ -762,13 +810,14 @@ export class RaftNode {
         await this.applyEntries(rd.committedEntries, 0, appliedEarly);
       }
     }
-    // Acknowledgements that arrive while the leader's own write is in flight may be enough.
-    this.ownWriteInFlight = saving !== null && rd.entries.length > 0 && this.role === StateType.Leader;
+    // Acknowledgements (on a leader) or commit indexes (on a follower) that arrive while this
+    // write is in flight may let more entries be applied.
+    this.writeInFlight = saving !== null && !rd.snapshot;
     this.maybeApplyAhead();
     try {
       await persisted;
     } finally {
-      this.ownWriteInFlight = false;
+      this.writeInFlight = false;
     }
 
     if (rd.softState) this.onSoftState(rd.softState.lead);
@@ -824,15 +873,18 @@ export class RaftNode {
   }
 
   /**
-   * Leader, while its own write is in flight: applies (and so acknowledges) entries the
-   * followers alone already hold durably on a quorum (RawNode.durablyCommittedIndex), rather
-   * than waiting for the leader's fsync, which on a loaded disk is often the slowest of the
-   * three (Raft thesis §10.2.1: the leader's own write is just one of the quorum's). Entries
-   * are committed either way; this only stops the leader's disk from adding to the latency.
-   * Membership changes are left to the Ready that hands them out.
+   * While this member's write of a Ready is in flight: applies (and so acknowledges) the
+   * committed entries RawNode.durablyCommittedIndex allows. On a leader, those the followers
+   * alone already hold durably on a quorum, rather than waiting for the leader's fsync, which
+   * on a loaded disk is often the slowest of the three (Raft thesis §10.2.1: the leader's own
+   * write is just one of the quorum's). On a follower, those it holds from earlier writes and
+   * has just been told are committed, rather than after the write in flight (its clients wait
+   * for their writes to be applied here). Entries are committed either way; this only stops
+   * a disk from adding to the latency. Membership changes are left to the Ready that hands
+   * them out.
    */
   private maybeApplyAhead(): void {
-    if (!this.ownWriteInFlight || this.applyingAhead || this.loopApplying || this.stopped || this.role !== StateType.Leader) return;
+    if (!this.writeInFlight || this.applyingAhead || this.loopApplying || this.stopped) return;
     const upTo = this.rn.durablyCommittedIndex();
     if (upTo <= this.applied) return;
     const entries = this.rn.committedEntriesBetween(this.applied + 1, upTo);
@@ -855,6 +907,8 @@ export class RaftNode {
       .catch((err: unknown) => this.die(err as Error))
       .finally(() => {
         this.applyingAhead = null;
+        // Entries committed while this batch was applied need not wait for the next input.
+        this.maybeApplyAhead();
         // A snapshot put off while this batch was applied (maybeSnapshot) is taken next turn.
         this.kick();
       });

@@ -170,7 +170,7 @@ export class RaftReplicator implements Replicator {
     const deadline = Date.now() + this.leaderWaitMs;
     try {
       for (;;) {
-        if (node.status().leader === 0) await this.waitForLeader(deadline);
+        if (node.leader() === 0) await this.waitForLeader(deadline);
         try {
           const { result } = await node.propose(bytes);
           return result as TxnResult;
@@ -226,7 +226,7 @@ export class RaftReplicator implements Replicator {
 
   private async waitForLeader(deadline: number): Promise<void> {
     const node = this.node!;
-    while (node.status().leader === 0) {
+    while (node.leader() === 0) {
       if (Date.now() >= deadline) {
         throw new StoreError('STORE_NOT_PROPOSED', 'the cluster has no leader (an election is in progress or a quorum of replicas is unreachable); the write was not made', {
           retryAfterSeconds: 1,

@@ -356,6 +356,11 @@ export class RawNode {
     return log.slice(lo, hi + 1, Number.MAX_SAFE_INTEGER);
   }
 
+  /** The leader this node knows, NONE when none: status().lead without status()'s copies, for hot paths. */
+  leader(): NodeId {
+    return this.raft.lead;
+  }
+
   status(): Status {
     const r = this.raft;
     const s: Status = {

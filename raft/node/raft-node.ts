@@ -593,6 +593,11 @@ export class RaftNode {
     return out;
   }
 
+  /** The leader this member knows, NONE (0) when none: status().leader, cheaply (every proposal asks). */
+  leader(): NodeId {
+    return this.rn.leader();
+  }
+
   /** Running totals since start (a copy). */
   stats(): RaftNodeStats {
     return { ...this.counters };

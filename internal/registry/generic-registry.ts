@@ -27,6 +27,7 @@ import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
 import { deepEqual, type Strategy, type StrategyGates } from './strategy.js';
+import { claimChanges, claimKeys, describeClaim, hasClaims } from './claims.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
@@ -98,6 +99,13 @@ export interface DeleteResult {
 }
 
 const MAX_RETRIES = 8;
+
+/** A write failed because a value it claims (claims.ts) was taken by another object meanwhile. */
+class ClaimTaken extends Error {
+  constructor(readonly key: string) {
+    super(`claim ${key} is taken`);
+  }
+}
 
 /** A write that went in: its revision and the object as stored (storage version). */
 interface Stored {
@@ -397,20 +405,36 @@ export class GenericRegistry {
   }
 
   /** Stores `obj`, which is in the shape of `from` (the request's resource). */
-  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo): Promise<Stored | undefined> {
+  /**
+   * Stores `obj`, which is in the shape of `from` (the request's resource), over the version
+   * `old` (undefined for a create) at `expectedModRevision`. Throws ClaimTaken when a value it
+   * claims (claims.ts) is held by another object.
+   */
+  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo, old?: JsonObject): Promise<Stored | undefined> {
     const webhook = this.webhookOf(from);
     const stored = webhook && obj.apiVersion !== this.storage.apiVersion
       ? (await this.deps.conversionWebhooks.convert([obj], this.storage.apiVersion, webhook, true))[0]!
       : convertObject(obj, from, this.storage);
+    const claims = claimChanges(key, claimKeys(this.storage, old), claimKeys(this.storage, stored));
+    let result;
     try {
-      const result = await this.deps.store.execute(
-        { type: 'txn', compares: [{ key, modRevision: expectedModRevision }], ops: [{ type: 'put', key, value: encodeStored(stored) }] },
+      result = await this.deps.store.execute(
+        { type: 'txn', compares: [{ key, modRevision: expectedModRevision }, ...claims.compares], ops: [{ type: 'put', key, value: encodeStored(stored) }, ...claims.ops] },
         new Map([[key, stored]]),
       );
-      return result.succeeded ? { revision: result.revision, stored } : undefined;
     } catch (e) {
       throw translateStoreError(e);
     }
+    if (result.succeeded) return { revision: result.revision, stored };
+    if (result.failedKey !== undefined && result.failedKey !== key) throw new ClaimTaken(result.failedKey);
+    return undefined;
+  }
+
+  /** The 422 for a claimed value another object holds, as upstream's allocators word it. */
+  private claimTaken(r: ResourceInfo, name: string, e: ClaimTaken): Error {
+    const c = describeClaim(e.key);
+    if (!c) return errors.internal(e.message);
+    return errors.invalid(this.kindQualified(r), name, [fieldErrors.invalid(c.field, c.value, `provided ${c.what} is already allocated`)]);
   }
 
   /**
@@ -474,7 +498,9 @@ export class GenericRegistry {
     }
     // The first attempt works on the body itself (callers hand over decoded bodies they do not
     // reuse); only generateName can retry, and a retry starts over from the body as it came.
-    const pristine = generate ? clone(input) : undefined;
+    // A claimed value (claims.ts) taken by another replica's concurrent write retries too, with
+    // a fresh allocation.
+    const pristine = generate || hasClaims(this.storage) ? clone(input) : undefined;
     for (let attempt = 0; ; attempt++) {
       let obj = attempt === 0 ? input : clone(pristine!);
       const name = generate ? generateName(meta.generateName as string) : requestedName;
@@ -502,7 +528,14 @@ export class GenericRegistry {
         // Upstream's storage answers this as an unclassified error: 500 with its message,
         // which kubectl prints as it is.
         if (resourceVersionSet) throw errors.unknown('resourceVersion should not be set on objects to be created');
-        const put = await this.put(key, obj, 0, r);
+        let put: Stored | undefined;
+        try {
+          put = await this.put(key, obj, 0, r);
+        } catch (e) {
+          if (!(e instanceof ClaimTaken)) throw e;
+          if (attempt + 1 >= MAX_RETRIES) throw this.claimTaken(r, name, e);
+          continue;
+        }
         if (put !== undefined) {
           stored = true;
           return await this.written(r, obj, put);
@@ -652,13 +685,18 @@ export class GenericRegistry {
         const graceDone = (typeof oldMeta.deletionGracePeriodSeconds === 'number' ? oldMeta.deletionGracePeriodSeconds : 0) === 0;
         const gone = oldMeta.deletionTimestamp !== undefined && graceDone && finalizers.length === 0 && this.pendingFinalizers(obj).length === 0;
         if (gone) {
-          const revision = await this.remove(entry.key, entry.revision);
+          const revision = await this.remove(entry.key, entry.revision, old);
           if (revision !== undefined) {
             metaOf(obj).resourceVersion = String(revision);
             return { object: obj, created: false };
           }
         } else {
-          const put = await this.put(entry.key, obj, entry.revision, r);
+          let put: Stored | undefined;
+          try {
+            put = await this.put(entry.key, obj, entry.revision, r, old);
+          } catch (e) {
+            throw e instanceof ClaimTaken ? this.claimTaken(r, name, e) : e;
+          }
           if (put !== undefined) {
             stored = true;
             return { object: await this.written(r, obj, put), created: false };
@@ -747,9 +785,11 @@ export class GenericRegistry {
     return next;
   }
 
-  private async remove(key: string, modRevision: number): Promise<number | undefined> {
+  /** Deletes `key` at `modRevision`, and the claims (claims.ts) of `old`, the object stored there. */
+  private async remove(key: string, modRevision: number, old?: JsonObject): Promise<number | undefined> {
+    const claims = claimChanges(key, claimKeys(this.storage, old), []);
     try {
-      const result = await this.deps.store.execute({ type: 'txn', compares: [{ key, modRevision }], ops: [{ type: 'delete', key }] });
+      const result = await this.deps.store.execute({ type: 'txn', compares: [{ key, modRevision }], ops: [{ type: 'delete', key }, ...claims.ops] });
       return result.succeeded ? result.revision : undefined;
     } catch (e) {
       throw translateStoreError(e);
@@ -812,7 +852,7 @@ export class GenericRegistry {
       const gracePeriodSeconds = terminating && !shortened ? 0 : this.strategy.gracefulDelete(obj, options.gracePeriodSeconds).gracePeriodSeconds;
       if (finalizers.length === 0 && gracePeriodSeconds === 0) {
         if (ctx.dryRun) return { object: obj, deleted: true };
-        const revision = await this.remove(entry.key, entry.revision);
+        const revision = await this.remove(entry.key, entry.revision, obj);
         if (revision !== undefined) return { object: obj, deleted: true };
       } else {
         // Terminating: marked once; the object goes when the last finalizer is removed (or its
@@ -842,7 +882,7 @@ export class GenericRegistry {
           }
         }
         if (ctx.dryRun) return { object: await this.dryRunRoundTrip(r, next), deleted: false };
-        const put = await this.put(entry.key, next, entry.revision, r);
+        const put = await this.put(entry.key, next, entry.revision, r, obj);
         if (put !== undefined) return { object: await this.written(r, next, put), deleted: false };
       }
       if (attempt + 1 >= MAX_RETRIES) throw errors.conflict(this.qualified(r), name, 'the object has been modified; please apply your changes to the latest version and try again');

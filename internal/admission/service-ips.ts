@@ -2,7 +2,7 @@
 // cluster IP from the service range (unless it is headless or an ExternalName) and node ports
 // for NodePort and LoadBalancer services; a requested IP or port must be free. Used addresses
 // come from the stored services, plus reservations made since (so concurrent creates in this
-// process never get the same address; a reservation ends after a minute, when its write is long
+// process never get the same address; across replicas the registry's claims do that; a reservation ends after a minute, when its write is long
 // stored or failed). A dry run reserves nothing, and a write that is not
 // stored after all (failed validation, AlreadyExists, a lost race) gives its reservations back
 // through `release`, as upstream's allocator transaction reverts. Imports: admission, apierrors.
@@ -38,14 +38,19 @@ function ipNumber(s: string): number | undefined {
  */
 const RESERVATION_MS = 60_000;
 
-export function serviceAllocator(used: UsedAddresses, now: () => number = Date.now): AdmissionPlugin {
+/**
+ * `random` picks where this process starts walking each range (upstream's allocators pick at
+ * random too): replicas that allocate concurrently then rarely pick the same value, and when
+ * they do, the claim in the replicated write (registry/claims.ts) lets only one commit.
+ */
+export function serviceAllocator(used: UsedAddresses, now: () => number = Date.now, random: () => number = Math.random): AdmissionPlugin {
   // Value: when the reservation was made.
   const reservedIPs = new Map<string, number>();
   const reservedPorts = new Map<number, number>();
   // What each admitted object reserved, so a write that is not stored can give it back.
   const heldBy = new WeakMap<object, { ips: string[]; ports: number[] }>();
-  let nextIp = 10;
-  let nextPort = NODE_PORT_MIN;
+  let nextIp = 10 + Math.floor(random() * (RANGE_SIZE - 11));
+  let nextPort = NODE_PORT_MIN + Math.floor(random() * (NODE_PORT_MAX - NODE_PORT_MIN + 1));
   return {
     name: 'ServiceIPAllocation',
     handles: (op) => op === 'CREATE' || op === 'UPDATE',

@@ -88,12 +88,12 @@ describe('service claims on a real server', () => {
     const probe = await ts.admin.post(`${path}?dryRun=All`, svc('probe', { type: 'NodePort' }));
     const seen = probe.json<{ spec: { clusterIP: string; ports: { nodePort: number }[] } }>().spec;
     const ipAfter = (ip: string, n: number): string => {
-      const parts = ip.split('.').map(Number);
-      parts[3]! += n;
-      return parts.join('.');
+      const v = ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0) + n;
+      return [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join('.');
     };
     const takenIPs = [1, 2, 3].map((n) => ipAfter(seen.clusterIP, n));
-    const takenPorts = [1, 2, 3].map((n) => seen.ports[0]!.nodePort + n);
+    // The node-port range 30000-32767 wraps around.
+    const takenPorts = [1, 2, 3].map((n) => 30000 + ((seen.ports[0]!.nodePort - 30000 + n) % 2768));
     const other = new TextEncoder().encode('/registry/core/services/other/elsewhere');
     const r = await ts.server.store.execute({
       type: 'txn',

@@ -132,13 +132,15 @@ export class ClusterReplica {
             handler,
             peerCommonName: (id) => `raft-member-${id}`,
             backoff: { initialMs: 50, maxMs: 1000 },
-            // A black-holed peer is noticed within about two election timeouts (PING every
-            // election timeout, unanswered for two), and a connection that never comes up is
-            // given up as quickly: far below that, a loaded 2-core host would replace healthy
-            // sessions whose acknowledgements were merely late.
-            connectTimeoutMs: Math.max(2000, 2 * config.electionTimeoutMs),
+            // A black-holed peer is noticed within about five election timeouts (PING every
+            // election timeout, unanswered for five, at least 5 s), and a connection that never
+            // comes up is given up as quickly. Tighter bounds (two election timeouts) replaced
+            // healthy sessions whose acknowledgements were merely late on a loaded 2-core host
+            // and cost elections under a burst of writes; Raft itself needs none of this to
+            // stay safe, only to recover from a silent link.
+            connectTimeoutMs: Math.max(5000, 5 * config.electionTimeoutMs),
             keepaliveIntervalMs: config.electionTimeoutMs,
-            keepaliveTimeoutMs: Math.max(2000, 2 * config.electionTimeoutMs),
+            keepaliveTimeoutMs: Math.max(5000, 5 * config.electionTimeoutMs),
             snapshotSpoolDir: join(raftDir, 'snapshots'),
             log: (line) => log.debug(line),
           }),

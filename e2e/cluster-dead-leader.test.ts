@@ -27,10 +27,7 @@ const ANSWER_BOUND_MS = 8 * ELECTION_MS;
 describe('a write forwarded to a leader that dies', () => {
   let cluster: ClusterProcess;
   beforeAll(async () => {
-    cluster = await ClusterProcess.create({ electionTimeout: `${ELECTION_MS}ms` });
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started({ electionTimeout: `${ELECTION_MS}ms` });
   }, 120_000);
   afterAll(async () => {
     await cluster?.destroy();

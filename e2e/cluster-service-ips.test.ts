@@ -34,10 +34,7 @@ describe('service addresses across three replicas', () => {
   };
 
   beforeAll(async () => {
-    cluster = await ClusterProcess.create();
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started();
   }, 120_000);
   afterAll(async () => {
     await cluster?.destroy();

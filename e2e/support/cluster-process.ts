@@ -137,6 +137,15 @@ export class ClusterProcess {
     return cluster;
   }
 
+  /** A cluster created, started, ready on every replica and with a leader. */
+  static async started(options: ClusterOptions = {}): Promise<ClusterProcess> {
+    const cluster = await ClusterProcess.create(options);
+    await cluster.startAll();
+    await cluster.waitAllReady();
+    await cluster.waitForLeader();
+    return cluster;
+  }
+
   private async allocate(name: string): Promise<Replica> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const backendHost = `127.0.13.${this.nextBackend++}`;

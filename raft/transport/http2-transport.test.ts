@@ -337,6 +337,12 @@ describe('Http2Transport', () => {
   });
 
   describe('a black-holed peer (no reset, nothing answers)', () => {
+    const snapOf = (bytes: number): Message => ({
+      ...app(1, 2, 0),
+      type: MessageType.Snap,
+      entries: [],
+      snapshot: { metadata: { index: 9, term: 1, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(bytes) },
+    });
     const liveness = { connectTimeoutMs: 300, keepaliveIntervalMs: 50, keepaliveTimeoutMs: 200 };
     let proxy: BlackHoleProxy | null = null;
     afterEach(async () => {
@@ -384,13 +390,7 @@ describe('Http2Transport', () => {
       proxy = new BlackHoleProxy(Number(new URL(b.t.url()).port));
       a.t.addPeer(2, await proxy.start());
       proxy.blackhole();
-      const snap: Message = {
-        ...app(1, 2, 0),
-        type: MessageType.Snap,
-        entries: [],
-        snapshot: { metadata: { index: 9, term: 1, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(4 << 20) },
-      };
-      a.t.send([snap]);
+      a.t.send([snapOf(4 << 20)]);
       await a.rec.until(() => a.rec.snapshots.length === 1);
       expect(a.rec.snapshots).toEqual([[2, 'failure']]);
       expect(a.t.stats(2)!.timeouts).toBeGreaterThanOrEqual(1);
@@ -404,13 +404,7 @@ describe('Http2Transport', () => {
       a.t.addPeer(2, await proxy.start());
       a.t.send([app(1, 2, 1)]);
       await b.rec.until(() => b.rec.messages.length === 1);
-      const snap: Message = {
-        ...app(1, 2, 0),
-        type: MessageType.Snap,
-        entries: [],
-        snapshot: { metadata: { index: 9, term: 1, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(64 << 20) },
-      };
-      a.t.send([snap]);
+      a.t.send([snapOf(64 << 20)]);
       // Cut the link once the upload's connection is up and bytes flow.
       while (proxy.links.size < 2) await new Promise((r) => setTimeout(r, 5));
       proxy.blackhole();

@@ -12,8 +12,10 @@ import { PER_CALL_LIMIT } from './cost-model.js';
 import { type Shape, estimateCost } from './cost.js';
 import { registerKubernetesLibraries } from './lib/index.js';
 import { CostLimitExceeded, CostMeter, meterValue, unmetered, withMeter } from './meter.js';
+import { rewriteObjectConstruction, supportsObjectConstruction } from './object-construction.js';
 
 export { Environment, CostMeter, CostLimitExceeded };
+export { JSONPATCH_OPS, registerObjectConstruction } from './object-construction.js';
 export * from './cost-model.js';
 export { type Shape, DYN, LEAST, SCALAR, estimateCost, listShape, mapShape, stringShape, unboundedCount } from './cost.js';
 
@@ -81,14 +83,16 @@ export function kubernetesCelEnvironment(variables: Readonly<Record<string, stri
 /**
  * Parses and type checks `source` in `env`; a syntax or type error is a CelCompileError naming
  * `path`. `want` lists the result types the field accepts (`dyn` always passes: a map value's
- * type is only known when it runs).
+ * type is only known when it runs). In an environment with registerObjectConstruction, message
+ * construction is rewritten first (object-construction.ts); `source` stays the original.
  */
 export function compileExpression(env: Environment, source: string, path: string, want?: readonly string[]): CompiledExpression {
   if (source.trim() === '') throw new CelCompileError(`${path}: Required value: expression must not be empty`);
   const invalid = (why: string) => new CelCompileError(`${path}: Invalid value: ${JSON.stringify(source)}: compilation failed: ${why}`);
   let program: ReturnType<Environment['parse']>;
   try {
-    program = env.parse(source);
+    // Message construction (`Object{…}`, `JSONPatch{…}`) where the environment declares it.
+    program = env.parse(supportsObjectConstruction(env) ? rewriteObjectConstruction(source) : source);
   } catch (e) {
     throw invalid(firstLine(e));
   }

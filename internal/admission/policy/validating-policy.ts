@@ -1,17 +1,16 @@
 // internal/admission/policy/validating-policy owns the ValidatingAdmissionPolicy admission
 // plugin (validating phase): the policies and bindings as this replica's watch cache holds them
-// (read per request: every replica decides alike, with no state of its own), each policy
-// compiled once per generation (compile.ts), matching (match.ts), params found as the binding's
-// paramRef says (name or selector, namespace, parameterNotFoundAction; several params: each
-// must pass), then matchConditions, validations and auditAnnotations per param, and the
+// (read per request through policy-source.ts, shared with the mutating plugin), each policy
+// compiled once per generation (compile.ts), matching (match.ts), the binding's params
+// (several params: each must pass), then matchConditions, validations and auditAnnotations per param, and the
 // binding's validationActions: Deny rejects (upstream's Status: reason and code from the
 // validation's reason), Warn adds a `Warning:` header, Audit adds the validation_failure
 // audit annotation. Evaluation and configuration errors follow the policy's failurePolicy.
 // Writes of policies and bindings themselves are checked here too: their author must be allowed
 // to read the params they refer to (upstream's paramKind authorization).
 // Imports: admission, apierrors, authz (authorizer, cel-authorizer), http/respond (warning
-// text), naming, registry/keys, schema/catalog, validation/kinds/common (selectors), watchcache,
-// policy/compile, policy/match, policy/metrics; prom-client (type).
+// text), naming, schema/catalog, watchcache (types), policy/compile, policy/match,
+// policy/policy-source, policy/metrics; prom-client (type).
 
 import type { AdmissionPlugin, AdmissionRequest } from '../admission.js';
 import { errors, StatusError, type Status } from '../../apierrors/status.js';
@@ -20,22 +19,20 @@ import { MASTERS_GROUP } from '../../auth/user.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
 import { authorizerFor } from '../../authz/cel-authorizer.js';
 import type { Naming } from '../../naming/naming.js';
-import { objectKey, resourcePrefix, namespacePrefix } from '../../registry/keys.js';
-import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
-import type { CacheEntry } from '../../watchcache/types.js';
+import type { ApiCatalog } from '../../schema/catalog.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
-import { selectorMatches } from '../../validation/kinds/common.js';
 import { bindVariables, compilePolicy, evaluate, EvaluationError, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
-import { matches, type MatchEnv } from './match.js';
+import { matches } from './match.js';
+import { ADMISSION_UPSTREAM_GROUP, PolicySource, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-export const ADMISSION_UPSTREAM_GROUP = 'admissionregistration.k8s.io';
+export { ADMISSION_UPSTREAM_GROUP };
 export const POLICIES = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'validatingadmissionpolicies', namespaced: false } as const;
 export const BINDINGS = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'validatingadmissionpolicybindings', namespaced: false } as const;
 
@@ -60,50 +57,14 @@ interface Failure {
 
 const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, RequestEntityTooLarge: 413, Invalid: 422 };
 
-/** Parsed cache entries: each version of an object is parsed once (entries are immutable). */
-const parsed = new WeakMap<CacheEntry, Obj>();
-const parse = (e: CacheEntry): Obj => {
-  let o = parsed.get(e);
-  if (!o) {
-    o = JSON.parse(e.bytes.toString('utf8')) as Obj;
-    parsed.set(e, o);
-  }
-  return o;
-};
-const asCel = new WeakMap<CacheEntry, unknown>();
-const celOf = (e: CacheEntry): unknown => {
-  let v = asCel.get(e);
-  if (v === undefined) {
-    v = toCel(parse(e));
-    asCel.set(e, v);
-  }
-  return v;
-};
-
 export class ValidatingPolicyEvaluator {
-  private readonly compiled = new Map<string, { key: string; policy: CompiledPolicy }>();
-  private readonly policyPrefix = resourcePrefix(POLICIES);
-  private readonly bindingPrefix = resourcePrefix(BINDINGS);
-  private readonly namespaces: Pick<ResourceInfo, 'upstreamGroup' | 'resource' | 'namespaced'> = { upstreamGroup: '', resource: 'namespaces', namespaced: false };
+  private readonly source: PolicySource<CompiledPolicy>;
   private readonly auditKey: string;
-  private equivalentsMemo = new WeakMap<ResourceInfo, readonly ResourceInfo[]>();
-  private readonly matchEnv: MatchEnv;
   private metrics = new PolicyMetrics();
 
   constructor(private readonly deps: ValidatingPolicyDeps) {
     this.auditKey = `${deps.naming.group('validation.policy.admission.k8s.io')}/validation_failure`;
-    deps.catalog.onChange(() => {
-      this.equivalentsMemo = new WeakMap();
-    });
-    this.matchEnv = {
-      namespaceLabels: (name) => {
-        const ns = this.namespaceEntry(name);
-        if (!ns) return undefined;
-        const meta = parse(ns).metadata;
-        return (isObj(meta) && isObj(meta.labels) ? meta.labels : {}) as Record<string, string>;
-      },
-      equivalents: (r) => this.equivalents(r),
-    };
+    this.source = new PolicySource(deps.cache, deps.catalog, POLICIES, BINDINGS, compilePolicy);
   }
 
   /** Serves the metrics from `registry` (the server's, once it exists). */
@@ -111,40 +72,9 @@ export class ValidatingPolicyEvaluator {
     this.metrics = new PolicyMetrics(registry);
   }
 
-  private namespaceEntry(name: string): CacheEntry | undefined {
-    const e = this.deps.cache.resource(resourcePrefix(this.namespaces)).get(objectKey(this.namespaces, '', name));
-    return e && !e.corrupt ? e : undefined;
-  }
-
-  private equivalents(r: ResourceInfo): readonly ResourceInfo[] {
-    let eq = this.equivalentsMemo.get(r);
-    if (!eq) {
-      eq = [...this.deps.catalog.all()].filter((o) => o.storageResource === r.storageResource && (o.group !== r.group || o.version !== r.version));
-      this.equivalentsMemo.set(r, eq);
-    }
-    return eq;
-  }
-
   /** The compiled policy named `name`, compiled again only when its generation (or identity) changes. */
   policy(name: string): CompiledPolicy | undefined {
-    const policies = this.deps.cache.resource(this.policyPrefix);
-    const entry = policies.get(objectKey(POLICIES, '', name));
-    if (!entry || entry.corrupt) {
-      this.compiled.delete(name);
-      return undefined;
-    }
-    // Deleted policies no binding names any more: dropped once the compiled outnumber the stored.
-    if (this.compiled.size > policies.size) {
-      for (const known of this.compiled.keys()) if (!policies.get(objectKey(POLICIES, '', known))) this.compiled.delete(known);
-    }
-    const obj = parse(entry);
-    const meta = isObj(obj.metadata) ? obj.metadata : {};
-    const key = `${str(meta.uid)}/${typeof meta.generation === 'number' ? meta.generation : `rv${entry.revision}`}`;
-    const known = this.compiled.get(name);
-    if (known && known.key === key) return known.policy;
-    const policy = compilePolicy(obj);
-    this.compiled.set(name, { key, policy });
-    return policy;
+    return this.source.policy(name);
   }
 
   /**
@@ -166,8 +96,7 @@ export class ValidatingPolicyEvaluator {
     if (req.operation === 'UPDATE' && JSON.stringify(spec[field]) === JSON.stringify(oldSpec[field])) return;
     let paramKind: Obj | undefined = isPolicy ? (spec.paramKind as Obj) : undefined;
     if (!isPolicy) {
-      const policy = this.deps.cache.resource(this.policyPrefix).get(objectKey(POLICIES, '', str(spec.policyName)));
-      const pspec = policy && !policy.corrupt ? parse(policy).spec : undefined;
+      const pspec = this.source.policyObject(str(spec.policyName))?.spec;
       paramKind = isObj(pspec) && isObj(pspec.paramKind) ? pspec.paramKind : undefined;
     }
     // Unknown parts are asked for as `*`: permission on every group, version or resource.
@@ -203,23 +132,21 @@ export class ValidatingPolicyEvaluator {
 
   async validate(req: AdmissionRequest): Promise<void> {
     await this.authorizeParams(req);
-    const bindings = this.deps.cache.resource(this.bindingPrefix).list().entries;
+    const bindings = this.source.bindings();
     if (bindings.length === 0) return;
     let denied: { failure: Failure; policy: string; binding: string } | undefined;
     const audits: Obj[] = [];
     let requestCel: Obj | undefined;
     let objectCel: unknown;
     let oldCel: unknown;
-    for (const entry of bindings) {
-      if (entry.corrupt) continue;
-      const binding = parse(entry);
+    for (const binding of bindings) {
       const meta = isObj(binding.metadata) ? binding.metadata : {};
       const spec = isObj(binding.spec) ? binding.spec : {};
       const policy = this.policy(str(spec.policyName));
       // A binding to a missing policy is ignored, as upstream's.
       if (!policy) continue;
-      if (!matches(policy.matchConstraints, req, this.matchEnv)) continue;
-      if (!matches(isObj(spec.matchResources) ? spec.matchResources : undefined, req, this.matchEnv, true)) continue;
+      if (!matches(policy.matchConstraints, req, this.source.matchEnv)) continue;
+      if (!matches(isObj(spec.matchResources) ? spec.matchResources : undefined, req, this.source.matchEnv, true)) continue;
       requestCel ??= requestVariable(req);
       if (objectCel === undefined) objectCel = req.object === undefined ? null : toCel(req.object);
       if (oldCel === undefined) oldCel = req.oldObject === undefined ? null : toCel(req.oldObject);
@@ -277,15 +204,11 @@ export class ValidatingPolicyEvaluator {
     const fail = policy.failurePolicy === 'Fail';
     let params: unknown[];
     try {
-      params = this.params(policy, bindingSpec, req);
+      params = this.source.params(policy.name, policy.paramKind, bindingSpec, req);
     } catch (e) {
       return fail ? [{ message: `failed to configure binding: ${e instanceof Error ? e.message : String(e)}`, reason: 'Invalid', config: true }] : [];
     }
-    let namespaceObject: unknown = null;
-    if (req.resource.namespaced && req.namespace) {
-      const ns = this.namespaceEntry(req.namespace);
-      if (ns) namespaceObject = celOf(ns);
-    }
+    const namespaceObject = this.source.namespaceObject(req);
     const usesAuthorizer = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]), ...policy.auditAnnotations.map((a) => a.expr)].some((c) => c.async);
     const failures: Failure[] = [];
     for (const param of params) {
@@ -354,64 +277,6 @@ export class ValidatingPolicyEvaluator {
     }
     return v.message || `failed expression: ${v.expression.source.trim()}`;
   }
-
-  /** The params a binding names: [null] without paramKind; [] when none found and Allow. */
-  private params(policy: CompiledPolicy, bindingSpec: Obj, req: AdmissionRequest): unknown[] {
-    if (!policy.paramKind) return [null];
-    const ref = isObj(bindingSpec.paramRef) ? bindingSpec.paramRef : undefined;
-    if (!ref) throw new Error(`policy ${policy.name} has paramKind but binding has no paramRef`);
-    const { apiVersion, kind } = policy.paramKind;
-    const slash = apiVersion.lastIndexOf('/');
-    const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-    const resource = this.deps.catalog.resourceForKind(group, version, kind);
-    if (!resource) throw new Error(`failed to find resource referenced by paramKind: '${group ? `${group}/` : ''}${version}, Kind=${kind}'`);
-    let namespace = '';
-    if (resource.namespaced) {
-      namespace = str(ref.namespace) || req.namespace;
-      if (!namespace) throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
-    }
-    const cached = this.deps.cache.resource(resourcePrefix(resource));
-    let found: CacheEntry[];
-    if (str(ref.name)) {
-      const e = cached.get(objectKey(resource, namespace, str(ref.name)));
-      found = e ? [e] : [];
-    } else {
-      const selector = isObj(ref.selector) ? ref.selector : {};
-      const listed = resource.namespaced ? cached.list({ keyPrefix: namespacePrefix(resource, namespace) }) : cached.list();
-      found = listed.entries.filter((e) => selectorMatches(selector, e.labels));
-    }
-    found = found.filter((e) => !e.corrupt);
-    if (found.length === 0) {
-      if (ref.parameterNotFoundAction === 'Deny') throw new Error('no params found for policy binding with `Deny` parameterNotFoundAction');
-      return [];
-    }
-    return found.map(celOf);
-  }
-}
-
-/** The `request` variable: upstream's admission request fields. */
-function requestVariable(req: AdmissionRequest): Obj {
-  const r = req.resource;
-  const kind = { group: r.group, version: r.version, kind: r.kind };
-  const resource = { group: r.group, version: r.version, resource: r.resource };
-  return {
-    kind,
-    resource,
-    subResource: req.subresource,
-    requestKind: kind,
-    requestResource: resource,
-    requestSubResource: req.subresource,
-    name: req.name,
-    namespace: req.namespace,
-    operation: req.operation,
-    userInfo: {
-      username: req.user.name,
-      uid: req.user.uid ?? '',
-      groups: [...req.user.groups],
-      extra: Object.fromEntries(Object.entries(req.user.extra ?? {}).map(([k, v]) => [k, [...v]])),
-    },
-    dryRun: req.dryRun,
-  };
 }
 
 /** The ValidatingAdmissionPolicy plugin (validating phase, every write operation). */

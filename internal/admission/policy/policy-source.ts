@@ -1,0 +1,195 @@
+// internal/admission/policy/policy-source owns what the validating and mutating admission
+// policy plugins share about reading their world from this replica's watch cache: parsed and
+// CEL-converted cache entries (each version once), policies compiled once per generation,
+// namespaces (labels for matching, `namespaceObject`), matchPolicy Equivalent resources, the
+// params a binding's paramRef names (name or selector, namespace, parameterNotFoundAction) and
+// the `request` variable. Every replica decides alike: no state beyond memos of immutable entries.
+// Imports: admission (types), registry/keys, schema/catalog (types), validation/kinds/common
+// (selectors), watchcache (types), policy/compile (toCel), policy/match (types).
+
+import type { AdmissionRequest } from '../admission.js';
+import { objectKey, resourcePrefix, namespacePrefix } from '../../registry/keys.js';
+import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
+import type { CacheEntry } from '../../watchcache/types.js';
+import type { WatchCache } from '../../watchcache/watch-cache.js';
+import { selectorMatches } from '../../validation/kinds/common.js';
+import { toCel } from './compile.js';
+import type { MatchEnv } from './match.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export const ADMISSION_UPSTREAM_GROUP = 'admissionregistration.k8s.io';
+
+type ResourceKey = Pick<ResourceInfo, 'upstreamGroup' | 'resource' | 'namespaced'>;
+
+/** Parsed cache entries: each version of an object is parsed once (entries are immutable). */
+const parsed = new WeakMap<CacheEntry, Obj>();
+export const parseEntry = (e: CacheEntry): Obj => {
+  let o = parsed.get(e);
+  if (!o) {
+    o = JSON.parse(e.bytes.toString('utf8')) as Obj;
+    parsed.set(e, o);
+  }
+  return o;
+};
+const asCel = new WeakMap<CacheEntry, unknown>();
+export const celOfEntry = (e: CacheEntry): unknown => {
+  let v = asCel.get(e);
+  if (v === undefined) {
+    v = toCel(parseEntry(e));
+    asCel.set(e, v);
+  }
+  return v;
+};
+
+/** The params' kind a policy declares. */
+export interface ParamKind {
+  apiVersion: string;
+  kind: string;
+}
+
+export class PolicySource<P> {
+  private readonly compiled = new Map<string, { key: string; policy: P }>();
+  private readonly policyPrefix: string;
+  private readonly bindingPrefix: string;
+  private readonly namespaces: ResourceKey = { upstreamGroup: '', resource: 'namespaces', namespaced: false };
+  private equivalentsMemo = new WeakMap<ResourceInfo, readonly ResourceInfo[]>();
+  readonly matchEnv: MatchEnv;
+
+  constructor(
+    private readonly cache: WatchCache,
+    private readonly catalog: ApiCatalog,
+    private readonly policies: ResourceKey,
+    bindings: ResourceKey,
+    private readonly compile: (policy: Obj) => P,
+  ) {
+    this.policyPrefix = resourcePrefix(policies);
+    this.bindingPrefix = resourcePrefix(bindings);
+    catalog.onChange(() => {
+      this.equivalentsMemo = new WeakMap();
+    });
+    this.matchEnv = {
+      namespaceLabels: (name) => {
+        const ns = this.namespaceEntry(name);
+        if (!ns) return undefined;
+        const meta = parseEntry(ns).metadata;
+        return (isObj(meta) && isObj(meta.labels) ? meta.labels : {}) as Record<string, string>;
+      },
+      equivalents: (r) => this.equivalents(r),
+    };
+  }
+
+  namespaceEntry(name: string): CacheEntry | undefined {
+    const e = this.cache.resource(resourcePrefix(this.namespaces)).get(objectKey(this.namespaces, '', name));
+    return e && !e.corrupt ? e : undefined;
+  }
+
+  /** `namespaceObject` for a request: its namespace as CEL sees it, or null. */
+  namespaceObject(req: AdmissionRequest): unknown {
+    if (!req.resource.namespaced || !req.namespace) return null;
+    const ns = this.namespaceEntry(req.namespace);
+    return ns ? celOfEntry(ns) : null;
+  }
+
+  private equivalents(r: ResourceInfo): readonly ResourceInfo[] {
+    let eq = this.equivalentsMemo.get(r);
+    if (!eq) {
+      eq = [...this.catalog.all()].filter((o) => o.storageResource === r.storageResource && (o.group !== r.group || o.version !== r.version));
+      this.equivalentsMemo.set(r, eq);
+    }
+    return eq;
+  }
+
+  /** The stored policy object named `name` (parsed), if any. */
+  policyObject(name: string): Obj | undefined {
+    const e = this.cache.resource(this.policyPrefix).get(objectKey(this.policies, '', name));
+    return e && !e.corrupt ? parseEntry(e) : undefined;
+  }
+
+  /** The bindings, parsed, in the cache's order (corrupt ones left out). */
+  bindings(): Obj[] {
+    return this.cache.resource(this.bindingPrefix).list().entries.filter((e) => !e.corrupt).map(parseEntry);
+  }
+
+  /** The compiled policy named `name`, compiled again only when its generation (or identity) changes. */
+  policy(name: string): P | undefined {
+    const policies = this.cache.resource(this.policyPrefix);
+    const entry = policies.get(objectKey(this.policies, '', name));
+    if (!entry || entry.corrupt) {
+      this.compiled.delete(name);
+      return undefined;
+    }
+    // Deleted policies no binding names any more: dropped once the compiled outnumber the stored.
+    if (this.compiled.size > policies.size) {
+      for (const known of this.compiled.keys()) if (!policies.get(objectKey(this.policies, '', known))) this.compiled.delete(known);
+    }
+    const obj = parseEntry(entry);
+    const meta = isObj(obj.metadata) ? obj.metadata : {};
+    const key = `${str(meta.uid)}/${typeof meta.generation === 'number' ? meta.generation : `rv${entry.revision}`}`;
+    const known = this.compiled.get(name);
+    if (known && known.key === key) return known.policy;
+    const policy = this.compile(obj);
+    this.compiled.set(name, { key, policy });
+    return policy;
+  }
+
+  /** The params a binding names: [null] without paramKind; [] when none found and Allow; throws a configuration error. */
+  params(policyName: string, paramKind: ParamKind | undefined, bindingSpec: Obj, req: AdmissionRequest): unknown[] {
+    if (!paramKind) return [null];
+    const ref = isObj(bindingSpec.paramRef) ? bindingSpec.paramRef : undefined;
+    if (!ref) throw new Error(`policy ${policyName} has paramKind but binding has no paramRef`);
+    const { apiVersion, kind } = paramKind;
+    const slash = apiVersion.lastIndexOf('/');
+    const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+    const resource = this.catalog.resourceForKind(group, version, kind);
+    if (!resource) throw new Error(`failed to find resource referenced by paramKind: '${group ? `${group}/` : ''}${version}, Kind=${kind}'`);
+    let namespace = '';
+    if (resource.namespaced) {
+      namespace = str(ref.namespace) || req.namespace;
+      if (!namespace) throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
+    }
+    const cached = this.cache.resource(resourcePrefix(resource));
+    let found: CacheEntry[];
+    if (str(ref.name)) {
+      const e = cached.get(objectKey(resource, namespace, str(ref.name)));
+      found = e ? [e] : [];
+    } else {
+      const selector = isObj(ref.selector) ? ref.selector : {};
+      const listed = resource.namespaced ? cached.list({ keyPrefix: namespacePrefix(resource, namespace) }) : cached.list();
+      found = listed.entries.filter((e) => selectorMatches(selector, e.labels));
+    }
+    found = found.filter((e) => !e.corrupt);
+    if (found.length === 0) {
+      if (ref.parameterNotFoundAction === 'Deny') throw new Error('no params found for policy binding with `Deny` parameterNotFoundAction');
+      return [];
+    }
+    return found.map(celOfEntry);
+  }
+}
+
+/** The `request` variable: upstream's admission request fields. */
+export function requestVariable(req: AdmissionRequest): Obj {
+  const r = req.resource;
+  const kind = { group: r.group, version: r.version, kind: r.kind };
+  const resource = { group: r.group, version: r.version, resource: r.resource };
+  return {
+    kind,
+    resource,
+    subResource: req.subresource,
+    requestKind: kind,
+    requestResource: resource,
+    requestSubResource: req.subresource,
+    name: req.name,
+    namespace: req.namespace,
+    operation: req.operation,
+    userInfo: {
+      username: req.user.name,
+      uid: req.user.uid ?? '',
+      groups: [...req.user.groups],
+      extra: Object.fromEntries(Object.entries(req.user.extra ?? {}).map(([k, v]) => [k, [...v]])),
+    },
+    dryRun: req.dryRun,
+  };
+}

@@ -31,9 +31,33 @@ export const KNOWN_GATES = {
   ContainerCheckpoint: { stage: 'beta', default: true },
   DeclarativeValidation: { stage: 'beta', default: true },
   DeclarativeValidationTakeover: { stage: 'beta', default: false },
+  // Serves MutatingAdmissionPolicy and its bindings (with their group-version on) and runs the plugin.
+  MutatingAdmissionPolicy: { stage: 'alpha', default: false },
 } satisfies Record<string, GateSpec>;
 
 export type GateName = keyof typeof KNOWN_GATES;
+
+/** Resources (`<upstream group>/<resource>`, every version) served only with their gate on, as upstream's REST storage gates them. */
+export const GATED_RESOURCES: Readonly<Record<string, GateName>> = {
+  'admissionregistration.k8s.io/mutatingadmissionpolicies': 'MutatingAdmissionPolicy',
+  'admissionregistration.k8s.io/mutatingadmissionpolicybindings': 'MutatingAdmissionPolicy',
+};
+
+/**
+ * `enabled` (the runtime-config's answer for a served group) narrowed by the gates: a gated
+ * resource is off while its gate is. `upstreamGroup` maps a served group back to upstream's name.
+ */
+export function withGatedResources(
+  enabled: (group: string, version: string, resource?: string) => boolean,
+  gates: FeatureGates,
+  upstreamGroup: (group: string) => string,
+): (group: string, version: string, resource?: string) => boolean {
+  return (group, version, resource) => {
+    if (resource === undefined) return enabled(group, version);
+    const gate = GATED_RESOURCES[`${upstreamGroup(group)}/${resource}`];
+    return (gate === undefined || gates.enabled(gate)) && enabled(group, version, resource);
+  };
+}
 
 export class FeatureGates {
   private readonly values = new Map<GateName, boolean>();

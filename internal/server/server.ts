@@ -40,6 +40,7 @@ import { rbacEscalationPlugin } from '../authz/rbac/escalation.js';
 import { createWebhookAuthorizer } from '../authz/webhook/webhook-authorizer.js';
 import { FlagError, type ServerConfig } from '../config/flags.js';
 import { enablementFrom } from '../config/runtime-config.js';
+import { withGatedResources } from '../config/feature-gates.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { CrdController } from '../controllers/crd-controller.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
@@ -222,7 +223,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // elect one of them for leader-only work.
   const shared = cluster !== undefined || etcdLeadership !== undefined;
   const elector = cluster?.replicator ?? etcdLeadership;
-  const catalog = new ApiCatalog(naming, enablementFrom(config.runtimeConfig, stabilityOf));
+  const catalog = new ApiCatalog(naming, withGatedResources(enablementFrom(config.runtimeConfig, stabilityOf), config.featureGates, (g) => naming.upstreamGroup(g) ?? g));
   const cache = new WatchCache(store, {
     root: REGISTRY_ROOT,
     specFor: resourceSpecs(catalog),

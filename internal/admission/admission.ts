@@ -41,6 +41,11 @@ export interface AdmissionPlugin {
   handles(operation: Operation): boolean;
   /** Mutating phase. */
   admit?(req: AdmissionRequest): Promise<void> | void;
+  /**
+   * Mutating phase, once more: the object changed after this plugin's `admit` (a later mutating
+   * plugin changed it), so what it decided may be stale (upstream's reinvocation, one round).
+   */
+  reinvoke?(req: AdmissionRequest): Promise<void> | void;
   /** Validating phase: must not change the object. */
   validate?(req: AdmissionRequest): Promise<void> | void;
   /**
@@ -59,7 +64,16 @@ export class AdmissionChain {
   }
 
   async mutate(req: AdmissionRequest): Promise<void> {
-    for (const p of this.plugins) if (p.admit && p.handles(req.operation)) await p.admit(req);
+    // What the object was after each plugin that may be reinvoked (serialized only for those).
+    let seen: Array<[AdmissionPlugin, string]> | undefined;
+    for (const p of this.plugins) {
+      if (!p.admit || !p.handles(req.operation)) continue;
+      await p.admit(req);
+      if (p.reinvoke && req.object) (seen ??= []).push([p, JSON.stringify(req.object)]);
+    }
+    if (!seen) return;
+    const final = JSON.stringify(req.object);
+    for (const [p, after] of seen) if (after !== final) await p.reinvoke!(req);
   }
 
   async validate(req: AdmissionRequest): Promise<void> {

@@ -101,7 +101,7 @@ describe('building the chain', () => {
   it('logs the enabled names it does not implement once: warn for those asked for, info for defaults', () => {
     const log = recordingLog();
     const plugins = buildPlugins(enabledPluginNames(['AlwaysPullImages'], []), deps(log), ['AlwaysPullImages']);
-    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(plugins.map((p) => p.name)).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
     const warn = log.lines.filter((l) => l.level === 'warn');
     expect(warn).toHaveLength(1);
     expect(warn[0]!.fields).toEqual({ plugins: ['AlwaysPullImages'] });
@@ -114,7 +114,7 @@ describe('building the chain', () => {
   it('places the storage steps after the mutating webhooks and before the validating ones', () => {
     const step: AdmissionPlugin = { name: 'step', handles: () => true };
     const names = buildPlugins(enabledPluginNames(['AlwaysDeny'], []), deps(recordingLog()), [], [step]).map((p) => p.name);
-    expect(names).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
+    expect(names).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'TaintNodesByCondition', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'step', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota', 'AlwaysDeny']);
     expect(buildPlugins(['NamespaceLifecycle'], deps(recordingLog()), [], [step]).map((p) => p.name)).toEqual(['NamespaceLifecycle', 'step']);
   });
 

@@ -145,6 +145,8 @@ export interface AdmissionPluginDeps {
   storageClasses: () => StorageClassInfo[];
   /** The authorizer chain in force (CertificateApproval, CertificateSigning). */
   authorize: Authorize;
+  /** The MutatingAdmissionPolicy plugin (policy/mutating-policy); absent while its feature gate is off. */
+  mutatingPolicies?: AdmissionPlugin;
 }
 
 export type PluginFactory = (deps: AdmissionPluginDeps) => AdmissionPlugin;
@@ -174,6 +176,8 @@ export const FACTORIES: Partial<Record<PluginName, PluginFactory>> = {
   CertificateApproval: (d) => certificateApproval(d.naming, d.authorize),
   CertificateSigning: (d) => certificateSigning(d.naming, d.authorize),
   CertificateSubjectRestriction: (d) => certificateSubjectRestriction(d.naming),
+  // With the gate off it is enabled but inert, as upstream's.
+  MutatingAdmissionPolicy: (d) => d.mutatingPolicies ?? { name: 'MutatingAdmissionPolicy', handles: () => false },
   MutatingAdmissionWebhook: (d) => d.webhooks.mutatingPlugin(),
   ValidatingAdmissionPolicy: (d) => d.validatingPolicies,
   ValidatingAdmissionWebhook: (d) => d.webhooks.validatingPlugin(),

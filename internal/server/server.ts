@@ -26,6 +26,7 @@ import { podsIn, storageClassesIn } from './admission-reads.js';
 import { loadAdmissionConfiguration } from '../admission/admission-config.js';
 import { DEFAULT_POD_SECURITY_CONFIG, parsePodSecurityConfiguration } from '../admission/pod-security/policy.js';
 import { validatingAdmissionPolicy } from '../admission/policy/validating-policy.js';
+import { mutatingAdmissionPolicy } from '../admission/policy/mutating-policy.js';
 import { validatingPolicyStatusController } from '../admission/policy/status-controller.js';
 import { buildExternalAuthenticators } from '../auth/external-authenticators.js';
 import { authorize as unionAuthorize, type Authorizer } from '../authz/authorizer.js';
@@ -338,6 +339,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const quotaWriter = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, manager: 'kube-apiserver' };
   // Its metrics are served once the registry exists (below).
   const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a) });
+  const mutatingPolicies = config.featureGates.enabled('MutatingAdmissionPolicy')
+    ? mutatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a), applyDefaults: (r, obj) => rules.applyDefaults(r, obj) })
+    : undefined;
   const admission = new AdmissionChain(
     buildPlugins(
       enabledPluginNames(config.enableAdmissionPlugins, config.disableAdmissionPlugins),
@@ -392,6 +396,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         },
         storageClasses: () => storageClassesIn(cache, catalog, naming),
         authorize: (a) => unionAuthorize(authorizers.current(), a),
+        ...(mutatingPolicies ? { mutatingPolicies } : {}),
       },
       config.enableAdmissionPlugins,
       storageSteps,

@@ -12,9 +12,10 @@
 // input as small as it can be: `object` has no schema bounding it here, so a worst-case estimate
 // would refuse the ordinary policies upstream runs, while this one refuses only expressions that
 // would run out of budget on every request (nested comprehensions over large literals, say).
-// Imports: cel, authz/cel-authorizer.
+// MutatingAdmissionPolicy compiles here too (compileMutatingPolicy): the same parts, plus its
+// mutations in an environment with message construction. Imports: cel, authz/cel-authorizer.
 
-import { CelCompileError, CelCostLimitError, LEAST, compileExpression, kubernetesCelEnvironment, newCostMeter, type CompiledExpression, type Environment } from '../../cel/cel.js';
+import { CelCompileError, CelCostLimitError, LEAST, compileExpression, kubernetesCelEnvironment, newCostMeter, registerObjectConstruction, type CompiledExpression, type Environment } from '../../cel/cel.js';
 import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
 
 type Obj = Record<string, unknown>;
@@ -52,6 +53,12 @@ export function admissionEnvironment(): Environment {
   return (sharedEnv ??= registerAuthorizerLibrary(kubernetesCelEnvironment(ADMISSION_VARIABLES)));
 }
 
+let mutationEnv: Environment | undefined;
+/** The admission environment plus what mutations build: `Object{…}`, `JSONPatch{…}`, `jsonpatch.escapeKey`. */
+export function mutationEnvironment(): Environment {
+  return (mutationEnv ??= registerObjectConstruction(registerAuthorizerLibrary(kubernetesCelEnvironment(ADMISSION_VARIABLES))));
+}
+
 /** One compiled expression, or why it did not compile. */
 export interface Compiled {
   readonly source: string;
@@ -86,10 +93,10 @@ export interface CompiledPolicy {
 
 const usesAuthorizer = (source: string): boolean => /\bauthorizer\b/.test(source);
 
-function compileOne(source: string, path: string, want?: readonly string[]): Compiled {
+function compileOne(source: string, path: string, want?: readonly string[], env: Environment = admissionEnvironment()): Compiled {
   const async = usesAuthorizer(source);
   try {
-    const program = compileExpression(admissionEnvironment(), source, path, want);
+    const program = compileExpression(env, source, path, want);
     const cost = program.estimateCost(LEAST_INPUTS);
     if (cost > PER_CALL_LIMIT) {
       return { source, path, async, error: `${path}: Forbidden: estimated rule cost exceeds budget by factor of ${(cost / PER_CALL_LIMIT).toFixed(1)}x (even with the smallest input: try simplifying the expression)` };
@@ -144,6 +151,45 @@ export function compilePolicy(policy: Obj): CompiledPolicy {
     auditAnnotations,
     errors,
   };
+}
+
+export type PatchType = 'ApplyConfiguration' | 'JSONPatch';
+
+export interface CompiledMutation {
+  readonly patchType: PatchType;
+  readonly expression: Compiled;
+}
+
+export interface CompiledMutatingPolicy extends CompiledPolicy {
+  readonly mutations: readonly CompiledMutation[];
+  readonly reinvocationPolicy: 'Never' | 'IfNeeded';
+}
+
+/**
+ * Compiles a MutatingAdmissionPolicy: what it shares with the validating policy (compilePolicy:
+ * matchConditions, variables, paramKind, failurePolicy), then each mutation's expression in the
+ * mutation environment; an ApplyConfiguration must give a map (an `Object{…}`), a JSONPatch a list.
+ */
+export function compileMutatingPolicy(policy: Obj): CompiledMutatingPolicy {
+  const base = compilePolicy(policy);
+  const spec = isObj(policy.spec) ? policy.spec : {};
+  const errors = [...base.errors];
+  const mutations = list(spec.mutations).map((m, i): CompiledMutation => {
+    const patchType: PatchType = m.patchType === 'JSONPatch' ? 'JSONPatch' : 'ApplyConfiguration';
+    const field = patchType === 'JSONPatch' ? 'jsonPatch' : 'applyConfiguration';
+    const holder = isObj(m[field]) ? m[field] : {};
+    const path = `spec.mutations[${i}].${field}.expression`;
+    let c = compileOne(str(holder.expression), path, undefined, mutationEnvironment());
+    const type = c.program?.type ?? 'dyn';
+    const ok = type === 'dyn' || (patchType === 'JSONPatch' ? type.startsWith('list') : type.startsWith('map'));
+    if (c.program && !ok) {
+      const want = patchType === 'JSONPatch' ? 'list(JSONPatch)' : 'Object';
+      c = { source: c.source, path, async: c.async, error: `${path}: Invalid value: ${JSON.stringify(c.source)}: compilation failed: must evaluate to ${want}, not ${type}` };
+    }
+    if (c.error) errors.push(c.error);
+    return { patchType, expression: c };
+  });
+  return { ...base, errors, mutations, reinvocationPolicy: spec.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never' };
 }
 
 /** An evaluation's activation: the request's variables plus the lazily computed `variables`. */
@@ -238,6 +284,20 @@ export async function bindVariables(policy: CompiledPolicy, activation: Omit<Act
     }
   }
   return variables;
+}
+
+/** A CEL result as JSON: CEL ints and uints (bigint) back to numbers; maps and lists converted deeply. */
+export function fromCel(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(fromCel);
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), fromCel(v)]));
+  if (isObj(value)) {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value)) out[k] = fromCel(v);
+    return out;
+  }
+  return value;
 }
 
 /**

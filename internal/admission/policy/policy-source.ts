@@ -3,11 +3,12 @@
 // CEL-converted cache entries (each version once), policies compiled once per generation,
 // namespaces (labels for matching, `namespaceObject`), matchPolicy Equivalent resources, the
 // params a binding's paramRef names (name or selector, namespace, parameterNotFoundAction) and
-// the `request` variable. Every replica decides alike: no state beyond memos of immutable entries.
-// Imports: admission (types), registry/keys, schema/catalog (types), validation/kinds/common
+// the `request` variable, and a policy's refusal as a Status. Every replica decides alike: no state beyond memos of immutable entries.
+// Imports: admission (types), apierrors, registry/keys, schema/catalog (types), validation/kinds/common
 // (selectors), watchcache (types), policy/compile (toCel), policy/match (types).
 
 import type { AdmissionRequest } from '../admission.js';
+import { StatusError, type Status } from '../../apierrors/status.js';
 import { objectKey, resourcePrefix, namespacePrefix } from '../../registry/keys.js';
 import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { CacheEntry } from '../../watchcache/types.js';
@@ -167,6 +168,26 @@ export class PolicySource<P> {
     }
     return found.map(celOfEntry);
   }
+}
+
+const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, RequestEntityTooLarge: 413, Invalid: 422 };
+
+/** A policy's refusal in upstream's Status shape: `<resource> "<name>" is forbidden: <text>`, code from `reason` (Invalid by default). */
+export function policyDenial(req: AdmissionRequest, text: string, reason = 'Invalid'): StatusError {
+  const q = req.resource.group ? `${req.resource.resource}.${req.resource.group}` : req.resource.resource;
+  const message = req.name ? `${q} "${req.name}" is forbidden: ${text}` : `${q} is forbidden: ${text}`;
+  const r = REASON_CODES[reason] ? reason : 'Invalid';
+  const status: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: r as Status['reason'],
+    details: { ...(req.name ? { name: req.name } : {}), ...(req.resource.group ? { group: req.resource.group } : {}), kind: req.resource.resource, causes: [{ message: text }] },
+    code: REASON_CODES[r]!,
+  };
+  return new StatusError(status);
 }
 
 /** The `request` variable: upstream's admission request fields. */

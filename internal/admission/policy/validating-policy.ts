@@ -13,7 +13,7 @@
 // policy/policy-source, policy/metrics; prom-client (type).
 
 import type { AdmissionPlugin, AdmissionRequest } from '../admission.js';
-import { errors, StatusError, type Status } from '../../apierrors/status.js';
+import { errors } from '../../apierrors/status.js';
 import { fieldErrors } from '../../apierrors/field-errors.js';
 import { MASTERS_GROUP } from '../../auth/user.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
@@ -25,7 +25,7 @@ import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
 import { bindVariables, compilePolicy, evaluate, EvaluationError, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
 import { matches } from './match.js';
-import { ADMISSION_UPSTREAM_GROUP, PolicySource, requestVariable } from './policy-source.js';
+import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyDenial, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 
 type Obj = Record<string, unknown>;
@@ -55,7 +55,6 @@ interface Failure {
   config?: boolean;
 }
 
-const REASON_CODES: Record<string, number> = { Unauthorized: 401, Forbidden: 403, RequestEntityTooLarge: 413, Invalid: 422 };
 
 export class ValidatingPolicyEvaluator {
   private readonly source: PolicySource<CompiledPolicy>;
@@ -172,25 +171,7 @@ export class ValidatingPolicyEvaluator {
       }
     }
     if (audits.length > 0) req.annotate?.(this.auditKey, JSON.stringify(audits));
-    if (denied) throw this.denial(req, denied.failure, denied.policy, denied.binding);
-  }
-
-  private denial(req: AdmissionRequest, f: Failure, policy: string, binding: string): StatusError {
-    const text = `ValidatingAdmissionPolicy '${policy}' with binding '${binding}' denied request: ${f.message}`;
-    const q = req.resource.group ? `${req.resource.resource}.${req.resource.group}` : req.resource.resource;
-    const message = req.name ? `${q} "${req.name}" is forbidden: ${text}` : `${q} is forbidden: ${text}`;
-    const reason = REASON_CODES[f.reason] ? f.reason : 'Invalid';
-    const status: Status = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message,
-      reason: reason as Status['reason'],
-      details: { ...(req.name ? { name: req.name } : {}), ...(req.resource.group ? { group: req.resource.group } : {}), kind: req.resource.resource, causes: [{ message: text }] },
-      code: REASON_CODES[reason]!,
-    };
-    return new StatusError(status);
+    if (denied) throw policyDenial(req, `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.failure.message}`, denied.failure.reason);
   }
 
   /** Every failure of one binding (each of its params), failurePolicy applied. */

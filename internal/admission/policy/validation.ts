@@ -6,12 +6,14 @@
 // scope, validationActions, parameterNotFoundAction), names (variables are CEL identifiers,
 // matchConditions qualified and unique, audit annotation keys), selectors; bindings name a
 // policy, at least one action and never Deny with Warn, and a paramRef with name or selector.
+// MutatingAdmissionPolicy and its binding share those rules, plus mutations (patchType required,
+// the matching expression field, compiled in the mutation environment) and reinvocationPolicy.
 // Imports: apierrors (FieldError), validation (name-rules, kinds/common), policy/compile.
 
 import { fieldErrors, type FieldError } from '../../apierrors/field-errors.js';
 import { validateLabelSelector } from '../../validation/kinds/common.js';
 import { isQualifiedName } from '../../validation/name-rules.js';
-import { compilePolicy, type Compiled } from './compile.js';
+import { compileMutatingPolicy, compilePolicy, type Compiled } from './compile.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -66,9 +68,8 @@ function compileError(c: Compiled): FieldError | undefined {
   return fieldErrors.invalid(c.path, c.source, rest);
 }
 
-export function validateValidatingAdmissionPolicy(obj: Obj): FieldError[] {
-  const spec = isObj(obj.spec) ? obj.spec : {};
-  const name = str(isObj(obj.metadata) ? obj.metadata.name : '');
+/** What validating and mutating policies share: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
+function commonPolicyErrors(spec: Obj): FieldError[] {
   const errs: FieldError[] = [];
   if (spec.failurePolicy !== undefined && !['Fail', 'Ignore'].includes(str(spec.failurePolicy))) errs.push(fieldErrors.notSupported('spec.failurePolicy', spec.failurePolicy, ['Fail', 'Ignore']));
   if (spec.paramKind !== undefined) {
@@ -78,17 +79,6 @@ export function validateValidatingAdmissionPolicy(obj: Obj): FieldError[] {
     if (!str(pk.kind)) errs.push(fieldErrors.required('spec.paramKind.kind', ''));
   }
   errs.push(...matchResourcesErrors(spec.matchConstraints, 'spec.matchConstraints', true));
-  if (list(spec.validations).length === 0 && list(spec.auditAnnotations).length === 0) {
-    errs.push(fieldErrors.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
-  }
-  list(spec.validations).forEach((v, i) => {
-    if (!isObj(v)) return;
-    const p = `spec.validations[${i}]`;
-    if (v.reason !== undefined && !REASONS.includes(str(v.reason))) errs.push(fieldErrors.notSupported(`${p}.reason`, v.reason, REASONS));
-    const message = str(v.message);
-    if (message.includes('\n')) errs.push(fieldErrors.invalid(`${p}.message`, message, 'message must not contain line breaks'));
-    else if (v.message !== undefined && message.trim() === '') errs.push(fieldErrors.invalid(`${p}.message`, message, 'message must be non-empty if specified'));
-  });
   const conditionNames = new Set<string>();
   list(spec.matchConditions).forEach((m, i) => {
     if (!isObj(m)) return;
@@ -108,6 +98,24 @@ export function validateValidatingAdmissionPolicy(obj: Obj): FieldError[] {
     const n = str(v.name);
     if (!n) errs.push(fieldErrors.required(p, 'name is not specified'));
     else if (!CEL_IDENTIFIER.test(n) || CEL_RESERVED.has(n)) errs.push(fieldErrors.invalid(p, n, 'name is not a valid CEL identifier'));
+  });
+  return errs;
+}
+
+export function validateValidatingAdmissionPolicy(obj: Obj): FieldError[] {
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const name = str(isObj(obj.metadata) ? obj.metadata.name : '');
+  const errs: FieldError[] = commonPolicyErrors(spec);
+  if (list(spec.validations).length === 0 && list(spec.auditAnnotations).length === 0) {
+    errs.push(fieldErrors.required('spec.validations', 'validations or auditAnnotations must contain at least one item'));
+  }
+  list(spec.validations).forEach((v, i) => {
+    if (!isObj(v)) return;
+    const p = `spec.validations[${i}]`;
+    if (v.reason !== undefined && !REASONS.includes(str(v.reason))) errs.push(fieldErrors.notSupported(`${p}.reason`, v.reason, REASONS));
+    const message = str(v.message);
+    if (message.includes('\n')) errs.push(fieldErrors.invalid(`${p}.message`, message, 'message must not contain line breaks'));
+    else if (v.message !== undefined && message.trim() === '') errs.push(fieldErrors.invalid(`${p}.message`, message, 'message must be non-empty if specified'));
   });
   const keys = new Set<string>();
   list(spec.auditAnnotations).forEach((a, i) => {
@@ -130,10 +138,71 @@ export function validateValidatingAdmissionPolicy(obj: Obj): FieldError[] {
     ...compiled.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]),
     ...compiled.auditAnnotations.filter((a) => a.expr.source !== '').map((a) => a.expr),
   ];
+  return [...errs, ...compileErrors(exprs)];
+}
+
+function compileErrors(exprs: readonly Compiled[]): FieldError[] {
+  const errs: FieldError[] = [];
   for (const c of exprs) {
     const e = compileError(c);
     if (e) errs.push(e);
   }
+  return errs;
+}
+
+const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
+
+/** MutatingAdmissionPolicy (v1alpha1): the shared parts, mutations with their patchType and expression, reinvocationPolicy. */
+export function validateMutatingAdmissionPolicy(obj: Obj): FieldError[] {
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = commonPolicyErrors(spec);
+  if (list(spec.mutations).length === 0) errs.push(fieldErrors.required('spec.mutations', 'mutations must contain at least one item'));
+  const compiled = compileMutatingPolicy(obj);
+  const exprs: Compiled[] = [...compiled.matchConditions.map((m) => m.expr), ...compiled.variables.map((v) => v.expr)];
+  list(spec.mutations).forEach((m, i) => {
+    if (!isObj(m)) return;
+    const p = `spec.mutations[${i}]`;
+    if (m.patchType === undefined || m.patchType === '') {
+      errs.push(fieldErrors.required(`${p}.patchType`, ''));
+      return;
+    }
+    if (!PATCH_TYPES.includes(str(m.patchType))) {
+      errs.push(fieldErrors.notSupported(`${p}.patchType`, m.patchType, PATCH_TYPES));
+      return;
+    }
+    const [field, other] = m.patchType === 'JSONPatch' ? ['jsonPatch', 'applyConfiguration'] : ['applyConfiguration', 'jsonPatch'];
+    if (m[other] !== undefined && m[other] !== null) errs.push(fieldErrors.invalid(`${p}.${other}`, '{}', `must not be specified when patchType is ${str(m.patchType)}`));
+    if (!isObj(m[field]) || !str(m[field].expression)) {
+      errs.push(fieldErrors.required(`${p}.${field}`, `${field}.expression is required`));
+      return;
+    }
+    exprs.push(compiled.mutations[i]!.expression);
+  });
+  if (spec.reinvocationPolicy !== undefined && !['Never', 'IfNeeded'].includes(str(spec.reinvocationPolicy))) {
+    errs.push(fieldErrors.notSupported('spec.reinvocationPolicy', spec.reinvocationPolicy, ['Never', 'IfNeeded']));
+  }
+  return [...errs, ...compileErrors(exprs)];
+}
+
+/** MutatingAdmissionPolicyBinding (v1alpha1): a policy name, paramRef and matchResources as the validating binding has them. */
+export function validateMutatingAdmissionPolicyBinding(obj: Obj): FieldError[] {
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = [];
+  if (!str(spec.policyName)) errs.push(fieldErrors.required('spec.policyName', ''));
+  return [...errs, ...paramRefErrors(spec.paramRef), ...matchResourcesErrors(spec.matchResources, 'spec.matchResources', false)];
+}
+
+function paramRefErrors(paramRef: unknown): FieldError[] {
+  const errs: FieldError[] = [];
+  if (paramRef === undefined) return errs;
+  const ref = isObj(paramRef) ? paramRef : {};
+  const hasName = str(ref.name) !== '';
+  const hasSelector = ref.selector !== undefined && ref.selector !== null;
+  if (hasName && hasSelector) errs.push(fieldErrors.forbidden('spec.paramRef.name', 'name and selector are mutually exclusive'));
+  if (!hasName && !hasSelector) errs.push(fieldErrors.required('spec.paramRef', 'one of name or selector must be specified'));
+  if (hasSelector) errs.push(...validateLabelSelector(ref.selector, 'spec.paramRef.selector'));
+  if (ref.parameterNotFoundAction === undefined) errs.push(fieldErrors.required('spec.paramRef.parameterNotFoundAction', ''));
+  else if (!['Allow', 'Deny'].includes(str(ref.parameterNotFoundAction))) errs.push(fieldErrors.notSupported('spec.paramRef.parameterNotFoundAction', ref.parameterNotFoundAction, ['Allow', 'Deny']));
   return errs;
 }
 
@@ -153,16 +222,7 @@ export function validateValidatingAdmissionPolicyBinding(obj: Obj): FieldError[]
   if (seen.has('Deny') && seen.has('Warn')) {
     errs.push(fieldErrors.invalid('spec.validationActions', actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
   }
-  if (spec.paramRef !== undefined) {
-    const ref = isObj(spec.paramRef) ? spec.paramRef : {};
-    const hasName = str(ref.name) !== '';
-    const hasSelector = ref.selector !== undefined && ref.selector !== null;
-    if (hasName && hasSelector) errs.push(fieldErrors.forbidden('spec.paramRef.name', 'name and selector are mutually exclusive'));
-    if (!hasName && !hasSelector) errs.push(fieldErrors.required('spec.paramRef', 'one of name or selector must be specified'));
-    if (hasSelector) errs.push(...validateLabelSelector(ref.selector, 'spec.paramRef.selector'));
-    if (ref.parameterNotFoundAction === undefined) errs.push(fieldErrors.required('spec.paramRef.parameterNotFoundAction', ''));
-    else if (!['Allow', 'Deny'].includes(str(ref.parameterNotFoundAction))) errs.push(fieldErrors.notSupported('spec.paramRef.parameterNotFoundAction', ref.parameterNotFoundAction, ['Allow', 'Deny']));
-  }
+  errs.push(...paramRefErrors(spec.paramRef));
   errs.push(...matchResourcesErrors(spec.matchResources, 'spec.matchResources', false));
   return errs;
 }

@@ -26,7 +26,7 @@ import { validatePod, validatePodTemplate } from './pod.js';
 import { validateHorizontalPodAutoscaler, validatePodDisruptionBudget } from './policy-autoscaling.js';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './rbac.js';
 import { validateService } from './service.js';
-import { validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from '../../admission/policy/validation.js';
+import { validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from '../../admission/policy/validation.js';
 import { validateDaemonSet, validateDeployment, validateReplicaSet, validateReplicationController, validateStatefulSet } from './workloads.js';
 
 /** Validators by `<upstream group>/<kind>`. */
@@ -63,6 +63,8 @@ const KIND_VALIDATORS: Record<string, KindValidator> = {
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validateValidatingWebhookConfiguration,
   'admissionregistration.k8s.io/ValidatingAdmissionPolicy': (o) => validateValidatingAdmissionPolicy(o),
   'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': (o) => validateValidatingAdmissionPolicyBinding(o),
+  'admissionregistration.k8s.io/MutatingAdmissionPolicy': (o) => validateMutatingAdmissionPolicy(o),
+  'admissionregistration.k8s.io/MutatingAdmissionPolicyBinding': (o) => validateMutatingAdmissionPolicyBinding(o),
 };
 
 const defaultNaming = createNaming('cluster');

@@ -1,0 +1,234 @@
+// internal/admission/policy/mutating-policy owns the MutatingAdmissionPolicy admission plugin
+// (mutating phase, behind the MutatingAdmissionPolicy gate): bindings and policies read from
+// this replica's watch cache (policy-source.ts, as the validating plugin reads its own), matching
+// (match.ts: the policy's matchConstraints, the binding's matchResources), the binding's params
+// (each param runs the mutations once), matchConditions and variables, then each mutation in
+// order on the object as the previous one left it: an ApplyConfiguration's `Object{…}` merged
+// with structured-merge semantics (the resource's schema: maps merged, atomic lists replaced,
+// map-lists merged by key, set-lists unioned; internal/fieldmanager's mergeValues), a JSONPatch
+// list applied (internal/patch). Errors follow failurePolicy (Fail rejects, Ignore skips the
+// binding). reinvocationPolicy IfNeeded: a policy that ran before a later mutator (another policy
+// or, through the chain's reinvoke, a webhook) changed the object runs once more, at most once.
+// The mutated object then goes through defaulting, schema validation and the validating phase
+// like any object. Each mutation annotates the audit event (`mutation.policy…/round_{r}_index_{i}`).
+// Imports: admission, apierrors (types), authz, fieldmanager, naming, patch, schema/catalog,
+// watchcache (types), policy/compile, policy/match, policy/policy-source.
+
+import type { AdmissionPlugin, AdmissionRequest, JsonObject } from '../admission.js';
+import type { Attributes, Decision } from '../../authz/authorizer.js';
+import { authorizerFor } from '../../authz/cel-authorizer.js';
+import { smdTypeOf, type SmdType } from '../../fieldmanager/index.js';
+import { mergeValues } from '../../fieldmanager/typed-value.js';
+import type { Naming } from '../../naming/naming.js';
+import { applyJsonPatch, builtinTypeNode, customResourceTypeNode, type JsonValue } from '../../patch/index.js';
+import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
+import type { WatchCache } from '../../watchcache/watch-cache.js';
+import { JSONPATCH_OPS } from '../../cel/cel.js';
+import { bindVariables, compileMutatingPolicy, evaluate, fromCel, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
+import { matches } from './match.js';
+import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyDenial, requestVariable } from './policy-source.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export const MUTATING_POLICIES = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'mutatingadmissionpolicies', namespaced: false } as const;
+export const MUTATING_BINDINGS = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'mutatingadmissionpolicybindings', namespaced: false } as const;
+
+export interface MutatingPolicyDeps {
+  cache: WatchCache;
+  catalog: ApiCatalog;
+  naming: Naming;
+  /** The authorizer chain's answer, for the `authorizer` variable. */
+  authorize(attrs: Attributes): Promise<Decision> | Decision;
+  /** The resource's defaults, applied again after a mutation (as after a webhook's patch). */
+  applyDefaults(r: ResourceInfo, obj: JsonObject): void;
+}
+
+/** A mutation that cannot be applied (its result is not what its patchType needs). */
+class MutationError extends Error {}
+
+/** What one request's round 0 left for reinvocation. */
+interface RequestState {
+  /** `policy/binding` of IfNeeded policies that ran, with the index of their last run. */
+  ranAt: Map<string, number>;
+  /** Already reinvoked (at most once each). */
+  reinvoked: Set<string>;
+}
+
+export class MutatingPolicyEvaluator {
+  private readonly source: PolicySource<CompiledMutatingPolicy>;
+  private readonly auditPrefix: string;
+  private readonly types = new WeakMap<object, SmdType>();
+  private readonly state = new WeakMap<AdmissionRequest, RequestState>();
+
+  constructor(private readonly deps: MutatingPolicyDeps) {
+    this.source = new PolicySource(deps.cache, deps.catalog, MUTATING_POLICIES, MUTATING_BINDINGS, compileMutatingPolicy);
+    this.auditPrefix = `mutation.policy.${deps.naming.group('admission.k8s.io')}`;
+  }
+
+  /** The resource's structured-merge type (built-in schema, a CRD's schema, or deduced). */
+  private typeOf(r: ResourceInfo): SmdType {
+    const key: object = r.custom ?? r;
+    let t = this.types.get(key);
+    if (!t) {
+      t = smdTypeOf(r.custom ? customResourceTypeNode(r.custom.schema, { extensionPrefix: this.deps.naming.extensionPrefix }) : r.schemaName ? builtinTypeNode(r.schemaName) : undefined);
+      this.types.set(key, t);
+    }
+    return t;
+  }
+
+  /** Round 0: every matching binding in order; then the IfNeeded ones a later policy's change followed. */
+  async admit(req: AdmissionRequest): Promise<void> {
+    if (!req.object || this.exempt(req)) return;
+    const state: RequestState = { ranAt: new Map(), reinvoked: new Set() };
+    this.state.set(req, state);
+    let lastChange = -1;
+    let index = 0;
+    for (const run of this.matching(req)) {
+      const changed = await this.runBinding(run.policy, run.bindingSpec, run.bindingName, req, 0, index);
+      if (run.policy.reinvocationPolicy === 'IfNeeded') state.ranAt.set(run.key, index);
+      if (changed) lastChange = index;
+      index++;
+    }
+    await this.rerun(req, state, (at) => at < lastChange);
+  }
+
+  /** The chain saw the object change after this plugin: IfNeeded policies not yet reinvoked run again. */
+  async reinvoke(req: AdmissionRequest): Promise<void> {
+    const state = this.state.get(req);
+    if (state && req.object) await this.rerun(req, state, () => true);
+  }
+
+  private async rerun(req: AdmissionRequest, state: RequestState, due: (ranAt: number) => boolean): Promise<void> {
+    if (state.ranAt.size === 0) return;
+    let index = 0;
+    for (const run of this.matching(req)) {
+      const at = state.ranAt.get(run.key);
+      if (at !== undefined && due(at) && !state.reinvoked.has(run.key)) {
+        state.reinvoked.add(run.key);
+        await this.runBinding(run.policy, run.bindingSpec, run.bindingName, req, 1, index);
+      }
+      index++;
+    }
+  }
+
+  /** Policies and bindings never mutate themselves (upstream exempts its admission configuration). */
+  private exempt(req: AdmissionRequest): boolean {
+    return this.deps.naming.upstreamGroup(req.resource.group) === ADMISSION_UPSTREAM_GROUP;
+  }
+
+  private *matching(req: AdmissionRequest): Generator<{ key: string; policy: CompiledMutatingPolicy; bindingSpec: Obj; bindingName: string }> {
+    for (const binding of this.source.bindings()) {
+      const spec = isObj(binding.spec) ? binding.spec : {};
+      const policy = this.source.policy(str(spec.policyName));
+      // A binding to a missing policy is ignored, as upstream's.
+      if (!policy) continue;
+      if (!matches(policy.matchConstraints, req, this.source.matchEnv)) continue;
+      if (!matches(isObj(spec.matchResources) ? spec.matchResources : undefined, req, this.source.matchEnv, true)) continue;
+      const bindingName = str(isObj(binding.metadata) ? binding.metadata.name : '');
+      yield { key: `${policy.name}/${bindingName}`, policy, bindingSpec: spec, bindingName };
+    }
+  }
+
+  /** One binding (each param): whether it changed the object. A failure rejects (Fail) or is skipped (Ignore). */
+  private async runBinding(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, req: AdmissionRequest, round: number, index: number): Promise<boolean> {
+    const fail = (message: string): boolean => {
+      if (policy.failurePolicy === 'Ignore') return false;
+      throw policyDenial(req, `MutatingAdmissionPolicy '${policy.name}' with binding '${bindingName}' denied request: ${message}`);
+    };
+    let params: unknown[];
+    try {
+      params = this.source.params(policy.name, policy.paramKind, bindingSpec, req);
+    } catch (e) {
+      return fail(`failed to configure binding: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const usesAuthorizer = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.mutations.map((m) => m.expression)].some((c) => c.async);
+    const namespaceObject = this.source.namespaceObject(req);
+    let changed = false;
+    for (const param of params) {
+      const activation = {
+        object: toCel(req.object),
+        oldObject: req.oldObject === undefined ? null : toCel(req.oldObject),
+        request: requestVariable(req),
+        params: param,
+        namespaceObject,
+        authorizer: usesAuthorizer
+          ? authorizerFor({ authorize: (a) => this.deps.authorize(a), user: req.user, requestResource: { group: req.resource.group, resource: req.resource.resource, subresource: req.subresource, namespace: req.namespace, name: req.name } })
+          : null,
+        variables: {},
+      } as Activation;
+      activation.variables = await bindVariables(policy, activation);
+      const budget: CostBudget = { remaining: RUNTIME_COST_BUDGET };
+      let conditionError: string | undefined;
+      let skip = false;
+      for (const m of policy.matchConditions) {
+        try {
+          if ((await evaluate(m.expr, activation, budget)) === false) {
+            skip = true;
+            break;
+          }
+        } catch (e) {
+          conditionError ??= `failed to evaluate matchCondition '${m.name}': ${e instanceof Error ? e.message : String(e)}`;
+        }
+      }
+      if (skip) continue;
+      if (conditionError) return fail(conditionError);
+      // Mutations apply to a copy: a failure part-way leaves the request's object as it was.
+      let current = structuredClone(req.object!) as JsonObject;
+      try {
+        for (const mutation of policy.mutations) {
+          const result = await evaluate(mutation.expression, activation, budget);
+          current = this.apply(mutation, fromCel(result), current, req.resource);
+          // Later mutations (and their variables) see the object as this one left it.
+          activation.object = toCel(current);
+          activation.variables = await bindVariables(policy, activation);
+        }
+      } catch (e) {
+        return fail(e instanceof Error ? e.message : String(e));
+      }
+      this.deps.applyDefaults(req.resource, current);
+      const mutated = JSON.stringify(current) !== JSON.stringify(req.object);
+      if (mutated) {
+        // The object is changed in place: the writer holds it.
+        const target = req.object as Obj;
+        for (const k of Object.keys(target)) delete target[k];
+        Object.assign(target, current);
+        changed = true;
+      }
+      req.annotate?.(`${this.auditPrefix}/round_${round}_index_${index}`, JSON.stringify({ policy: policy.name, binding: bindingName, mutated }));
+    }
+    return changed;
+  }
+
+  private apply(mutation: CompiledMutation, result: unknown, object: JsonObject, r: ResourceInfo): JsonObject {
+    if (mutation.patchType === 'ApplyConfiguration') {
+      if (!isObj(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to Object, got ${Array.isArray(result) ? 'list' : typeof result}`);
+      const merged = mergeValues(object as JsonValue, result as JsonValue, this.typeOf(r));
+      if (!isObj(merged)) throw new MutationError(`${mutation.expression.path}: the merged object is not an object`);
+      return merged as JsonObject;
+    }
+    if (!Array.isArray(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to a list of JSONPatch, got ${typeof result}`);
+    result.forEach((op, i) => {
+      if (!isObj(op) || !(JSONPATCH_OPS as readonly string[]).includes(str(op.op))) throw new MutationError(`${mutation.expression.path}: JSONPatch[${i}]: op must be one of ${JSONPATCH_OPS.join(', ')}`);
+      if (typeof op.path !== 'string') throw new MutationError(`${mutation.expression.path}: JSONPatch[${i}]: path is required`);
+    });
+    const patched = applyJsonPatch(object as JsonValue, result);
+    if (!isObj(patched)) throw new MutationError(`${mutation.expression.path}: the patched object is not an object`);
+    return patched as JsonObject;
+  }
+}
+
+/** The MutatingAdmissionPolicy plugin (mutating phase, every write with an object). */
+export function mutatingAdmissionPolicy(deps: MutatingPolicyDeps): AdmissionPlugin & { evaluator: MutatingPolicyEvaluator } {
+  const evaluator = new MutatingPolicyEvaluator(deps);
+  return {
+    name: 'MutatingAdmissionPolicy',
+    evaluator,
+    // May add fields the schema defaults (a container without its defaults, say).
+    addsDefaultedFields: true,
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    admit: (req) => evaluator.admit(req),
+    reinvoke: (req) => evaluator.reinvoke(req),
+  };
+}

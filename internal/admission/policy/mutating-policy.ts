@@ -179,7 +179,7 @@ export class MutatingPolicyEvaluator {
       try {
         for (const mutation of policy.mutations) {
           const result = await evaluate(mutation.expression, activation, budget);
-          current = this.apply(mutation, fromCel(result), current, req.resource);
+          current = applyMutation(mutation, fromCel(result), current, this.typeOf(req.resource));
           // Later mutations (and their variables) see the object as this one left it.
           activation.object = toCel(current);
           activation.variables = await bindVariables(policy, activation);
@@ -200,23 +200,28 @@ export class MutatingPolicyEvaluator {
     }
     return changed;
   }
+}
 
-  private apply(mutation: CompiledMutation, result: unknown, object: JsonObject, r: ResourceInfo): JsonObject {
-    if (mutation.patchType === 'ApplyConfiguration') {
-      if (!isObj(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to Object, got ${Array.isArray(result) ? 'list' : typeof result}`);
-      const merged = mergeValues(object as JsonValue, result as JsonValue, this.typeOf(r));
-      if (!isObj(merged)) throw new MutationError(`${mutation.expression.path}: the merged object is not an object`);
-      return merged as JsonObject;
-    }
-    if (!Array.isArray(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to a list of JSONPatch, got ${typeof result}`);
-    result.forEach((op, i) => {
-      if (!isObj(op) || !(JSONPATCH_OPS as readonly string[]).includes(str(op.op))) throw new MutationError(`${mutation.expression.path}: JSONPatch[${i}]: op must be one of ${JSONPATCH_OPS.join(', ')}`);
-      if (typeof op.path !== 'string') throw new MutationError(`${mutation.expression.path}: JSONPatch[${i}]: path is required`);
-    });
-    const patched = applyJsonPatch(object as JsonValue, result);
-    if (!isObj(patched)) throw new MutationError(`${mutation.expression.path}: the patched object is not an object`);
-    return patched as JsonObject;
+/**
+ * One mutation's result (`fromCel`'d) applied to `object` of type `t`: an ApplyConfiguration's
+ * Object merged with structured-merge semantics, a JSONPatch list applied. Throws on a result of
+ * the wrong shape or a patch that does not apply.
+ */
+export function applyMutation(mutation: Pick<CompiledMutation, 'patchType'> & { expression: { path: string } }, result: unknown, object: JsonObject, t: SmdType): JsonObject {
+  if (mutation.patchType === 'ApplyConfiguration') {
+    if (!isObj(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to Object, got ${Array.isArray(result) ? 'list' : typeof result}`);
+    const merged = mergeValues(object as JsonValue, result as JsonValue, t);
+    if (!isObj(merged)) throw new MutationError(`${mutation.expression.path}: the merged object is not an object`);
+    return merged as JsonObject;
   }
+  if (!Array.isArray(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to a list of JSONPatch, got ${typeof result}`);
+  result.forEach((op, i) => {
+    if (!isObj(op) || !(JSONPATCH_OPS as readonly string[]).includes(str(op.op))) throw new MutationError(`${mutation.expression.path}: JSONPatch[${i}]: op must be one of ${JSONPATCH_OPS.join(', ')}`);
+    if (typeof op.path !== 'string') throw new MutationError(`${mutation.expression.path}: JSONPatch[${i}]: path is required`);
+  });
+  const patched = applyJsonPatch(object as JsonValue, result);
+  if (!isObj(patched)) throw new MutationError(`${mutation.expression.path}: the patched object is not an object`);
+  return patched as JsonObject;
 }
 
 /** The MutatingAdmissionPolicy plugin (mutating phase, every write with an object). */

@@ -240,6 +240,22 @@ export async function evaluate(c: Compiled, activation: Activation, budget?: Cos
 }
 
 /**
+ * A policy's matchConditions on one activation: 'skip' when one is false (errors then do not
+ * count), the first error's message when none is false but one failed, undefined when all hold.
+ */
+export async function matchConditionsOutcome(policy: Pick<CompiledPolicy, 'matchConditions'>, activation: Activation, budget: CostBudget): Promise<'skip' | { error: string } | undefined> {
+  let error: string | undefined;
+  for (const m of policy.matchConditions) {
+    try {
+      if ((await evaluate(m.expr, activation, budget)) === false) return 'skip';
+    } catch (e) {
+      error ??= `failed to evaluate matchCondition '${m.name}': ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  return error === undefined ? undefined : { error };
+}
+
+/**
  * The `variables` object for one evaluation: each variable is computed on first use and kept
  * (upstream's lazy composition). Variables using `authorizer` are computed up front (their
  * checks are asynchronous); an error is kept too and raised wherever the variable is read.

@@ -11,12 +11,11 @@
 // or, through the chain's reinvoke, a webhook) changed the object runs once more, at most once.
 // The mutated object then goes through defaulting, schema validation and the validating phase
 // like any object. Each mutation annotates the audit event (`mutation.policy…/round_{r}_index_{i}`).
-// Imports: admission, apierrors (types), authz, fieldmanager, naming, patch, schema/catalog,
+// Imports: admission, authz (types), cel, fieldmanager, naming, patch, schema/catalog,
 // watchcache (types), policy/compile, policy/match, policy/policy-source.
 
 import type { AdmissionPlugin, AdmissionRequest, JsonObject } from '../admission.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
-import { authorizerFor } from '../../authz/cel-authorizer.js';
 import { smdTypeOf, type SmdType } from '../../fieldmanager/index.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
 import type { Naming } from '../../naming/naming.js';
@@ -24,9 +23,9 @@ import { applyJsonPatch, builtinTypeNode, customResourceTypeNode, type JsonValue
 import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import { JSONPATCH_OPS } from '../../cel/cel.js';
-import { bindVariables, compileMutatingPolicy, evaluate, fromCel, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
+import { bindVariables, compileMutatingPolicy, evaluate, fromCel, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
 import { matches } from './match.js';
-import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyDenial, requestVariable } from './policy-source.js';
+import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -143,37 +142,16 @@ export class MutatingPolicyEvaluator {
     } catch (e) {
       return fail(`failed to configure binding: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const usesAuthorizer = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.mutations.map((m) => m.expression)].some((c) => c.async);
+    const expressions = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.mutations.map((m) => m.expression)];
     const namespaceObject = this.source.namespaceObject(req);
     let changed = false;
     for (const param of params) {
-      const activation = {
-        object: toCel(req.object),
-        oldObject: req.oldObject === undefined ? null : toCel(req.oldObject),
-        request: requestVariable(req),
-        params: param,
-        namespaceObject,
-        authorizer: usesAuthorizer
-          ? authorizerFor({ authorize: (a) => this.deps.authorize(a), user: req.user, requestResource: { group: req.resource.group, resource: req.resource.resource, subresource: req.subresource, namespace: req.namespace, name: req.name } })
-          : null,
-        variables: {},
-      } as Activation;
-      activation.variables = await bindVariables(policy, activation);
+      const base = { object: toCel(req.object), oldObject: req.oldObject === undefined ? null : toCel(req.oldObject), request: requestVariable(req) };
+      const activation = await policyActivation(policy, expressions, base, param, namespaceObject, req, (a) => this.deps.authorize(a));
       const budget: CostBudget = { remaining: RUNTIME_COST_BUDGET };
-      let conditionError: string | undefined;
-      let skip = false;
-      for (const m of policy.matchConditions) {
-        try {
-          if ((await evaluate(m.expr, activation, budget)) === false) {
-            skip = true;
-            break;
-          }
-        } catch (e) {
-          conditionError ??= `failed to evaluate matchCondition '${m.name}': ${e instanceof Error ? e.message : String(e)}`;
-        }
-      }
-      if (skip) continue;
-      if (conditionError) return fail(conditionError);
+      const conditions = await matchConditionsOutcome(policy, activation, budget);
+      if (conditions === 'skip') continue;
+      if (conditions) return fail(conditions.error);
       // Mutations apply to a copy: a failure part-way leaves the request's object as it was.
       let current = structuredClone(req.object!) as JsonObject;
       try {

@@ -3,8 +3,8 @@
 // CEL-converted cache entries (each version once), policies compiled once per generation,
 // namespaces (labels for matching, `namespaceObject`), matchPolicy Equivalent resources, the
 // params a binding's paramRef names (name or selector, namespace, parameterNotFoundAction) and
-// the `request` variable, and a policy's refusal as a Status. Every replica decides alike: no state beyond memos of immutable entries.
-// Imports: admission (types), apierrors, registry/keys, schema/catalog (types), validation/kinds/common
+// the `request` variable, one param's activation, and a policy's refusal as a Status. Every replica decides alike: no state beyond memos of immutable entries.
+// Imports: admission (types), apierrors, authz (types, cel-authorizer), registry/keys, schema/catalog (types), validation/kinds/common
 // (selectors), watchcache (types), policy/compile (toCel), policy/match (types).
 
 import type { AdmissionRequest } from '../admission.js';
@@ -14,7 +14,9 @@ import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { CacheEntry } from '../../watchcache/types.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import { selectorMatches } from '../../validation/kinds/common.js';
-import { toCel } from './compile.js';
+import type { Attributes, Decision } from '../../authz/authorizer.js';
+import { authorizerFor } from '../../authz/cel-authorizer.js';
+import { bindVariables, toCel, type Activation, type Compiled, type CompiledPolicy } from './compile.js';
 import type { MatchEnv } from './match.js';
 
 type Obj = Record<string, unknown>;
@@ -188,6 +190,32 @@ export function policyDenial(req: AdmissionRequest, text: string, reason = 'Inva
     code: REASON_CODES[r]!,
   };
   return new StatusError(status);
+}
+
+/**
+ * One param's activation: the request's variables, `params`, `namespaceObject`, `authorizer`
+ * (only when an expression of the policy uses it) and the policy's lazily bound `variables`.
+ */
+export async function policyActivation(
+  policy: CompiledPolicy,
+  expressions: readonly Compiled[],
+  base: { object: unknown; oldObject: unknown; request: Obj },
+  param: unknown,
+  namespaceObject: unknown,
+  req: AdmissionRequest,
+  authorize: (a: Attributes) => Promise<Decision> | Decision,
+): Promise<Activation> {
+  const activation = {
+    ...base,
+    params: param,
+    namespaceObject,
+    authorizer: expressions.some((c) => c.async)
+      ? authorizerFor({ authorize, user: req.user, requestResource: { group: req.resource.group, resource: req.resource.resource, subresource: req.subresource, namespace: req.namespace, name: req.name } })
+      : null,
+    variables: {},
+  } as Activation;
+  activation.variables = await bindVariables(policy, activation);
+  return activation;
 }
 
 /** The `request` variable: upstream's admission request fields. */

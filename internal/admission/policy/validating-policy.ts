@@ -8,7 +8,7 @@
 // audit annotation. Evaluation and configuration errors follow the policy's failurePolicy.
 // Writes of policies and bindings themselves are checked here too: their author must be allowed
 // to read the params they refer to (upstream's paramKind authorization).
-// Imports: admission, apierrors, authz (authorizer, cel-authorizer), http/respond (warning
+// Imports: admission, apierrors, authz (types), http/respond (warning
 // text), naming, schema/catalog, watchcache (types), policy/compile, policy/match,
 // policy/policy-source, policy/metrics; prom-client (type).
 
@@ -17,15 +17,14 @@ import { errors } from '../../apierrors/status.js';
 import { fieldErrors } from '../../apierrors/field-errors.js';
 import { MASTERS_GROUP } from '../../auth/user.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
-import { authorizerFor } from '../../authz/cel-authorizer.js';
 import type { Naming } from '../../naming/naming.js';
 import type { ApiCatalog } from '../../schema/catalog.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
-import { bindVariables, compilePolicy, evaluate, EvaluationError, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
+import { compilePolicy, evaluate, EvaluationError, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
 import { matches } from './match.js';
-import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyDenial, requestVariable } from './policy-source.js';
+import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 
 type Obj = Record<string, unknown>;
@@ -190,37 +189,17 @@ export class ValidatingPolicyEvaluator {
       return fail ? [{ message: `failed to configure binding: ${e instanceof Error ? e.message : String(e)}`, reason: 'Invalid', config: true }] : [];
     }
     const namespaceObject = this.source.namespaceObject(req);
-    const usesAuthorizer = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]), ...policy.auditAnnotations.map((a) => a.expr)].some((c) => c.async);
+    const expressions = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]), ...policy.auditAnnotations.map((a) => a.expr)];
     const failures: Failure[] = [];
     for (const param of params) {
-      const activation = {
-        ...base,
-        params: param,
-        namespaceObject,
-        authorizer: usesAuthorizer
-          ? authorizerFor({ authorize: (a) => this.deps.authorize(a), user: req.user, requestResource: { group: req.resource.group, resource: req.resource.resource, subresource: req.subresource, namespace: req.namespace, name: req.name } })
-          : null,
-        variables: {},
-      } as Activation;
-      activation.variables = await bindVariables(policy, activation);
+      const activation = await policyActivation(policy, expressions, base, param, namespaceObject, req, (a) => this.deps.authorize(a));
       // One budget per evaluation (upstream's RuntimeCELCostBudget), shared by its expressions.
       const budget: CostBudget = { remaining: RUNTIME_COST_BUDGET };
       // matchConditions: any false skips the policy for this request; errors count only then.
-      let conditionError: string | undefined;
-      let skip = false;
-      for (const m of policy.matchConditions) {
-        try {
-          if ((await evaluate(m.expr, activation, budget)) === false) {
-            skip = true;
-            break;
-          }
-        } catch (e) {
-          conditionError ??= `failed to evaluate matchCondition '${m.name}': ${e instanceof Error ? e.message : String(e)}`;
-        }
-      }
-      if (skip) continue;
-      if (conditionError) {
-        if (fail) failures.push({ message: conditionError, reason: 'Invalid', errorType: 'invalid_error' });
+      const conditions = await matchConditionsOutcome(policy, activation, budget);
+      if (conditions === 'skip') continue;
+      if (conditions) {
+        if (fail) failures.push({ message: conditions.error, reason: 'Invalid', errorType: 'invalid_error' });
         continue;
       }
       for (const [i, v] of policy.validations.entries()) {

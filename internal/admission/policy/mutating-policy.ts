@@ -11,20 +11,18 @@
 // or, through the chain's reinvoke, a webhook) changed the object runs once more, at most once.
 // The mutated object then goes through defaulting, schema validation and the validating phase
 // like any object. Each mutation annotates the audit event (`mutation.policy…/round_{r}_index_{i}`).
-// Imports: admission, authz (types), cel, fieldmanager, naming, patch, schema/catalog,
-// watchcache (types), policy/compile, policy/match, policy/policy-source.
+// Imports: admission, cel, fieldmanager, patch, schema/catalog (types), policy/compile,
+// policy/match, policy/policy-source, policy/validating-policy (deps type).
 
 import type { AdmissionPlugin, AdmissionRequest, JsonObject } from '../admission.js';
-import type { Attributes, Decision } from '../../authz/authorizer.js';
 import { smdTypeOf, type SmdType } from '../../fieldmanager/index.js';
 import { mergeValues } from '../../fieldmanager/typed-value.js';
-import type { Naming } from '../../naming/naming.js';
 import { applyJsonPatch, builtinTypeNode, customResourceTypeNode, type JsonValue } from '../../patch/index.js';
-import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
-import type { WatchCache } from '../../watchcache/watch-cache.js';
+import type { ResourceInfo } from '../../schema/catalog.js';
 import { JSONPATCH_OPS } from '../../cel/cel.js';
 import { bindVariables, compileMutatingPolicy, evaluate, fromCel, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
 import { matches } from './match.js';
+import type { ValidatingPolicyDeps } from './validating-policy.js';
 import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 
 type Obj = Record<string, unknown>;
@@ -34,12 +32,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export const MUTATING_POLICIES = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'mutatingadmissionpolicies', namespaced: false } as const;
 export const MUTATING_BINDINGS = { upstreamGroup: ADMISSION_UPSTREAM_GROUP, resource: 'mutatingadmissionpolicybindings', namespaced: false } as const;
 
-export interface MutatingPolicyDeps {
-  cache: WatchCache;
-  catalog: ApiCatalog;
-  naming: Naming;
-  /** The authorizer chain's answer, for the `authorizer` variable. */
-  authorize(attrs: Attributes): Promise<Decision> | Decision;
+/** What the validating plugin needs, and the resource's defaults. */
+export interface MutatingPolicyDeps extends ValidatingPolicyDeps {
   /** The resource's defaults, applied again after a mutation (as after a webhook's patch). */
   applyDefaults(r: ResourceInfo, obj: JsonObject): void;
 }

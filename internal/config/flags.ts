@@ -9,7 +9,7 @@ import { AUDIT_MODES } from '../audit/log-backend.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES, validateAuthorizationFlags } from '../authz/chain.js';
 import { REPLICA_NAME } from '../cluster/ids.js';
 import { validateControllers } from '../controllers/selection.js';
-import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS, validateAdmissionPluginFlags } from '../admission/plugins.js';
+import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS, validateAdmissionPluginFlags } from '../admission/plugin-names.js';
 import { NAMING_MODES, type NamingMode } from '../naming/naming.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { FeatureGates, KNOWN_GATES } from './feature-gates.js';

@@ -8,7 +8,7 @@
 // (the compacting server writes it, then compacts), as upstream's compactor does.
 // Imports: etcd3, types, layout (key validity).
 
-import { Etcd3, type IKeyValue, type IRequestOp, type IWatchResponse } from 'etcd3';
+import { Etcd3, type IKeyValue, type IOptions, type IRequestOp, type IWatchResponse } from 'etcd3';
 import { isValidKey } from './layout.js';
 import {
   StoreError,
@@ -40,6 +40,13 @@ export interface EtcdStoreOptions {
  * the compaction mark every server watches, and the key a server writes when its watch resumes
  * from an older revision (its event marks the end of the catch-up).
  */
+/**
+ * A fault-handling policy that runs a call once. etcd3 types the slot as a cockatiel policy, of
+ * which it calls only `execute(fn)`; cockatiel is not a dependency of ours for this one object.
+ */
+type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
+const NO_RETRY = { execute: (fn: () => unknown) => fn() } as unknown as GlobalPolicy;
+
 const COMPACT_KEY = '#compact_rev_key';
 const SYNC_KEY = '#watch_sync';
 
@@ -92,6 +99,10 @@ export class EtcdRevisionStore implements RevisionStore {
         ? { credentials: { rootCertificate: options.tls.ca, ...(options.tls.cert ? { certChain: options.tls.cert } : {}), ...(options.tls.key ? { privateKey: options.tls.key } : {}) } }
         : {}),
       dialTimeout: timeout,
+      // No retries: etcd3's default retries a failed call up to three times, and a transaction
+      // whose first try was applied before the connection broke would come back as a failed
+      // compare (a 409 for the client's own create). A failure is answered once, as 503 or 504.
+      faultHandling: { global: NO_RETRY },
       // Unary calls fail within the bound (503 to the client) instead of hanging on a dead etcd;
       // the watch stream has no deadline.
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),

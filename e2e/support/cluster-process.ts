@@ -39,6 +39,8 @@ export interface ClusterOptions {
   compactionInterval?: string;
   /** More flags for every replica. */
   extraArgs?: string[];
+  /** More flags for one replica (after extraArgs), such as a configuration file of its own. */
+  argsFor?: (name: string) => string[];
   /** Progress lines (faults, restarts); default: nothing. */
   log?: (line: string) => void;
 }
@@ -180,6 +182,7 @@ export class ClusterProcess {
       `--election-timeout=${o.electionTimeout ?? '1s'}`,
       ...(o.compactionInterval ? [`--compaction-interval=${o.compactionInterval}`] : []),
       ...(o.extraArgs ?? []),
+      ...(o.argsFor?.(r.name) ?? []),
     ];
   }
 

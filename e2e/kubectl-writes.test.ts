@@ -106,6 +106,15 @@ spec:
       expect(await k(['get', 'deploy', 'typed', '-o', 'jsonpath={.spec.paused} {.spec.template.spec.hostNetwork}']).then((x) => x.stdout)).toBe('true true');
     });
 
+    it('replace of the pod manifest it created succeeds (the account defaulted by admission and its alias are not a change)', async () => {
+      const pod = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: same\nspec:\n  serviceAccountName: default\n  automountServiceAccountToken: false\n  containers:\n  - name: app\n    image: nginx:1.27\n';
+      expect((await k(['create', '-f', '-'], pod)).stdout).toBe('pod/same created\n');
+      expect(await k(['get', 'pod', 'same', '-o', 'jsonpath={.spec.serviceAccount} {.spec.serviceAccountName}']).then((x) => x.stdout)).toBe('default default');
+      const replaced = await k(['replace', '-f', '-'], pod.replace('image: nginx:1.27', 'image: nginx:1.28'));
+      expect(replaced.stderr).toBe('');
+      expect(replaced.stdout).toBe('pod/same replaced\n');
+    });
+
     it('create --dry-run=server -o yaml shows the defaulted object and stores nothing', async () => {
       const r = await k(['create', 'deployment', 'dry', '--image=nginx', '--dry-run=server', '-o', 'yaml']);
       expect(r.code).toBe(0);

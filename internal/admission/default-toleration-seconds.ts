@@ -1,5 +1,5 @@
 // internal/admission/default-toleration-seconds owns upstream's `DefaultTolerationSeconds`
-// admission plugin: a pod created without a toleration of the not-ready or unreachable
+// admission plugin: a pod created (or updated) without a toleration of the not-ready or unreachable
 // NoExecute taint (keys `node.<label domain>/not-ready` / `unreachable`) gets one for 300 s, so
 // a pod is evicted from a failed node after five minutes. A toleration with an empty key or
 // effect that covers the taint counts, as upstream. Imports: admission, naming.
@@ -16,7 +16,9 @@ export function defaultTolerationSeconds(naming: Naming, seconds = { notReady: D
   const unreachable = `${naming.labelPrefix('node')}unreachable`;
   return {
     name: DEFAULT_TOLERATION_SECONDS_PLUGIN,
-    handles: (op) => op === 'CREATE',
+    // Updates too, as upstream: a client that sends back its manifest (kubectl replace) without
+    // the tolerations added at create gets them again instead of a refusal for removing them.
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
     admit(req: AdmissionRequest): void {
       if (req.resource.group !== '' || req.resource.resource !== 'pods' || req.subresource || !req.object) return;
       const spec = (req.object.spec ??= {}) as JsonObject;

@@ -18,7 +18,7 @@ describe('defaultClass', () => {
 });
 
 describe('defaultTolerationSeconds', () => {
-  it('uses the configured seconds and leaves other resources and updates alone', () => {
+  it('uses the configured seconds on creates and updates (as upstream), and leaves other resources and subresources alone', () => {
     const plugin = defaultTolerationSeconds(createNaming('kubernetes'), { notReady: 60, unreachable: 0 });
     const pods = { group: '', resource: 'pods' } as never;
     const object: Obj = { spec: {} };
@@ -27,7 +27,14 @@ describe('defaultTolerationSeconds', () => {
       { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 },
       { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 0 },
     ]);
-    expect(plugin.handles('UPDATE')).toBe(false);
+    // An update that drops them (a manifest sent back by kubectl replace) gets them again.
+    expect(plugin.handles('UPDATE')).toBe(true);
+    const updated: Obj = { spec: { tolerations: [{ key: 'x', operator: 'Exists' }] } };
+    plugin.admit!({ operation: 'UPDATE', resource: pods, subresource: '', namespace: 'd', name: 'p', object: updated, oldObject: object, user: { name: 'u', groups: [] }, dryRun: false });
+    expect(updated.spec.tolerations).toHaveLength(3);
+    const status: Obj = { spec: {} };
+    plugin.admit!({ operation: 'UPDATE', resource: pods, subresource: 'status', namespace: 'd', name: 'p', object: status, oldObject: object, user: { name: 'u', groups: [] }, dryRun: false });
+    expect(status).toEqual({ spec: {} });
     const configMap: Obj = { data: {} };
     plugin.admit!({ operation: 'CREATE', resource: { group: '', resource: 'configmaps' } as never, subresource: '', namespace: 'd', name: 'c', object: configMap, oldObject: undefined, user: { name: 'u', groups: [] }, dryRun: false });
     expect(configMap).toEqual({ data: {} });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { ApiCatalog } from '../schema/catalog.js';
 import { applyDefaults, prepareForCreate, prepareForUpdate } from './defaults.js';
-import { imageTag } from './pod-spec.js';
+import { defaultPodSpec, imageTag } from './pod-spec.js';
 import { podQOSClass } from './pod-status.js';
 
 const kube = createNaming('kubernetes');
@@ -464,5 +464,19 @@ describe('prepareForUpdate', () => {
     expect(svc.spec).toEqual({ type: 'NodePort', clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'], ports: [{ port: 80, protocol: 'TCP', nodePort: 30080 }, { port: 81, protocol: 'TCP' }] });
     const ext: any = prepareForUpdate(K('', 'v1', 'Service'), { spec: { type: 'ExternalName', externalName: 'x.example.com' } }, old);
     expect(ext.spec.clusterIP).toBeUndefined();
+  });
+});
+
+describe('the deprecated serviceAccount alias', () => {
+  it.each([
+    ['name only', { serviceAccountName: 'builder' }, { serviceAccountName: 'builder', serviceAccount: 'builder' }],
+    ['alias only', { serviceAccount: 'builder' }, { serviceAccountName: 'builder', serviceAccount: 'builder' }],
+    ['both, different: the name wins', { serviceAccountName: 'builder', serviceAccount: 'old' }, { serviceAccountName: 'builder', serviceAccount: 'builder' }],
+    ['empty alias dropped', { serviceAccount: '' }, {}],
+    ['neither', {}, {}],
+  ])('%s', (_name, given, want) => {
+    const spec: Record<string, unknown> = { containers: [], ...given };
+    defaultPodSpec(spec);
+    expect({ serviceAccountName: spec.serviceAccountName, serviceAccount: spec.serviceAccount }).toEqual({ serviceAccountName: undefined, serviceAccount: undefined, ...want });
   });
 });

@@ -96,6 +96,19 @@ function defaultVolume(v: JsonObject): void {
 }
 
 /** Defaults of a PodSpec, as upstream applies them to pods and to every pod template. */
+/**
+ * `serviceAccount` is the deprecated alias of `serviceAccountName`; upstream keeps one field and
+ * serves both, so they are always equal: the alias alone names the account, the name wins when
+ * both are set. Without this, a client that sends back its manifest without the alias (kubectl
+ * replace, an unconditional PUT) would be told it changed the pod's account.
+ */
+function syncServiceAccountAlias(spec: JsonObject): void {
+  const named = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  if (!named(spec.serviceAccountName) && named(spec.serviceAccount)) spec.serviceAccountName = spec.serviceAccount;
+  if (named(spec.serviceAccountName)) spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
+}
+
 export function defaultPodSpec(spec: unknown): void {
   if (!isObject(spec)) return;
   setIfAbsent(spec, 'dnsPolicy', 'ClusterFirst');
@@ -103,6 +116,7 @@ export function defaultPodSpec(spec: unknown): void {
   if (!isObject(spec.securityContext)) spec.securityContext = {};
   if (typeof spec.terminationGracePeriodSeconds !== 'number') spec.terminationGracePeriodSeconds = 30;
   setIfAbsent(spec, 'schedulerName', 'default-scheduler');
+  syncServiceAccountAlias(spec);
   for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
     for (const c of objectsIn(arrayAt(spec, key))) defaultContainer(c);
   }

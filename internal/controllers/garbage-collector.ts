@@ -18,6 +18,7 @@ import type { GenericRegistry, RequestContext } from '../registry/generic-regist
 import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog, ResourceInfo } from '../schema/catalog.js';
 import type { JsonObject } from '../storedobject/stored-object.js';
+import { decodedEntry } from '../watchcache/entry-object.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
@@ -187,9 +188,11 @@ export class GarbageCollector {
   }
 
   private toNode(reg: GenericRegistry, entry: CacheEntry): GraphNode | undefined {
-    if (entry.corrupt) return undefined;
+    // Shared with the write's other consumers (read-only): nodeFromObject copies what it keeps.
+    const obj = decodedEntry(entry);
+    if (!obj) return undefined;
     const r = reg.storage;
-    const node = nodeFromObject(JSON.parse(entry.bytes.toString('utf8')) as JsonObject, { prefix: reg.prefix, key: entry.key, group: r.group, kind: r.kind, namespaced: r.namespaced });
+    const node = nodeFromObject(obj, { prefix: reg.prefix, key: entry.key, group: r.group, kind: r.kind, namespaced: r.namespaced });
     if (node) this.uidByKey.set(entry.key, node.uid);
     return node;
   }

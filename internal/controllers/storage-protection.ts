@@ -5,9 +5,11 @@
 // `<pod>-<volume>`); once deleted and unused the finalizer is removed and the claim goes. A
 // PersistentVolume keeps `<label domain>/pv-protection` while it is Bound. Both controllers
 // also add the finalizer to live objects that lack it (created while the admission plugin was
-// off), as upstream's do. Imports: admission/storage (finalizer names), controllers (objects, reconciler).
+// off), as upstream's do. Imports: admission/storage (finalizer names), controllers (objects,
+// reconciler), watchcache (entry-object).
 
 import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../admission/storage.js';
+import { decodedEntry } from '../watchcache/entry-object.js';
 import { Reconciler } from './reconciler.js';
 import { metaOf, Objects, type Obj, type ResourceRef } from './objects.js';
 import type { ControllerEnv } from './serviceaccount-controllers.js';
@@ -54,7 +56,8 @@ export function pvcProtectionController(env: ControllerEnv): Reconciler {
       sources: [
         { prefix: objects.prefix(PVCS), keys: (t, e) => (t === 'DELETED' ? [] : [`${e.namespace}/${e.name}`]) },
         // A pod's end (or deletion) may free the claims it used.
-        { prefix: objects.prefix(PODS), keys: (_t, e) => claimsOf(JSON.parse(e.bytes.toString('utf8')) as Obj).map((c) => `${e.namespace}/${c}`) },
+        // The pod as the write's other consumers decoded it (shared, read-only).
+        { prefix: objects.prefix(PODS), keys: (_t, e) => claimsOf((decodedEntry(e) ?? {}) as Obj).map((c) => `${e.namespace}/${c}`) },
       ],
       async reconcile(key) {
         const slash = key.indexOf('/');

@@ -3,11 +3,12 @@
 // ResourceCache per stored resource. It serves get/list at its current revision, waits for a
 // revision on behalf of consistent reads, and starts watches with replay from its rings or,
 // further back, from the store's history.
-// Imports: store (types), storedobject, types, storage, resource-cache, watcher.
+// Imports: store (types), storedobject, types, storage, entry-object, resource-cache, watcher.
 
 import type { AppliedBatch, KeyValue, RevisionStore, StoreEvent } from '../store/types.js';
 import { StoreError } from '../store/types.js';
 import { decodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
+import { rememberDecoded } from './entry-object.js';
 import { ResourceCache } from './resource-cache.js';
 import { tooLargeRevision } from './storage.js';
 import type { CacheEntry, CacheEvent, EntryFilter, ResourceSpec } from './types.js';
@@ -248,9 +249,10 @@ export class WatchCache {
     if (!prefix) return undefined;
     const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
     let obj: Record<string, unknown>;
+    // The writer's decoded form, when it was written here, spares a parse; only read from.
+    const hinted = decoded !== undefined && typeof decoded === 'object' && decoded !== null;
     try {
-      // The writer's decoded form, when it was written here, spares a parse; only read from.
-      obj = decoded !== undefined && typeof decoded === 'object' && decoded !== null ? (decoded as Record<string, unknown>) : decodeStored(kv.value, revision);
+      obj = hinted ? (decoded as Record<string, unknown>) : decodeStored(kv.value, revision);
       if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('stored value is not an object');
     } catch (e) {
       // Kept as a marker so reads fail loudly (500) instead of pretending the object is absent.
@@ -269,7 +271,7 @@ export class WatchCache {
     }
     const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
     const { labels, fields } = spec.attributes(obj);
-    return {
+    const entry: CacheEntry = {
       key: kv.key,
       namespace: this.strings.intern(typeof meta.namespace === 'string' ? meta.namespace : ''),
       name: typeof meta.name === 'string' ? meta.name : '',
@@ -278,6 +280,11 @@ export class WatchCache {
       labels: this.strings.internValues(labels),
       fields: this.strings.internValues(fields),
     };
+    // What was parsed here (decodeStored gives what parsing the entry's bytes gives, the
+    // resourceVersion first in metadata as withResourceVersion writes it) serves the write's
+    // other consumers. Not the writer's hint: the writer still holds and changes that object.
+    if (!hinted) rememberDecoded(entry, obj);
+    return entry;
   }
 
   private onBatch(batch: AppliedBatch): void {

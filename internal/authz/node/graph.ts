@@ -8,6 +8,7 @@
 // followCache keeps it current from the watch cache. Imports: references, watchcache, log.
 
 import type { Logger } from '../../log/logger.js';
+import { decodedEntry } from '../../watchcache/entry-object.js';
 import type { CacheEntry } from '../../watchcache/types.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { CacheWatcher } from '../../watchcache/watcher.js';
@@ -210,20 +211,20 @@ export function followCache(graph: NodeGraph, cache: WatchCache, log: Logger): G
   const unsynced = new Set<string>(SOURCES.map((s) => s.prefix));
   let stopped = false;
 
-  const decode = (entry: CacheEntry): Json | undefined => {
-    if (entry.corrupt) return undefined;
-    try {
-      return JSON.parse(entry.bytes.toString('utf8')) as Json;
-    } catch {
-      return undefined;
-    }
-  };
+  // Shared with the write's other consumers (read-only): the graph copies what it keeps.
+  const decode = (entry: CacheEntry): Json | undefined => decodedEntry(entry) as Json | undefined;
   const apply = (source: (typeof SOURCES)[number]['source'], type: string, entry: CacheEntry): void => {
-    const obj = type === 'DELETED' ? undefined : decode(entry);
     if (source === 'pods') {
+      // An unbound pod contributes nothing (setPod would only drop what it held): the cache's
+      // spec.nodeName field says so without decoding the pod, which spares a parse of every
+      // pod created before the scheduler binds it.
+      const obj = type === 'DELETED' || entry.fields['spec.nodeName'] === '' ? undefined : decode(entry);
       if (obj) graph.setPod(obj);
       else graph.deletePod(`${entry.namespace}/${entry.name}`);
-    } else if (source === 'pvs') {
+      return;
+    }
+    const obj = type === 'DELETED' ? undefined : decode(entry);
+    if (source === 'pvs') {
       if (obj) graph.setPv(obj);
       else graph.deletePv(entry.name);
     } else if (obj) graph.setNodeNamed(source, obj);

@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LevelRevisionStore } from '../store/revision-store.js';
+import { encodeStored } from '../storedobject/stored-object.js';
+import { decodedEntry, rememberDecoded } from './entry-object.js';
+import type { CacheEntry } from './types.js';
+import { WatchCache } from './watch-cache.js';
+
+const PREFIX = '/registry/core/configmaps/';
+const entryOf = (bytes: string, corrupt?: string): CacheEntry => ({
+  key: `${PREFIX}ns/x`,
+  namespace: 'ns',
+  name: 'x',
+  revision: 3,
+  bytes: Buffer.from(bytes),
+  labels: {},
+  fields: {},
+  ...(corrupt ? { corrupt } : {}),
+});
+
+describe('decodedEntry', () => {
+  it('parses an entry once and hands the same object to every consumer', () => {
+    const e = entryOf('{"kind":"ConfigMap","metadata":{"resourceVersion":"3","name":"x"},"data":{"a":"b"}}');
+    const first = decodedEntry(e);
+    expect(first).toEqual({ kind: 'ConfigMap', metadata: { resourceVersion: '3', name: 'x' }, data: { a: 'b' } });
+    expect(decodedEntry(e)).toBe(first);
+    // Another entry with the same bytes is another change: its own parse.
+    expect(decodedEntry(entryOf(e.bytes.toString()))).not.toBe(first);
+  });
+
+  it('answers undefined for a corrupt entry and for bytes that are not a JSON object', () => {
+    expect(decodedEntry(entryOf('', 'unable to decode'))).toBeUndefined();
+    expect(decodedEntry(entryOf('{"kind":'))).toBeUndefined();
+    expect(decodedEntry(entryOf('[1,2]'))).toBeUndefined();
+    expect(decodedEntry(entryOf('null'))).toBeUndefined();
+  });
+
+  it('keeps only the most recent entries (bounded), parsing older ones again', () => {
+    const old = entryOf('{"metadata":{"name":"old"}}');
+    const kept = { metadata: { name: 'old' } };
+    rememberDecoded(old, kept);
+    expect(decodedEntry(old)).toBe(kept);
+    for (let i = 0; i < 600; i++) decodedEntry(entryOf(`{"metadata":{"name":"n${i}"}}`));
+    const again = decodedEntry(old);
+    expect(again).toEqual(kept);
+    expect(again).not.toBe(kept);
+  });
+});
+
+describe('the watch cache shares what it parsed', () => {
+  let store: LevelRevisionStore;
+  let cache: WatchCache;
+  beforeEach(async () => {
+    store = await LevelRevisionStore.open({ storage: 'memory' });
+    cache = new WatchCache(store, { root: '/registry/', specFor: () => undefined });
+  });
+  afterEach(async () => {
+    cache.stop();
+    await store.close();
+  });
+
+  const put = (name: string, decoded?: Map<string, unknown>) => {
+    const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'ns', labels: { a: 'b' } }, data: { k: 'v' } };
+    return store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: `${PREFIX}ns/${name}`, value: encodeStored(obj) }] }, decoded?.set(`${PREFIX}ns/${name}`, obj));
+  };
+
+  it('an applied entry it parsed decodes to exactly what its bytes parse to, without parsing again', async () => {
+    await cache.start();
+    await put('one');
+    const entry = cache.resource(PREFIX).get(`${PREFIX}ns/one`)!;
+    const shared = decodedEntry(entry);
+    expect(shared).toEqual(JSON.parse(entry.bytes.toString('utf8')));
+    // Same key order too (resourceVersion first in metadata, as the serving bytes have it).
+    expect(JSON.stringify(shared)).toBe(entry.bytes.toString('utf8'));
+    expect(decodedEntry(entry)).toBe(shared);
+  });
+
+  it("never shares the writer's own object (the writer goes on changing it)", async () => {
+    await cache.start();
+    const hint = new Map<string, unknown>();
+    const writing = put('two', hint);
+    // The writer changes its object after encoding it: the cache read its attributes from it
+    // (no parse), and a consumer must still see what was stored.
+    (hint.get(`${PREFIX}ns/two`) as { metadata: { labels: Record<string, string> } }).metadata.labels = { a: 'changed by the writer' };
+    await writing;
+    const entry = cache.resource(PREFIX).get(`${PREFIX}ns/two`)!;
+    expect(entry.labels).toEqual({ a: 'changed by the writer' });
+    expect(decodedEntry(entry)).toEqual(JSON.parse(entry.bytes.toString('utf8')));
+    expect((decodedEntry(entry) as { metadata: { labels: Record<string, string> } }).metadata.labels).toEqual({ a: 'b' });
+  });
+});

@@ -80,7 +80,8 @@ export async function raftSnapshot(cluster: ClusterdCluster): Promise<Map<string
 
 /**
  * What each replica's Raft log did between two snapshots: entries committed, synced log writes
- * (entries per fsync, mean time per fsync), CPU seconds. Counts include warm-ups.
+ * (entries per fsync, mean time per fsync), CPU seconds and CPU per entry (the figure a change
+ * of the write path moves, whatever else the loaded machine runs). Counts include warm-ups.
  */
 export async function raftNote(cluster: ClusterdCluster, before: Map<string, Record<string, number>>, leader: string): Promise<string> {
   const after = await raftSnapshot(cluster);
@@ -92,7 +93,7 @@ export async function raftNote(cluster: ClusterdCluster, before: Map<string, Rec
     const fsyncs = d('wal_fsyncs_total');
     const committed = d('proposals_committed_total');
     const per = (x: number) => (fsyncs > 0 ? (x / fsyncs).toFixed(1) : 'n/a');
-    parts.push(`${name}${name === leader ? ' (leader)' : ''}: ${committed} entries, ${fsyncs} log fsyncs (${per(committed)} entries and ${per(d('wal_fsync_seconds_total') * 1000)} ms each), ${d('process_cpu_seconds_total').toFixed(1)} CPU s`);
+    parts.push(`${name}${name === leader ? ' (leader)' : ''}: ${committed} entries, ${fsyncs} log fsyncs (${per(committed)} entries and ${per(d('wal_fsync_seconds_total') * 1000)} ms each), ${d('process_cpu_seconds_total').toFixed(1)} CPU s${committed > 0 ? ` (${((d('process_cpu_seconds_total') * 1000) / committed).toFixed(2)} ms per entry)` : ''}`);
   }
   return parts.length ? `Raft logs over the clusterd rounds — ${parts.join('; ')}` : 'Raft counters unavailable';
 }

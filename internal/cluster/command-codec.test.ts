@@ -34,4 +34,36 @@ describe('command codec', () => {
     expect(() => decodeCommand(bad)).toThrow(/format/);
     expect(() => decodeCommand(new Uint8Array(0))).toThrow(CommandCodecError);
   });
+
+  it('carries attribute bytes per put op (format 2), and writes format 1 when there are none', () => {
+    const command: Command = {
+      type: 'txn',
+      compares: [{ key: '/a', modRevision: 0 }],
+      ops: [{ type: 'put', key: '/a', value: enc('{"a":1}') }, { type: 'delete', key: '/b' }, { type: 'put', key: '/c', value: enc('{}') }],
+    };
+    const origin = { incarnation: 7, seq: 9 };
+    const attributes = new Map([['/c', enc('["ns","c",{},{}]')], ['/b', enc('ignored: not a put')]]);
+    const bytes = encodeCommand(command, origin, attributes);
+    expect(bytes[0]).toBe(2);
+    const decoded = decodeCommand(bytes);
+    expect(decoded.command).toEqual(command);
+    expect(decoded.origin).toEqual(origin);
+    expect(decoded.attributes).toEqual(new Map([['/c', enc('["ns","c",{},{}]')]]));
+    // Without attributes: the format-1 bytes replicas of every version read.
+    const plain = encodeCommand(command, origin, new Map());
+    expect(plain[0]).toBe(1);
+    expect(Buffer.from(plain)).toEqual(Buffer.from(encodeCommand(command, origin)));
+    expect(decodeCommand(plain).attributes).toBeUndefined();
+    // Truncated or trailing attribute bytes are refused like any other.
+    expect(() => decodeCommand(bytes.subarray(0, bytes.length - 1))).toThrow(CommandCodecError);
+    expect(() => decodeCommand(Buffer.concat([bytes, Buffer.from([0])]))).toThrow(/trailing/);
+  });
+
+  it('refuses attributes that name an op which is not a put', () => {
+    const command: Command = { type: 'txn', compares: [], ops: [{ type: 'put', key: '/a', value: enc('{}') }, { type: 'delete', key: '/b' }] };
+    const bytes = Buffer.from(encodeCommand(command, { incarnation: 1, seq: 1 }, new Map([['/a', enc('[]')]])));
+    // The op index of the one attribute record sits 4 + 2 bytes before the end ('[]').
+    bytes.writeUInt32BE(1, bytes.length - 2 - 8);
+    expect(() => decodeCommand(bytes)).toThrow(/not a put/);
+  });
 });

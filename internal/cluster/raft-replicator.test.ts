@@ -8,6 +8,8 @@ import { LocalNetwork } from '../../raft/transport/local-transport.js';
 import type { DurableLogStore } from '../../raft/storage/log-store.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
 import { isStoreError, type AppliedBatch } from '../store/types.js';
+import { encodeStored } from '../storedobject/stored-object.js';
+import { WatchCache } from '../watchcache/watch-cache.js';
 import { RaftReplicator } from './raft-replicator.js';
 
 const enc = (s: string): Uint8Array => new Uint8Array(Buffer.from(s));
@@ -65,6 +67,45 @@ afterEach(async () => {
 });
 
 describe('RaftReplicator', () => {
+  it("carries the proposer's cache attributes in the log: the other replicas' caches build the same entries without parsing", async () => {
+    const net = new LocalNetwork();
+    const ids = [1, 2, 3];
+    const rs = await Promise.all(ids.map((id) => startReplica(net, id, ids)));
+    const caches = rs.map((r) => new WatchCache(r.store, { root: '/registry/', specFor: () => undefined }));
+    try {
+      await Promise.all(caches.map((c) => c.start()));
+      await waitFor(() => leaderOf(rs) !== undefined, 'a leader');
+      const at = rs.findIndex((r) => !r.replicator.isLeader());
+      rs.forEach((r, i) => r.replicator.describeWith((key, obj) => caches[i]!.attributeBytes(key, obj)));
+      const key = '/registry/core/configmaps/ns/one';
+      const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'one', namespace: 'ns', labels: { app: 'x', n: 1 } }, data: { k: 'v' } };
+      await rs[at]!.store.execute({ type: 'txn', compares: [{ key, modRevision: 0 }], ops: [{ type: 'put', key, value: encodeStored(obj) }] }, new Map([[key, obj]]));
+      await waitFor(() => caches.every((c) => c.resource('/registry/core/configmaps/').get(key) !== undefined), 'the entry on every replica');
+      const entries = caches.map((c) => c.resource('/registry/core/configmaps/').get(key)!);
+      for (const e of entries) {
+        expect(Buffer.from(e.bytes).toString()).toBe(Buffer.from(entries[at]!.bytes).toString());
+        expect({ namespace: e.namespace, name: e.name, labels: e.labels, fields: e.fields }).toEqual({
+          namespace: 'ns',
+          name: 'one',
+          labels: { app: 'x', n: '1' },
+          fields: { 'metadata.name': 'one', 'metadata.namespace': 'ns' },
+        });
+      }
+      // What the others hold came from the carried bytes, not from parsing the object: carry a
+      // marker label and it is what they see (the proposer uses its own decoded object).
+      rs.forEach((r, i) =>
+        r.replicator.describeWith((k, o) => caches[i]!.attributeBytes(k, { ...(o as object), metadata: { name: 'two', namespace: 'ns', labels: { carried: 'yes' } } })),
+      );
+      const key2 = '/registry/core/configmaps/ns/two';
+      const obj2 = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'two', namespace: 'ns' } };
+      await rs[at]!.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: key2, value: encodeStored(obj2) }] }, new Map([[key2, obj2]]));
+      await waitFor(() => caches.every((c) => c.resource('/registry/core/configmaps/').get(key2) !== undefined), 'the second entry on every replica');
+      caches.forEach((c, i) => expect(c.resource('/registry/core/configmaps/').get(key2)!.labels).toEqual(i === at ? {} : { carried: 'yes' }));
+    } finally {
+      for (const c of caches) c.stop();
+    }
+  });
+
   it('applies writes from any replica at the same revision everywhere, and follower reads see them', async () => {
     const net = new LocalNetwork();
     const ids = [1, 2, 3];

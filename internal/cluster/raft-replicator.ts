@@ -142,8 +142,9 @@ export class RaftReplicator implements Replicator {
       const c = commands[i]!;
       // The leader's empty no-op entries carry no command.
       if (c.data.length === 0) continue;
-      const { command, origin } = decodeCommand(c.data);
+      const { command, origin, attributes } = decodeCommand(c.data);
       const committed: CommittedCommand = { command, index: c.index };
+      if (attributes) committed.attributes = attributes;
       if (origin.incarnation === this.incarnation) {
         const hint = this.hints.get(origin.seq);
         if (hint) {
@@ -164,7 +165,7 @@ export class RaftReplicator implements Replicator {
     const node = this.ready();
     const seq = this.nextSeq++;
     if (this.nextSeq >= 2 ** 32) this.nextSeq = 1;
-    const bytes = encodeCommand(command, { incarnation: this.incarnation, seq });
+    const bytes = encodeCommand(command, { incarnation: this.incarnation, seq }, decoded && this.describe ? this.attributesOf(decoded) : undefined);
     if (decoded) this.hints.set(seq, decoded);
     this.pending++;
     const deadline = Date.now() + this.leaderWaitMs;
@@ -194,6 +195,26 @@ export class RaftReplicator implements Replicator {
       this.pending--;
       this.hints.delete(seq);
     }
+  }
+
+  /**
+   * Sets how the attributes other replicas' caches need are derived from a proposal's decoded
+   * values (the watch cache's attributeBytes), to travel in the log entry. Set once the cache
+   * exists; proposals before that carry none, and replicas parse those values instead.
+   */
+  describeWith(describe: (key: string, decoded: unknown) => Uint8Array | undefined): void {
+    this.describe = describe;
+  }
+
+  private describe: ((key: string, decoded: unknown) => Uint8Array | undefined) | undefined;
+
+  private attributesOf(decoded: ReadonlyMap<string, unknown>): Map<string, Uint8Array> | undefined {
+    let out: Map<string, Uint8Array> | undefined;
+    for (const [key, value] of decoded) {
+      const a = this.describe!(key, value);
+      if (a) (out ??= new Map()).set(key, a);
+    }
+    return out;
   }
 
   async barrier(): Promise<void> {

@@ -42,6 +42,8 @@ export interface CommittedCommand {
   index?: number;
   /** Decoded values by key, when the command was proposed here (see StoreEvent.decoded). */
   decoded?: ReadonlyMap<string, unknown>;
+  /** Attribute bytes by key, when the log entry carried them (see StoreEvent.attributes). */
+  attributes?: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface ApplierState {
@@ -71,7 +73,7 @@ export class Applier {
     let revision = this.state.revision;
     let applied = this.state.applied;
 
-    for (const { command, index, decoded } of commands) {
+    for (const { command, index, decoded, attributes } of commands) {
       if (index !== undefined) {
         // A replayed log entry that is already in the state: skip it, deterministically.
         if (index <= applied) {
@@ -118,6 +120,8 @@ export class Applier {
           };
           const hint = decoded?.get(op.key);
           if (hint !== undefined) ev.decoded = hint;
+          const carried = attributes?.get(op.key);
+          if (carried !== undefined) ev.attributes = carried;
           events.push(ev);
         } else {
           const createRevision = this.index.latest(op.key)!.createRevision;

@@ -56,6 +56,11 @@ export interface StoreEvent {
    * hint: replicas applying others' writes do not have it). Read-only for everyone.
    */
   decoded?: unknown;
+  /**
+   * What the proposing replica's watch cache derived from the value (opaque to the store; the
+   * cache's own format), carried in the log so that the other replicas need not parse it.
+   */
+  attributes?: Uint8Array;
 }
 
 /** What an applied batch announces to subscribers, in revision order. */

@@ -84,6 +84,9 @@ export class StringTable {
   }
 }
 
+/** The attributes of a cache entry besides its key, revision and bytes. */
+type Describe = Pick<CacheEntry, 'namespace' | 'name' | 'labels' | 'fields'>;
+
 export class WatchCache {
   private readonly resources = new Map<string, ResourceCache>();
   private rev = 0;
@@ -244,13 +247,55 @@ export class WatchCache {
     return this.toEntry(kv, kv.modRevision);
   }
 
-  private toEntry(kv: KeyValue, revision: number, decoded?: unknown): CacheEntry | undefined {
+  /**
+   * What the cache derives from an object written under `key`, as bytes to travel with the
+   * write to the other replicas (the replicator puts them in the log entry): with them a
+   * replica builds its entry without parsing the object. Undefined outside the cache's root.
+   */
+  attributeBytes(key: string, obj: unknown): Uint8Array | undefined {
+    const prefix = this.prefixOf(key);
+    if (!prefix || typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
+    const a = this.describe(prefix, obj as Record<string, unknown>);
+    return Buffer.from(JSON.stringify([a.namespace, a.name, a.labels, a.fields]), 'utf8');
+  }
+
+  /** Reads attributeBytes; undefined for anything not in its shape (the object is parsed then). */
+  private readAttributes(bytes: Uint8Array): Describe | undefined {
+    let v: unknown;
+    try {
+      v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(v) || v.length !== 4) return undefined;
+    const [namespace, name, labels, fields] = v as unknown[];
+    const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+    if (typeof namespace !== 'string' || typeof name !== 'string' || !isRecord(labels) || !isRecord(fields)) return undefined;
+    return { namespace: this.strings.intern(namespace), name, labels: this.strings.internValues(labels), fields: this.strings.internValues(fields) };
+  }
+
+  /** The attributes of an entry of `prefix` (namespace, name, selectable labels and fields), interned. */
+  private describe(prefix: string, obj: Record<string, unknown>): Describe {
+    const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
+    const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
+    const { labels, fields } = spec.attributes(obj);
+    return {
+      namespace: this.strings.intern(typeof meta.namespace === 'string' ? meta.namespace : ''),
+      name: typeof meta.name === 'string' ? meta.name : '',
+      labels: this.strings.internValues(labels),
+      fields: this.strings.internValues(fields),
+    };
+  }
+
+  private toEntry(kv: KeyValue, revision: number, decoded?: unknown, attributes?: Uint8Array): CacheEntry | undefined {
     const prefix = this.prefixOf(kv.key);
     if (!prefix) return undefined;
-    const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
-    let obj: Record<string, unknown>;
     // The writer's decoded form, when it was written here, spares a parse; only read from.
     const hinted = decoded !== undefined && typeof decoded === 'object' && decoded !== null;
+    // Else what the proposing replica derived from it, carried in the log entry.
+    const carried = !hinted && attributes !== undefined ? this.readAttributes(attributes) : undefined;
+    if (carried) return { key: kv.key, ...carried, revision, bytes: withResourceVersion(kv.value, revision) };
+    let obj: Record<string, unknown>;
     try {
       obj = hinted ? (decoded as Record<string, unknown>) : decodeStored(kv.value, revision);
       if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('stored value is not an object');
@@ -269,17 +314,7 @@ export class WatchCache {
         corrupt: `unable to decode stored object ${kv.key}: ${e instanceof Error ? e.message : String(e)}`,
       };
     }
-    const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
-    const { labels, fields } = spec.attributes(obj);
-    const entry: CacheEntry = {
-      key: kv.key,
-      namespace: this.strings.intern(typeof meta.namespace === 'string' ? meta.namespace : ''),
-      name: typeof meta.name === 'string' ? meta.name : '',
-      revision,
-      bytes: withResourceVersion(kv.value, revision),
-      labels: this.strings.internValues(labels),
-      fields: this.strings.internValues(fields),
-    };
+    const entry: CacheEntry = { key: kv.key, ...this.describe(prefix, obj), revision, bytes: withResourceVersion(kv.value, revision) };
     // What was parsed here (decodeStored gives what parsing the entry's bytes gives, the
     // resourceVersion first in metadata as withResourceVersion writes it) serves the write's
     // other consumers. Not the writer's hint: the writer still holds and changes that object.
@@ -314,7 +349,7 @@ export class WatchCache {
       const last: CacheEntry = prev.corrupt ? { ...prev, revision } : { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
       return { type: 'DELETED', revision, entry: last, prev };
     }
-    const entry = this.toEntry(ev.kv, revision, ev.decoded);
+    const entry = this.toEntry(ev.kv, revision, ev.decoded, ev.attributes);
     if (!entry) return undefined;
     return prev ? { type: 'MODIFIED', revision, entry, prev } : { type: 'ADDED', revision, entry };
   }

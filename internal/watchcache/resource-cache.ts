@@ -1,11 +1,12 @@
 // internal/watchcache/resource-cache owns the cached state of one stored resource (one key
 // prefix such as /registry/apps/deployments/): its current objects in key order, a bounded
-// ring of recent events for watch replay, and its watchers.
-// Imports: store/sorted-keys, types, watcher.
+// ring of recent events for watch replay, and its watchers (indexed: see watcher-index).
+// Imports: store/sorted-keys, types, watcher, watcher-index.
 
 import { SortedKeys } from '../store/sorted-keys.js';
 import type { CacheEntry, CacheEvent, EntryFilter } from './types.js';
-import { CacheWatcher } from './watcher.js';
+import type { CacheWatcher } from './watcher.js';
+import { WatcherIndex } from './watcher-index.js';
 
 export interface ListOptions {
   /** Restrict to keys under this sub-prefix (a namespace: `<prefix><ns>/`). */
@@ -94,7 +95,9 @@ export class ResourceCache {
   private ringStart = 0;
   /** Every event with revision > oldestReplayable is in the ring. */
   private oldestReplayable: number;
-  readonly watchers = new Set<CacheWatcher>();
+  /** Every registered watcher (for closing them all and for metrics); delivery goes through the index. */
+  private readonly registered = new Set<CacheWatcher>();
+  private readonly index: WatcherIndex;
 
   constructor(
     readonly prefix: string,
@@ -102,6 +105,22 @@ export class ResourceCache {
     startRevision: number,
   ) {
     this.oldestReplayable = startRevision;
+    this.index = new WatcherIndex(prefix);
+  }
+
+  get watchers(): ReadonlySet<CacheWatcher> {
+    return this.registered;
+  }
+
+  /** Registers a watcher of keys under `keyPrefix` that `selected` accepts (its filter is both). */
+  addWatcher(w: CacheWatcher, keyPrefix: string, selected: EntryFilter): void {
+    this.registered.add(w);
+    this.index.add(w, keyPrefix, selected);
+  }
+
+  removeWatcher(w: CacheWatcher): void {
+    this.registered.delete(w);
+    this.index.remove(w);
   }
 
   get size(): number {
@@ -128,7 +147,7 @@ export class ResourceCache {
       this.entries.set(ev.entry.key, ev.entry);
     }
     this.record(ev);
-    for (const w of this.watchers) w.deliver(ev);
+    this.index.deliver(ev);
   }
 
   private record(ev: CacheEvent): void {

@@ -1,6 +1,6 @@
 // internal/watchcache/types owns the vocabulary of the watch cache: cached objects (held once,
 // as serving bytes, with the few attributes selectors need), cache events, and what a watcher
-// delivers. Imports: nothing from the project.
+// delivers, and the filters watchers select with. Imports: nothing from the project.
 
 /** One object as the cache holds it. Immutable: a change replaces the entry. */
 export interface CacheEntry {
@@ -47,5 +47,27 @@ export interface ResourceSpec {
   attributes(obj: Record<string, unknown>): ObjectAttributes;
 }
 
-/** A predicate over cache entries (selectors, namespace, name). */
-export type EntryFilter = (entry: CacheEntry) => boolean;
+/**
+ * What a filter guarantees of every entry it accepts, so the cache can pass a change by the
+ * watchers it cannot concern (see watcher-index). A promise only: the filter still decides.
+ */
+export type FilterIndex =
+  /** The filter accepts every entry. */
+  | { readonly kind: 'all' }
+  /** Accepted entries carry this label with this value. */
+  | { readonly kind: 'label'; readonly key: string; readonly value: string }
+  /** Accepted entries have this selectable field with this value (a missing field reads as ''). */
+  | { readonly kind: 'field'; readonly key: string; readonly value: string }
+  /** Accepted entries have this name. */
+  | { readonly kind: 'name'; readonly value: string };
+
+/** A predicate over cache entries (selectors, namespace, name), with what it promises for indexing. */
+export type EntryFilter = ((entry: CacheEntry) => boolean) & { readonly index?: FilterIndex };
+
+/** `filter` carrying `index` (which `filter` must imply). */
+export function indexedFilter(filter: (entry: CacheEntry) => boolean, index: FilterIndex): EntryFilter {
+  return Object.assign(filter, { index });
+}
+
+/** The filter of a watch without selectors. */
+export const selectAll: EntryFilter = indexedFilter(() => true, { kind: 'all' });

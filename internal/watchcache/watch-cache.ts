@@ -390,12 +390,13 @@ export class WatchCache {
     // The key prefix (a namespace) scopes every event, not only the initial state: upstream's
     // cacher filters each event by key prefix before the selectors. Without it a namespaced
     // watch received the changes of every namespace.
-    const { keyPrefix, filter: selected } = options;
-    const filter: EntryFilter = keyPrefix && keyPrefix !== options.prefix ? (e) => e.key.startsWith(keyPrefix) && selected(e) : selected;
-    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.watchers.delete(w), this.rev);
+    const { filter: selected } = options;
+    const keyPrefix = options.keyPrefix || options.prefix;
+    const filter: EntryFilter = keyPrefix !== options.prefix ? (e) => e.key.startsWith(keyPrefix) && selected(e) : selected;
+    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.removeWatcher(w), this.rev);
     if (options.fromRevision <= 0) {
-      for (const entry of rc.list({ keyPrefix: options.keyPrefix ?? options.prefix }).entries) watcher.initial(entry);
-      rc.watchers.add(watcher);
+      for (const entry of rc.list({ keyPrefix }).entries) watcher.initial(entry);
+      rc.addWatcher(watcher, keyPrefix, selected);
       return watcher;
     }
     if (options.fromRevision < this.store.compactedRevision()) {
@@ -403,7 +404,7 @@ export class WatchCache {
       return watcher;
     }
     const fromRing = rc.eventsSince(options.fromRevision);
-    rc.watchers.add(watcher);
+    rc.addWatcher(watcher, keyPrefix, selected);
     if (fromRing) {
       watcher.release(fromRing);
       return watcher;

@@ -62,7 +62,20 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
       this.held.push(ev);
       return;
     }
-    this.route(ev);
+    this.route(ev, this.filter);
+  }
+
+  /**
+   * As deliver, for a change the caller has already found within the watch's scope (its
+   * namespace): `inScope` is the rest of the filter, undefined when that accepts everything.
+   */
+  deliverInScope(ev: CacheEvent, inScope: EntryFilter | undefined): void {
+    if (this.closedReason || ev.revision <= this.startRevision) return;
+    if (this.held) {
+      this.held.push(ev);
+      return;
+    }
+    this.route(ev, inScope);
   }
 
   /** Called by the cache after each applied batch, matching or not. */
@@ -82,8 +95,8 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
   release(replay: readonly CacheEvent[]): void {
     const held = this.held ?? [];
     this.held = undefined;
-    for (const ev of replay) if (ev.revision > this.startRevision) this.route(ev);
-    for (const ev of held) this.route(ev);
+    for (const ev of replay) if (ev.revision > this.startRevision) this.route(ev, this.filter);
+    for (const ev of held) this.route(ev, this.filter);
   }
 
   /** Queues a synthetic ADDED (initial state) without filter transitions. */
@@ -115,14 +128,15 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
 
   // An unchanged event is queued as the cache's own object, so every watcher that receives it
   // holds the same output and consumers can recognise identical batches by identity.
-  private route(ev: CacheEvent): void {
-    const now = ev.type !== 'DELETED' && this.filter(ev.entry);
-    const before = ev.prev !== undefined && this.filter(ev.prev);
+  // `filter` undefined accepts everything (no call per event for a watch without selectors).
+  private route(ev: CacheEvent, filter: EntryFilter | undefined): void {
     if (ev.revision > this.progressRevision) this.progressRevision = ev.revision;
     if (ev.type === 'DELETED') {
-      if (this.filter(ev.entry)) this.push(ev);
+      if (!filter || filter(ev.entry)) this.push(ev);
       return;
     }
+    const now = !filter || filter(ev.entry);
+    const before = ev.prev !== undefined && (!filter || filter(ev.prev));
     // A change that moves an object into or out of the selection is an ADDED or DELETED for this watcher.
     if (now && before) this.push(ev.type === 'MODIFIED' ? ev : { type: 'MODIFIED', entry: ev.entry });
     else if (now) this.push(ev.type === 'ADDED' ? ev : { type: 'ADDED', entry: ev.entry });

@@ -3,9 +3,9 @@
 // registry and watch cache apply to cached entries. Imports: apierrors, selectors, watchcache (types).
 
 import { errors } from '../../apierrors/status.js';
-import { fieldsetFor, parseSelectionPredicate, selectsEverything, type FieldSelector } from '../../selectors/index.js';
+import { fieldsetFor, parseSelectionPredicate, selectsEverything, type FieldSelector, type LabelSelector } from '../../selectors/index.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
-import type { CacheEntry, EntryFilter } from '../../watchcache/types.js';
+import { indexedFilter, type CacheEntry, type EntryFilter, type FilterIndex } from '../../watchcache/types.js';
 
 export interface Selection {
   filter: EntryFilter | undefined;
@@ -24,11 +24,31 @@ export function selectionFor(resource: ResourceInfo, query: URLSearchParams, ite
   if (everything && !itemName) return { filter: undefined, hasSelector: false };
   const { label, field } = predicate;
   const fieldsOf = resource.custom ? customEntryFields(resource, field) : (e: CacheEntry) => e.fields;
-  const filter: EntryFilter = (e) =>
+  const matches = (e: CacheEntry): boolean =>
     (itemName === undefined || e.name === itemName) &&
     (label.isEmpty() || label.matches(e.labels)) &&
     (field.isEmpty() || field.matches(fieldsOf(e)));
-  return { filter, hasSelector: !everything };
+  const index = indexOf(itemName, label, field, resource.custom !== undefined);
+  return { filter: index ? indexedFilter(matches, index) : matches, hasSelector: !everything };
+}
+
+/**
+ * What every entry the selection accepts has in common, for the watch cache's watcher index:
+ * the name, else a field pinned by `=` (a kubelet's spec.nodeName), else a label pinned to one
+ * value. Not a field of a custom resource: an entry cached before its definition declared the
+ * field lacks it, and customEntryFields reads it from the object instead.
+ */
+function indexOf(itemName: string | undefined, label: LabelSelector, field: FieldSelector, custom: boolean): FilterIndex | undefined {
+  if (itemName !== undefined) return { kind: 'name', value: itemName };
+  if (!custom) {
+    const pinned = field.requirements.find((r) => r.operator === '=');
+    if (pinned) return { kind: 'field', key: pinned.field, value: pinned.value };
+  }
+  for (const r of label.requirements) {
+    const value = label.requiresExactMatch(r.key);
+    if (value !== undefined) return { kind: 'label', key: r.key, value };
+  }
+  return undefined;
 }
 
 /**

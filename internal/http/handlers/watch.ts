@@ -11,7 +11,7 @@ import type { HttpDeps } from '../deps.js';
 import { watchParams } from '../list-options.js';
 import { chooseRepresentation, watchEventWriter } from '../representations.js';
 import type { Item } from '../serializers.js';
-import type { WatchOutput } from '../../watchcache/types.js';
+import { selectAll, type WatchOutput } from '../../watchcache/types.js';
 import type { WatchSeries } from '../../metrics/metrics.js';
 import { CacheWatcher } from '../../watchcache/watcher.js';
 import { errors, StatusError } from '../../apierrors/status.js';
@@ -51,7 +51,7 @@ export async function handleWatch(c: Context<Env>, deps: HttpDeps, rr: ResourceR
     const { code, message, details } = tooLarge.status;
     watcher.fail(code, tooLarge.reason, message, details as Record<string, unknown> | undefined);
   } else {
-    watcher = await rr.registry.watch(rr.namespace, selection.filter ?? (() => true), fromRevision, params.consistent);
+    watcher = await rr.registry.watch(rr.namespace, selection.filter ?? selectAll, fromRevision, params.consistent);
     if (params.sendInitialEvents && params.allowBookmarks) watcher.bookmark(true);
   }
 

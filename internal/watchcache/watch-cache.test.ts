@@ -170,6 +170,21 @@ describe('WatchCache', () => {
     expect(take(w)).toEqual(['BOOKMARK@3', 'ADDED w@4', 'BOOKMARK@4']);
   });
 
+  it('bookmarks the latest revision although the changes since were of other namespaces, other selections and other resources', async () => {
+    await cache.start();
+    await put('a', 'x', { app: 'web' }); // 1
+    const selected = Object.assign((e: CacheEntry) => e.labels.app === 'web', { index: { kind: 'label', key: 'app', value: 'web' } as const });
+    const w = cache.watch({ prefix: PREFIX, keyPrefix: `${PREFIX}a/`, filter: selected, fromRevision: 1 });
+    await put('b', 'y', { app: 'web' }); // 2: another namespace
+    await put('a', 'z', { app: 'db' }); // 3: another label value
+    await store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/registry/core/secrets/a/s', value: cm('a', 's') }] }); // 4: another resource
+    expect(w.revision).toBe(4);
+    w.bookmark();
+    await put('a', 'v', { app: 'web' }); // 5
+    w.bookmark();
+    expect(take(w)).toEqual(['BOOKMARK@4', 'ADDED v@5', 'BOOKMARK@5']);
+  });
+
   it('waits for a revision and times out on one that never comes', async () => {
     await cache.start();
     const waiting = cache.waitForRevision(1, 5_000);

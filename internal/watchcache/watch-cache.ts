@@ -336,8 +336,8 @@ export class WatchCache {
     if (batch.compactedRevision !== undefined) {
       for (const rc of this.resources.values()) rc.forgetBefore(batch.compactedRevision);
     }
+    // Watchers read this as their progress (for bookmarks) when they need it: see CacheWatcher's clock.
     this.rev = batch.revision;
-    for (const rc of this.resources.values()) for (const w of rc.watchers) w.progress(batch.revision);
     this.wakeWaiters();
   }
 
@@ -393,7 +393,7 @@ export class WatchCache {
     const { filter: selected } = options;
     const keyPrefix = options.keyPrefix || options.prefix;
     const filter: EntryFilter = keyPrefix !== options.prefix ? (e) => e.key.startsWith(keyPrefix) && selected(e) : selected;
-    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.removeWatcher(w), this.rev);
+    const watcher = new CacheWatcher(filter, this.watcherCapacity, start, (w) => rc.removeWatcher(w), this.rev, this);
     if (options.fromRevision <= 0) {
       for (const entry of rc.list({ keyPrefix }).entries) watcher.initial(entry);
       rc.addWatcher(watcher, keyPrefix, selected);

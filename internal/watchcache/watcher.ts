@@ -46,6 +46,12 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     private readonly onClose: (w: CacheWatcher) => void,
     /** The cache's revision when the watch starts, if older than the start (a version not reached yet). */
     reachedRevision = startRevision,
+    /**
+     * The revision of the last batch the cache has finished handing out (its changes of this
+     * watcher's resource included): read when a bookmark needs it, rather than the cache
+     * telling every watcher of every resource after every batch.
+     */
+    private readonly clock?: { readonly revision: number },
   ) {
     this.progressRevision = Math.min(startRevision, reachedRevision);
     this.startRevision = startRevision;
@@ -78,9 +84,15 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     this.route(ev, inScope);
   }
 
-  /** Called by the cache after each applied batch, matching or not. */
+  /** Everything up to `revision` has been handed to this watcher (matching or not). */
   progress(revision: number): void {
     if (!this.held && revision > this.progressRevision) this.progressRevision = revision;
+  }
+
+  /** The progress revision, brought up to the cache's clock (not while a replay is loading). */
+  private progressed(): number {
+    if (this.clock) this.progress(this.clock.revision);
+    return this.progressRevision;
   }
 
   /** Hold live events until a replay (loaded asynchronously) has been delivered. */
@@ -109,14 +121,15 @@ export class CacheWatcher implements AsyncIterable<WatchOutput> {
     // Never a version the store has not reached, nor one older than the start: a watch from a
     // future version gets bookmarks once the cache passes it (upstream's cacheWatcher likewise
     // sends no bookmark older than the requested version).
-    if (this.closedReason || this.held || this.progressRevision < this.startRevision) return false;
-    this.push(initialEventsEnd ? { type: 'BOOKMARK', revision: this.progressRevision, initialEventsEnd } : { type: 'BOOKMARK', revision: this.progressRevision });
+    const revision = this.progressed();
+    if (this.closedReason || this.held || revision < this.startRevision) return false;
+    this.push(initialEventsEnd ? { type: 'BOOKMARK', revision, initialEventsEnd } : { type: 'BOOKMARK', revision });
     return true;
   }
 
   /** The revision up to which this watcher has seen everything. */
   get revision(): number {
-    return this.progressRevision;
+    return this.progressed();
   }
 
   /** Ends the stream with an ERROR output (for example 410 when history is gone). */

@@ -1,8 +1,9 @@
 // internal/watchcache/types owns the vocabulary of the watch cache: cached objects (held once,
 // as serving bytes, with the few attributes selectors need), cache events, and what a watcher
-// delivers, and the filters watchers select with. Imports: nothing from the project.
+// delivers, the filters watchers select with, and the memo of an entry's other encodings.
+// Imports: nothing from the project.
 
-/** One object as the cache holds it. Immutable: a change replaces the entry. */
+/** One object as the cache holds it. Immutable but for the encodings memo: a change replaces the entry. */
 export interface CacheEntry {
   readonly key: string;
   readonly namespace: string;
@@ -16,6 +17,34 @@ export interface CacheEntry {
   readonly fields: Readonly<Record<string, string>>;
   /** Set when the stored value cannot be decoded: reads fail with this message; only forced deletion removes it. */
   readonly corrupt?: string;
+  /**
+   * Other encodings of `bytes`, made on first use by whoever serves them (http/serializers) and
+   * shared by lists, gets and watch events. The one mutable field: a memo of a pure function of
+   * `bytes`, so it stays absent for entries nobody asks in another encoding.
+   */
+  encodings?: EntryEncodings;
+}
+
+/**
+ * Memoised encodings of an entry's serving bytes. It applies only while `of` is the entry's
+ * `bytes`: an entry copied with a new resourceVersion (`{ ...prev, revision, bytes }`) carries
+ * the old memo along, and must not serve it.
+ */
+export interface EntryEncodings {
+  readonly of: Buffer;
+  /** The object's protobuf message, without the envelope. */
+  protobuf?: Buffer;
+  /** The object's CBOR data item, without the self-described tag. */
+  cbor?: Buffer;
+}
+
+/** The memo of `entry` for its current bytes, created empty when absent or stale. */
+export function encodingsOf(entry: CacheEntry): EntryEncodings {
+  const memo = entry.encodings;
+  if (memo && memo.of === entry.bytes) return memo;
+  const fresh: EntryEncodings = { of: entry.bytes, protobuf: undefined, cbor: undefined };
+  entry.encodings = fresh;
+  return fresh;
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';

@@ -36,7 +36,9 @@ export {
 export {
   decodeCbor,
   decodeCborSeq,
+  EncodedCbor,
   encodeCbor,
+  encodeCborParts,
   encodeCborSeq,
   encodeCborWatchEvent,
   looksLikeCbor,

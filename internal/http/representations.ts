@@ -17,6 +17,7 @@ import type { HttpDeps } from './deps.js';
 import { negotiate, type MediaRange, type Offer } from './negotiation.js';
 import { wantsPretty } from './respond.js';
 import { indentJson } from '../codec/json/json-codec.js';
+import type { CacheEntry } from '../watchcache/types.js';
 import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
 
 export type View = 'full' | 'table' | 'partial';
@@ -128,11 +129,6 @@ function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: str
   return new Response(out, { status, headers });
 }
 
-/** Writes bytes already in their final form (the cache's JSON serving bytes). */
-export function writeBytes(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status = 200): Response {
-  return respond(c, deps, body, contentType, status);
-}
-
 /**
  * Writes an object the registry just stored: straight from the cache's serving bytes when the
  * representation is plain JSON of the stored version, else serialized.
@@ -169,6 +165,13 @@ export function writeObject(
   return respond(c, deps, rep.serializer.object(body, schema), contentTypeOf(rep, deps), status);
 }
 
+/** Writes one cached object in full view: from its memoised encoding when the format keeps one. */
+export function writeEntry(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, entry: CacheEntry): Response {
+  if (rep.serializer.name === 'json') return respond(c, deps, entry.bytes, 'application/json', 200);
+  if (rep.serializer.cachedObject) return respond(c, deps, rep.serializer.cachedObject(entry, schemasOf(resource, 'full')), contentTypeOf(rep, deps), 200);
+  return writeObject(c, deps, rep, resource, itemObject({ entry }));
+}
+
 export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, meta: ListMeta, items: readonly Item[]): Response {
   const naming = viewNaming(deps, rep);
   if (rep.view === 'table') {
@@ -186,7 +189,7 @@ export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, 
   if (rep.serializer.listChunks && outgoing && typeof outgoing.writeHead === 'function' && estimatedSize(items) > STREAM_THRESHOLD) {
     // Large lists go out in chunks with backpressure: memory stays near one chunk, not the whole body (twice).
     const gzip = wantsGzip(c, deps, STREAM_THRESHOLD);
-    void streamChunks(outgoing, rep.serializer.listChunks(kind, resource.apiVersion, meta, items), baseHeaders(c, contentTypeOf(rep, deps)), gzip);
+    void streamChunks(outgoing, rep.serializer.listChunks(kind, resource.apiVersion, meta, items, schemasOf(resource, 'full')), baseHeaders(c, contentTypeOf(rep, deps)), gzip);
     return RESPONSE_ALREADY_SENT;
   }
   const body = rep.serializer.list(kind, resource.apiVersion, meta, items, schemasOf(resource, 'full'));

@@ -1,13 +1,16 @@
 // internal/http/serializers owns the wire formats of responses: JSON, YAML, protobuf and CBOR
 // writers for objects, lists and framed watch events, and the request-body readers that go
 // with them. JSON writes the watch cache's serving bytes as they are (serialize once, write
-// many); protobuf keeps each cached object's encoded bytes beside the entry, so a list of
-// cached objects is a concatenation too. Imports: codec, watchcache (types), apierrors.
+// many); protobuf and CBOR encode a cached object once, on first use, into the entry's
+// encodings memo, and gets, lists and watch events of it are then assembled from those bytes
+// (a list is its head, the items' bytes referenced, and its tail). Imports: codec, watchcache
+// (types), apierrors.
 
-import { decodeCbor, decodeJson, decodeYaml, encodeCbor, encodeCborWatchEvent, encodeYaml, frameWatchEvent, ProtobufCodec } from '../codec/index.js';
+import { decodeCbor, decodeJson, decodeYaml, EncodedCbor, encodeCbor, encodeCborParts, encodeCborWatchEvent, encodeYaml, frameWatchEvent, ProtobufCodec, SELF_DESCRIBED_CBOR } from '../codec/index.js';
 import { errors } from '../apierrors/status.js';
 import type { Naming } from '../naming/naming.js';
-import type { CacheEntry } from '../watchcache/types.js';
+import { typeMetaOf } from '../storedobject/stored-object.js';
+import { encodingsOf, type CacheEntry } from '../watchcache/types.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -36,6 +39,11 @@ export interface Serializer {
   /** Content-Type of a watch stream, or undefined when the format cannot stream (YAML). */
   readonly watchMediaType: string | undefined;
   object(obj: JsonObject, schema?: SchemaNames): Buffer;
+  /**
+   * Optional: the same body as object() for a cached object, from its memoised encoding (made
+   * on first use). Formats without it are written with object() of the parsed entry.
+   */
+  cachedObject?(entry: CacheEntry, schema: SchemaNames): Buffer;
   list(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer;
   watchEvent(type: string, item: Item, schema?: SchemaNames): Buffer;
   /** Optional: the same event as buffers to write in sequence, without copying cached bytes. */
@@ -44,7 +52,17 @@ export interface Serializer {
    * The list as a sequence of chunks, for streaming large lists without building them whole.
    * Optional: formats without it are written with list().
    */
-  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[]): Generator<Buffer>;
+  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Iterable<Buffer>;
+}
+
+/**
+ * An exact-size copy for a memo the cache keeps as long as the entry: a slice of Node's shared
+ * 8 KiB pool would pin the whole slab (see storedobject's withResourceVersion).
+ */
+function ownCopy(b: Buffer): Buffer {
+  const out = Buffer.allocUnsafeSlow(b.length);
+  b.copy(out);
+  return out;
 }
 
 const COMMA = Buffer.from(',');
@@ -121,14 +139,30 @@ export const yamlSerializer: Serializer = {
   },
 };
 
+/** A cached object's CBOR data item (no self-described tag), encoded once per entry. */
+function cborItem(item: Item, schemaName: string | undefined): Buffer {
+  const options = { selfDescribed: false, ...(schemaName ? { schemaName } : {}) };
+  if ('object' in item) return encodeCbor(item.object, options);
+  const memo = encodingsOf(item.entry);
+  memo.cbor ??= ownCopy(encodeCbor(itemObject(item), options));
+  return memo.cbor;
+}
+
 export function cborSerializer(): Serializer {
+  const listParts = (kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer[] =>
+    encodeCborParts({ kind, apiVersion, metadata: listMetaObject(meta), items: items.map((i) => new EncodedCbor(cborItem(i, schema?.item))) });
   return {
     name: 'cbor',
     mediaType: 'application/cbor',
     watchMediaType: 'application/cbor-seq',
     object: (obj, schema) => encodeCbor(obj, schema?.item ? { schemaName: schema.item } : {}),
-    list: (kind, apiVersion, meta, items) => encodeCbor({ kind, apiVersion, metadata: listMetaObject(meta), items: items.map(itemObject) }),
-    watchEvent: (type, item) => encodeCborWatchEvent(type, itemObject(item)),
+    cachedObject: (entry, schema) => {
+      const item = cborItem({ entry }, schema.item);
+      return Buffer.concat([SELF_DESCRIBED_CBOR, item], SELF_DESCRIBED_CBOR.length + item.length);
+    },
+    list: (kind, apiVersion, meta, items, schema) => Buffer.concat(listParts(kind, apiVersion, meta, items, schema)),
+    listChunks: listParts,
+    watchEvent: (type, item, schema) => encodeCborWatchEvent(type, cborItem(item, schema?.item)),
   };
 }
 
@@ -140,8 +174,6 @@ export class ProtobufSerializer implements Serializer {
   readonly name = 'protobuf' as const;
   readonly mediaType: string;
   readonly watchMediaType: string;
-  /** Encoded (unenveloped) bytes of cached objects, kept as long as the entry lives. */
-  private readonly raw = new WeakMap<CacheEntry, Buffer>();
   private built: ProtobufCodec | undefined;
 
   constructor(private readonly naming: Naming) {
@@ -159,14 +191,12 @@ export class ProtobufSerializer implements Serializer {
     return schemaName !== undefined && schemaName.startsWith('io.k8s.') && (this.built === undefined || this.built.supports(schemaName));
   }
 
+  /** The object's raw message: a cached object's is encoded once and kept in its entry's memo. */
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);
-    let b = this.raw.get(item.entry);
-    if (!b) {
-      b = this.codec.encodeRaw(itemObject(item), schemaName);
-      this.raw.set(item.entry, b);
-    }
-    return b;
+    const memo = encodingsOf(item.entry);
+    memo.protobuf ??= ownCopy(this.codec.encodeRaw(itemObject(item), schemaName));
+    return memo.protobuf;
   }
 
   object(obj: JsonObject, schema?: SchemaNames): Buffer {
@@ -174,16 +204,26 @@ export class ProtobufSerializer implements Serializer {
     return this.codec.encode(obj, schema.item);
   }
 
+  cachedObject(entry: CacheEntry, schema: SchemaNames): Buffer {
+    if (!schema.item) throw errors.notAcceptable(['application/json']);
+    const { apiVersion, kind } = typeMetaOf(entry.bytes);
+    return this.codec.wrapEnvelope(apiVersion, kind, this.rawOf({ entry }, schema.item));
+  }
+
   list(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer {
+    return Buffer.concat(this.listChunks(kind, apiVersion, meta, items, schema));
+  }
+
+  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer[] {
     if (!schema?.item || !schema.list) throw errors.notAcceptable(['application/json']);
-    const raw = this.codec.encodeRaw({ metadata: listMetaObject(meta), items: items.map((i) => this.rawOf(i, schema.item!)) }, schema.list);
-    return this.codec.wrapEnvelope(apiVersion, kind, raw);
+    const raws = items.map((i) => this.rawOf(i, schema.item!));
+    return this.codec.encodeListParts(apiVersion, kind, schema.list, listMetaObject(meta), raws);
   }
 
   watchEvent(type: string, item: Item, schema?: SchemaNames): Buffer {
     if (!schema?.item) throw errors.notAcceptable(['application/json']);
-    const obj = itemObject(item);
-    const envelope = this.codec.wrapEnvelope(String(obj.apiVersion ?? ''), String(obj.kind ?? ''), this.rawOf(item, schema.item));
+    const { apiVersion, kind } = 'entry' in item ? typeMetaOf(item.entry.bytes) : { apiVersion: String(item.object.apiVersion ?? ''), kind: String(item.object.kind ?? '') };
+    const envelope = this.codec.wrapEnvelope(apiVersion, kind, this.rawOf(item, schema.item));
     return frameWatchEvent(this.codec.encodeWatchEvent(type, envelope));
   }
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { decodeStored, encodeStored, replaceResourceVersion, withResourceVersion } from './stored-object.js';
+import { decodeStored, encodeStored, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
 
 describe('stored objects', () => {
   it('writes kind, apiVersion, metadata first and never a resourceVersion', () => {
@@ -31,5 +31,12 @@ describe('stored objects', () => {
     expect(withResourceVersion(encodeStored({ kind: 'K', apiVersion: 'v1', metadata: {} }), 7).toString()).toBe(
       '{"kind":"K","apiVersion":"v1","metadata":{"resourceVersion":"7"}}',
     );
+  });
+
+  it('reads kind and apiVersion from the head of serving bytes', () => {
+    const served = withResourceVersion(encodeStored({ kind: 'Deployment', apiVersion: 'apps/v1', metadata: { name: 'n' }, spec: { kind: 'x' } }), 7);
+    expect(typeMetaOf(served)).toEqual({ kind: 'Deployment', apiVersion: 'apps/v1' });
+    expect(typeMetaOf(withResourceVersion(encodeStored({ metadata: { name: 'n' } }), 7))).toEqual({ kind: '', apiVersion: '' });
+    expect(() => typeMetaOf(Buffer.from('{"kind":"K"}'))).toThrow(/no metadata/);
   });
 });

@@ -61,3 +61,15 @@ export function decodeStored(stored: Uint8Array, revision: number): JsonObject {
   obj.metadata = { resourceVersion: String(revision), ...meta };
   return obj;
 }
+
+/**
+ * kind and apiVersion of serving (or stored) bytes, read from their fixed head
+ * `{"kind":…,"apiVersion":…,` without parsing the rest of the object.
+ */
+export function typeMetaOf(bytes: Buffer): { kind: string; apiVersion: string } {
+  const at = bytes.indexOf(METADATA_OPEN);
+  if (at === 1) return { kind: '', apiVersion: '' }; // `{"metadata":{`: neither was stored
+  if (at < 1 || bytes[at - 1] !== 0x2c) throw new Error('stored object has no metadata');
+  const head = JSON.parse(`${bytes.toString('utf8', 0, at - 1)}}`) as { kind?: unknown; apiVersion?: unknown };
+  return { kind: typeof head.kind === 'string' ? head.kind : '', apiVersion: typeof head.apiVersion === 'string' ? head.apiVersion : '' };
+}

@@ -269,6 +269,11 @@ function writeValue(w: WireWriter, v: unknown, tree: ByteTree | undefined, depth
     w.byte(0xf6);
     return;
   }
+  if (v instanceof EncodedCbor) {
+    if (partsSink) partsSink.split(w, v.bytes);
+    else w.raw(v.bytes);
+    return;
+  }
   if (v instanceof Uint8Array) {
     w.byte(0xd6);
     head(w, 2, v.length);
@@ -299,6 +304,53 @@ export function encodeCbor(value: unknown, options: CborEncodeOptions = {}): Buf
     writeValue(w, value, tree, 0);
     return w.finish();
   } finally {
+    releaseWriter(w);
+  }
+}
+
+/**
+ * A value already encoded as one CBOR data item (no self-described tag), written as it is where
+ * it stands in a value: lists are assembled from cached item encodings with it.
+ */
+export class EncodedCbor {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/** Collects the output of encodeCborParts: written bytes copied out, EncodedCbor bytes referenced. */
+class PartsSink {
+  readonly parts: Buffer[] = [];
+
+  /** Ends the current written run at the writer's position, then adds `bytes` as a part. */
+  split(w: WireWriter, bytes: Buffer): void {
+    this.flush(w);
+    this.parts.push(bytes);
+  }
+
+  flush(w: WireWriter): void {
+    if (w.pos > 0) this.parts.push(w.finish());
+    w.reset();
+  }
+}
+
+/** The sink of the encodeCborParts call under way (encoding is synchronous, never nested). */
+let partsSink: PartsSink | undefined;
+
+/**
+ * encodeCbor's output as buffers to write in sequence, with each EncodedCbor in the value
+ * referenced rather than copied into the output.
+ */
+export function encodeCborParts(value: unknown, options: CborEncodeOptions = {}): Buffer[] {
+  const tree = options.schemaName ? byteTreeFor(options.schemas ?? builtinSchemas, options.schemaName) : undefined;
+  const sink = new PartsSink();
+  const w = acquireWriter();
+  partsSink = sink;
+  try {
+    if (options.selfDescribed !== false) w.raw(SELF_DESCRIBED_CBOR);
+    writeValue(w, value, tree, 0);
+    sink.flush(w);
+    return sink.parts;
+  } finally {
+    partsSink = undefined;
     releaseWriter(w);
   }
 }

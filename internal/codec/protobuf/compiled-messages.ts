@@ -90,7 +90,8 @@ function makeHelpers(): Helpers {
   };
 }
 
-function tagBytes(number: number, wireType: number): number[] {
+/** The varint bytes of a field's tag. */
+export function tagBytes(number: number, wireType: number): number[] {
   let v = (number << 3) | wireType;
   const out: number[] = [];
   while (v > 127) {

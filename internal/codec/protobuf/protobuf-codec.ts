@@ -9,7 +9,7 @@
 import { errors } from '../../apierrors/status.js';
 import type { Naming } from '../../naming/naming.js';
 import { builtinSchemas, type SchemaIndex } from '../../schema/openapi-index.js';
-import { CompiledMessages, ENVELOPE_MAGIC, type CodecHooks } from './compiled-messages.js';
+import { CompiledMessages, ENVELOPE_MAGIC, tagBytes, type CodecHooks } from './compiled-messages.js';
 import { ProtoSchema } from './message-plans.js';
 import { protobufError, WireReader } from './wire-reader.js';
 import { acquireWriter, releaseWriter, type WireWriter } from './wire-writer.js';
@@ -167,6 +167,58 @@ export class ProtobufCodec {
     }
   }
 
+  /**
+   * A whole enveloped list as buffers to write in sequence: the envelope and list metadata, then
+   * each item's field header and its already-encoded raw message (referenced, not copied), then
+   * the envelope's tail. Concatenated, the buffers are what encode() writes for the list with
+   * those items; a list is thus assembled from cached per-object encodings without copying them.
+   * `listMeta` is the JSON form of the list's ListMeta.
+   */
+  encodeListParts(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, items: readonly Uint8Array[]): Buffer[] {
+    const message = this.messageOf(listSchemaName);
+    const fields = this.proto.plan(message).fields;
+    const last = fields[fields.length - 1];
+    if (!last || last.jsonKey !== 'items' || !last.repeated || last.message === undefined) {
+      // Not the usual list shape (items the last field): no splicing, encode it whole.
+      return [this.wrapEnvelope(apiVersion, kind, this.encodeRaw({ metadata: listMeta, items }, listSchemaName))];
+    }
+    const head = this.encodeRaw({ metadata: listMeta }, listSchemaName);
+    const tag = Uint8Array.from(tagBytes(last.number, 2));
+    // Every item's tag and length in one buffer, handed out as slices.
+    const prefixes = Buffer.allocUnsafe(items.length * (tag.length + 5));
+    const parts: Buffer[] = new Array<Buffer>(2 * items.length + 2);
+    let rawLength = head.length;
+    let at = 0;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      const start = at;
+      prefixes.set(tag, at);
+      at += tag.length;
+      let n = item.length;
+      while (n > 127) {
+        prefixes[at++] = (n & 127) | 128;
+        n >>>= 7;
+      }
+      prefixes[at++] = n;
+      parts[2 * i + 1] = prefixes.subarray(start, at);
+      parts[2 * i + 2] = Buffer.isBuffer(item) ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength);
+      rawLength += at - start + item.length;
+    }
+    const w = acquireWriter();
+    try {
+      w.raw(ENVELOPE_MAGIC);
+      writeTypeMeta(w, apiVersion, kind);
+      w.byte(0x12);
+      w.uvarint32(rawLength);
+      w.raw(head);
+      parts[0] = w.finish();
+    } finally {
+      releaseWriter(w);
+    }
+    parts[parts.length - 1] = ENVELOPE_TAIL;
+    return parts;
+  }
+
   /** Wraps an already-encoded raw message in the envelope. */
   wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
     const w = acquireWriter();
@@ -175,8 +227,7 @@ export class ProtobufCodec {
       writeTypeMeta(w, apiVersion, kind);
       w.byte(0x12);
       w.bytes(raw);
-      w.byte2(0x1a, 0);
-      w.byte2(0x22, 0);
+      w.raw(ENVELOPE_TAIL);
       return w.finish();
     } finally {
       releaseWriter(w);
@@ -308,6 +359,9 @@ function guardStack<T>(f: () => T): T {
     throw e;
   }
 }
+
+/** contentEncoding and contentType of the envelope: Go writes both, empty. */
+const ENVELOPE_TAIL = Buffer.from([0x1a, 0, 0x22, 0]);
 
 function stringOr(v: unknown): string {
   return typeof v === 'string' ? v : '';

@@ -29,6 +29,8 @@ export interface HttpsWebhookServer {
   readonly caBundle: string;
   readonly caPem: string;
   readonly received: ReceivedRequest[];
+  /** TLS connections accepted so far (keep-alive tests count them). */
+  readonly connections: number;
   /** Replaces the handler (tests switch behaviour between cases). */
   handle(handler: WebhookHandler): void;
   close(): Promise<void>;
@@ -71,6 +73,8 @@ export async function startHttpsWebhookServer(options: {
         });
     });
   });
+  let connections = 0;
+  server.on('secureConnection', () => connections++);
   const upgrade = options.upgrade;
   if (upgrade) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -88,6 +92,9 @@ export async function startHttpsWebhookServer(options: {
     caBundle: Buffer.from(ca.certPem).toString('base64'),
     caPem: ca.certPem,
     received,
+    get connections() {
+      return connections;
+    },
     handle(h) {
       handler = h;
     },

@@ -429,13 +429,13 @@ export class ClusterProcess {
   }
 
   /**
-   * Starts a new replica that joins through `via`'s API with the join token (its own PKI copy
-   * goes to <data>/pki). Resolves once it serves; the leader promotes it when caught up.
+   * Starts a new replica that joins through `via`'s API with `token` (default: the PKI's
+   * join-token file; its own PKI copy goes to <data>/pki). Resolves once it serves; the leader
+   * promotes it when caught up.
    */
-  async join(name: string, via: string): Promise<void> {
+  async join(name: string, via: string, token = readFileSync(join(this.pkiDir, 'join-token'), 'utf8').trim()): Promise<void> {
     if (this.replicas.has(name)) throw new Error(`replica ${name} exists`);
     const r = await this.allocate(name);
-    const token = readFileSync(join(this.pkiDir, 'join-token'), 'utf8').trim();
     r.args = [
       `--name=${name}`,
       `--data-dir=${r.dataDir}`,

@@ -1,7 +1,8 @@
-// internal/cluster-cli/members-client owns the operator's calls to the cluster membership API
-// (GET /cluster/v1/members, DELETE /cluster/v1/members/<name>) over HTTPS with a kubeconfig's
-// credentials. A refusal comes back as a Kubernetes Status; its message becomes the error's.
-// Imports: kubeconfig (the credentials type).
+// internal/cluster-cli/members-client owns the operator's calls to the cluster's /cluster/v1
+// API over HTTPS with a kubeconfig's credentials: the membership API (GET /cluster/v1/members,
+// DELETE /cluster/v1/members/<name>) here, and the one request both it and the join-token
+// client (token-client.ts) make (`clusterApiCall`). A refusal comes back as a Kubernetes
+// Status; its message becomes the error's. Imports: kubeconfig (the credentials type).
 
 import { request as httpsRequest } from 'node:https';
 import type { KubeconfigCredentials } from './kubeconfig.js';
@@ -59,7 +60,7 @@ const MEMBERS_PATH = '/cluster/v1/members';
 const MAX_BODY_BYTES = 16 << 20;
 
 export async function listMembers(creds: KubeconfigCredentials, options: RequestOptions = {}): Promise<MemberList> {
-  const { status, body } = await call(creds, 'GET', MEMBERS_PATH, options);
+  const { status, body } = await clusterApiCall(creds, 'GET', MEMBERS_PATH, options);
   // The list always exists where the API is served, so a 404 means a server without it.
   if (status === 404) throw new MembersApiError(`${creds.server} has no membership API (${MEMBERS_PATH} not found): is it a clustered clusterd?`, status);
   if (status < 200 || status > 299) throw refusal(creds, status, body);
@@ -71,15 +72,15 @@ export async function listMembers(creds: KubeconfigCredentials, options: Request
 
 /** Removes replica `name` from the cluster; resolves with the server's message, if any. */
 export async function removeMember(creds: KubeconfigCredentials, name: string, options: RequestOptions = {}): Promise<string | undefined> {
-  const { status, body } = await call(creds, 'DELETE', `${MEMBERS_PATH}/${encodeURIComponent(name)}`, options);
+  const { status, body } = await clusterApiCall(creds, 'DELETE', `${MEMBERS_PATH}/${encodeURIComponent(name)}`, options);
   if (status < 200 || status > 299) throw refusal(creds, status, body);
   return isObject(body) && typeof body['message'] === 'string' && body['message'] ? body['message'] : undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStatus = (v: unknown): v is Record<string, unknown> => isObject(v) && v['kind'] === 'Status';
 
-function refusal(creds: KubeconfigCredentials, status: number, body: unknown): MembersApiError {
+export function refusal(creds: KubeconfigCredentials, status: number, body: unknown): MembersApiError {
   if (isStatus(body) && typeof body['message'] === 'string' && body['message']) return new MembersApiError(body['message'], status);
   const text = typeof body === 'string' ? body.trim().slice(0, 200) : JSON.stringify(body).slice(0, 200);
   return new MembersApiError(`${creds.server} answered ${status}${text ? `: ${text}` : ''}`, status);
@@ -102,8 +103,8 @@ function connectHint(e: NodeJS.ErrnoException, creds: KubeconfigCredentials, ans
   return '';
 }
 
-/** One request; the body is parsed JSON when it is JSON, else its text. */
-function call(creds: KubeconfigCredentials, method: string, path: string, options: RequestOptions): Promise<{ status: number; body: unknown }> {
+/** One request (with a JSON body when `json` is given); the answer is parsed JSON when it is JSON, else its text. */
+export function clusterApiCall(creds: KubeconfigCredentials, method: string, path: string, options: RequestOptions, json?: unknown): Promise<{ status: number; body: unknown }> {
   const base = new URL(creds.server);
   // The server URL may carry a path prefix (a proxy in front); the API path goes below it.
   const url = new URL(base.pathname.replace(/\/+$/, '') + path, base);
@@ -115,7 +116,8 @@ function call(creds: KubeconfigCredentials, method: string, path: string, option
         method,
         headers: {
           accept: 'application/json',
-          'user-agent': 'clusterd-members',
+          'user-agent': 'clusterd-cli',
+          ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(creds.token ? { authorization: `Bearer ${creds.token}` } : {}),
         },
         ca: creds.caPem,
@@ -160,6 +162,6 @@ function call(creds: KubeconfigCredentials, method: string, path: string, option
       const what = e.code?.startsWith('ERR_SSL_') && e.reason ? e.reason : e.message.trim();
       reject(new MembersApiError(`cannot reach ${url.origin}: ${what}${connectHint(e, creds, answered)}`));
     });
-    req.end();
+    req.end(json !== undefined ? JSON.stringify(json) : undefined);
   });
 }

@@ -58,13 +58,14 @@ export function membersTable(members: readonly Member[], wide: boolean): string 
   return formatTable(header, rows);
 }
 
-function kubeconfigPath(args: ParsedArgs, io: CommandIo): string {
+/** The kubeconfig a cluster subcommand uses: --kubeconfig, else $KUBECONFIG when it names one file. */
+export function kubeconfigPath(args: ParsedArgs, io: CommandIo, command = COMMAND): string {
   const given = flag(args, 'kubeconfig');
   if (given) return given;
   const env = io.env['KUBECONFIG'];
   if (env && env.includes(delimiter)) throw new UsageError(`KUBECONFIG lists several files; name one with --kubeconfig`);
   if (env) return env;
-  throw new UsageError(`--kubeconfig is required (or set KUBECONFIG) (see ${COMMAND} --help)`);
+  throw new UsageError(`--kubeconfig is required (or set KUBECONFIG) (see ${command} --help)`);
 }
 
 export async function runMembersCommand(argv: readonly string[], io: CommandIo): Promise<number> {

@@ -21,7 +21,8 @@ missing, so it also admits a new replica.
                                     so no client certificate can act as a peer
   DIR/admin.crt admin.key           admin client certificate (CN admin, O system:masters)
   DIR/sa.key sa.pub                 service-account token signing key pair
-  DIR/join-token                    K10<SHA-256 of peer-ca.crt>::<secret>, for joining replicas
+  DIR/join-token                    K10<SHA-256 of ca.crt>::<secret>, for joining replicas; valid
+                                    24h from the cluster's first leader (then: clusterd token create)
   DIR/replicas/NAME/apiserver.crt apiserver.key   the replica's serving certificate
   DIR/replicas/NAME/peer.crt peer.key             the replica's peer certificate
 

@@ -1,5 +1,5 @@
 // internal/cluster-cli/subcommands owns dispatching the operator subcommands of the clusterd
-// entry point (`clusterd pki`, `clusterd members`) and their exit statuses: 2 for a bad command
+// entry point (`clusterd pki`, `clusterd members`, `clusterd token`, `clusterd credential`) and their exit statuses: 2 for a bad command
 // line, 1 for any other failure. It loads a command's module only when that command runs, so
 // the server, started by the same entry point, never loads them (nor the certificate library
 // they reach). Imports: args (statically, the UsageError class only); the commands lazily.
@@ -20,6 +20,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   members: {
     summary: 'list the cluster\'s replicas, or remove one (members remove NAME)',
     load: async () => (await import('./members-command.js')).runMembersCommand,
+  },
+  token: {
+    summary: 'create, list or revoke the tokens new replicas join the cluster with (token create|list|revoke)',
+    load: async () => (await import('./token-command.js')).runTokenCommand,
   },
 };
 

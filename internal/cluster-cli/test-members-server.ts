@@ -1,7 +1,7 @@
 // internal/cluster-cli/test-members-server is test support: a real HTTPS server (node:https)
-// standing in for a replica's membership API, with a cluster PKI directory from the generator
+// standing in for a replica's /cluster/v1 API (members, join tokens), with a cluster PKI directory from the generator
 // and an admin kubeconfig for it. It verifies client certificates as the API server does
-// (chained to ca.crt) and records each request. Tests set `respond` to choose the answer.
+// (chained to ca.crt) and records each request (with its body). Tests set `respond` to choose the answer.
 // Imports: pki (generator and kubeconfig text).
 
 import { createServer, type Server } from 'node:https';
@@ -20,6 +20,8 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   /** Subject CN of the client certificate, '' without one. */
   clientCn: string;
+  /** The request body as text. */
+  body: string;
 }
 
 export type Responder = (req: RecordedRequest, res: ServerResponse) => void;
@@ -73,9 +75,10 @@ export async function startTestMembersServer(): Promise<TestMembersServer> {
     { cert: read(pki.serverCert), key: read(pki.serverKey), ca: read(pki.caCert), requestCert: true, rejectUnauthorized: true },
     (req, res) => {
       const peer = (req.socket as TLSSocket).getPeerCertificate();
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCn: [peer?.subject?.CN ?? ''].flat().join(',') };
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCn: [peer?.subject?.CN ?? ''].flat().join(','), body: '' };
       requests.push(recorded);
-      req.resume();
+      req.setEncoding('utf8');
+      req.on('data', (d: string) => (recorded.body += d));
       req.on('end', () => state.respond(recorded, res));
     },
   );

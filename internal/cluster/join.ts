@@ -4,10 +4,11 @@
 //           hash pinned in the join token, then — now over verified TLS — present the token's
 //           secret, its name and peer address; write the PKI files it receives and remember the
 //           member addresses (for restarts, which need no further flags);
-//   member: check the secret, issue the joiner's serving and peer certificates, add it to Raft
-//           as a learner (the leader promotes it once it has caught up), answer with the
-//           shared PKI and the member addresses.
-// Imports: pki (cluster layout, join token), cluster ids, raft types, log.
+//   member: check the token against the cluster's recorded join tokens (join-tokens.ts: known,
+//           secret matching, not expired), issue the joiner's serving and peer certificates,
+//           add it to Raft as a learner (the leader promotes it once it has caught up), answer
+//           with the shared PKI and the member addresses.
+// Imports: pki (cluster layout, join token), cluster ids, raft types, log; join-tokens (types).
 
 import { readFileSync, writeFileSync, mkdirSync, existsSync, chmodSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -15,8 +16,10 @@ import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
 import type { ConfState } from '../../raft/types.js';
 import type { Logger } from '../log/logger.js';
 import { clusterPkiPaths, issueReplicaCertificates, type ClusterPkiPaths } from '../pki/cluster-pki.js';
-import { joinSecretMatches, parseJoinToken, verifyCaHash } from '../pki/join-token.js';
+import { parseJoinToken, verifyCaHash, type JoinToken } from '../pki/join-token.js';
 import { nodeIdOf, REPLICA_NAME } from './ids.js';
+import { refusalMessage, type TokenCheck } from './join-tokens.js';
+import { jsonResponse, statusResponse } from './responses.js';
 
 export interface ClusterFiles extends ClusterPkiPaths {
   /** The shared PKI paths in the server's PkiPaths shape (for the kubeconfig and TLS). */
@@ -89,7 +92,7 @@ export async function joinCluster(
   const { ca } = JSON.parse(caRes.body) as { ca: string };
   if (!verifyCaHash(ca, token.caHash)) throw new Error(`joining via ${o.api}: the cluster CA does not match the join token's hash (wrong token, or not the cluster it was made for)`);
   const host = o.peerAddress.slice(0, o.peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
-  const body = JSON.stringify({ name: o.name, peerAddress: o.peerAddress, hosts: [host], secret: token.secret });
+  const body = JSON.stringify({ name: o.name, peerAddress: o.peerAddress, hosts: [host], secret: token.secret, ...(token.id ? { tokenId: token.id } : {}) });
   let res: { status: number; body: string } | undefined;
   // The member may be between leaders for a moment: retry what it says is retryable.
   for (let attempt = 0; attempt < 20; attempt++) {
@@ -127,29 +130,42 @@ export interface AdmitDeps {
   paths: ClusterPkiPaths;
   status(): RaftNodeStatus | undefined;
   addLearner(id: number, url: string): Promise<ConfState>;
+  /** Whether the presented token may join now (join-tokens.ts JoinTokens.check). */
+  checkToken(token: Pick<JoinToken, 'id' | 'secret'>): Promise<TokenCheck>;
   log: Logger;
 }
 
-const status = (code: number, reason: string, message: string): Response =>
-  new Response(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }), {
-    status: code,
-    headers: { 'content-type': 'application/json', ...(code === 503 ? { 'retry-after': '1' } : {}) },
-  });
-
 /** The member side of a join (POST /cluster/v1/join). */
 export async function admitJoiner(raw: string, deps: AdmitDeps): Promise<Response> {
-  let req: { name?: unknown; peerAddress?: unknown; hosts?: unknown; secret?: unknown };
+  const status = statusResponse;
+  let req: { name?: unknown; peerAddress?: unknown; hosts?: unknown; secret?: unknown; tokenId?: unknown };
   try {
     req = JSON.parse(raw) as typeof req;
   } catch {
     return status(400, 'BadRequest', 'the join request is not JSON');
   }
   if (typeof req !== 'object' || req === null) return status(400, 'BadRequest', 'the join request must be a JSON object');
-  const { name, peerAddress, secret } = req;
+  const { name, peerAddress, secret, tokenId } = req;
   const hosts = Array.isArray(req.hosts) ? req.hosts.filter((h): h is string => typeof h === 'string') : [];
   if (typeof secret !== 'string') return status(401, 'Unauthorized', 'the join request carries no token secret');
-  const expected = parseJoinToken(readFileSync(deps.paths.joinToken, 'utf8').trim());
-  if (!joinSecretMatches(expected, secret)) return status(401, 'Unauthorized', 'invalid join token');
+  // The same shapes a token's text may have (join-token.ts): a file's 32 hex digits, or a
+  // created token's id and 16-character secret.
+  const token = typeof tokenId === 'string' && /^[a-z0-9]{6}$/.test(tokenId) && /^[a-z0-9]{16}$/.test(secret)
+    ? { id: tokenId, secret }
+    : tokenId === undefined && /^[0-9a-fA-F]{32}$/.test(secret)
+      ? { secret: secret.toLowerCase() }
+      : undefined;
+  if (!token) return status(401, 'Unauthorized', 'the join request\'s token is malformed');
+  let check: TokenCheck;
+  try {
+    check = await deps.checkToken(token);
+  } catch (e) {
+    return status(503, 'ServiceUnavailable', `the join token cannot be checked now: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!check.ok) {
+    deps.log.warn('refused a join', { name: typeof name === 'string' ? name : undefined, token: check.id, reason: check.reason });
+    return status(401, 'Unauthorized', refusalMessage(check));
+  }
   if (typeof name !== 'string' || !REPLICA_NAME.test(name)) return status(400, 'BadRequest', `invalid replica name ${JSON.stringify(name)}`);
   if (typeof peerAddress !== 'string' || !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(peerAddress)) {
     return status(400, 'BadRequest', `invalid peer address ${JSON.stringify(peerAddress)} (want host:port)`);
@@ -179,5 +195,5 @@ export async function admitJoiner(raw: string, deps: AdmitDeps): Promise<Respons
   for (const f of [...shared, ...own]) files[relative(deps.pkiDir, f)] = readFileSync(f, 'utf8');
   const peers = [...(deps.status()?.peers ?? s.peers)];
   if (!peers.some(([pid]) => pid === id)) peers.push([id, url]);
-  return new Response(JSON.stringify({ files, peers } satisfies JoinResponse), { status: 200, headers: { 'content-type': 'application/json' } });
+  return jsonResponse(200, { files, peers } satisfies JoinResponse);
 }

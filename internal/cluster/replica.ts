@@ -3,9 +3,11 @@
 // under the store (RaftReplicator over a LevelDB log and the mutual-TLS peer transport),
 // leadership for leader-only work, the member records every replica keeps in the store (API
 // address, peer address, configuration hash), automatic promotion of caught-up learners, the
-// /cluster/v1 endpoints (members, removal, join), the raft and config-hash readyz checks and
-// the Raft metrics. Imports: raft (node, storage, transport), store, config, auth/authz types,
-// health, log, cluster (ids, raft-replicator, join).
+// /cluster/v1 endpoints (members, removal, join, join tokens), the leader's join-token upkeep
+// (recording the join-token file, removing expired tokens), the raft and config-hash readyz
+// checks and the Raft metrics. Imports: raft (node, storage, transport), store, config,
+// auth/authz types, health, log, pki (join token), registry (store error → Status), cluster
+// (ids, raft-replicator, join, join-tokens, responses).
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -24,6 +26,19 @@ import type { LevelRevisionStore } from '../store/revision-store.js';
 import { nodeIdOf, REPLICA_NAME } from './ids.js';
 import { RaftReplicator } from './raft-replicator.js';
 import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
+import { handleJoinTokens, JoinTokens } from './join-tokens.js';
+import { jsonResponse as json, statusBody } from './responses.js';
+import { caHashOf, hashJoinSecret, joinSecretHashMatches, parseJoinToken, type JoinToken } from '../pki/join-token.js';
+import { translateStoreError } from '../registry/generic-registry.js';
+
+/**
+ * How long an expired join token stays listed (and a join with it is told it expired, not that
+ * it is unknown) before the leader removes it; upstream's token cleaner removes at expiry, but
+ * its tokens are Secrets an operator can still read.
+ */
+const EXPIRED_TOKEN_RETENTION_MS = 3600_000;
+/** How often the leader looks for expired tokens: the retention above is in hours, so minutes are precise enough. */
+const TOKEN_CLEANUP_INTERVAL_MS = 60_000;
 
 /** Where member records live in the store: outside /registry/, so no API serves them. */
 export const MEMBER_PREFIX = '/cluster/members/';
@@ -48,11 +63,6 @@ export interface MemberStatus {
   configHash: string;
 }
 
-const json = (status: number, body: unknown): Response =>
-  new Response(JSON.stringify(body, null, 2), { status, headers: { 'content-type': 'application/json' } });
-
-const statusBody = (code: number, reason: string, message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
-
 export interface ClusterReplicaDeps {
   config: ServerConfig;
   log: Logger;
@@ -66,6 +76,9 @@ export class ClusterReplica {
   readonly replicator: RaftReplicator;
   readonly pki: PkiPaths;
   private store: LevelRevisionStore | undefined;
+  private tokens: JoinTokens | undefined;
+  /** Set once the join-token file is known to be recorded (join-tokens.ts). */
+  private fileTokenRecorded = false;
   private apiAddress = '';
   private timers: NodeJS.Timeout[] = [];
   private appliedTarget = 0;
@@ -164,6 +177,7 @@ export class ClusterReplica {
   /** Starts Raft over the opened store (replays what the store has not applied yet). */
   async run(store: LevelRevisionStore): Promise<void> {
     this.store = store;
+    this.tokens = new JoinTokens(store, this.deps.log);
     await this.replicator.run(store);
   }
 
@@ -194,6 +208,13 @@ export class ClusterReplica {
     };
     tick(() => this.publishRecord(), 1000);
     tick(() => this.promoteLearners(), 500);
+    // The join-token file counts from the cluster's first leader: recorded then, with the default TTL.
+    tick(async () => {
+      if (!this.fileTokenRecorded && this.replicator.isLeader()) await this.recordFileToken();
+    }, 1000);
+    tick(async () => {
+      if (this.replicator.isLeader()) await this.tokens?.removeExpired(EXPIRED_TOKEN_RETENTION_MS);
+    }, TOKEN_CLEANUP_INTERVAL_MS);
     tick(async () => {
       this.leaderHash = await this.readLeaderHash();
     }, 1000);
@@ -209,6 +230,24 @@ export class ClusterReplica {
     const current = await store.get(key);
     if (current && Buffer.from(current.value).equals(value)) return;
     await store.execute({ type: 'txn', compares: [{ key, modRevision: current?.modRevision ?? 0 }], ops: [{ type: 'put', key, value }] });
+  }
+
+  /** This replica's join-token file's token, when the file is there and readable. */
+  private fileToken(): JoinToken | undefined {
+    try {
+      return parseJoinToken(readFileSync(this.paths.joinToken, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Records the join-token file's token unless it was before; true when this call recorded it. */
+  private async recordFileToken(): Promise<boolean> {
+    const token = this.fileToken();
+    if (!token || !this.tokens) return false;
+    const recorded = await this.tokens.registerFileToken(token);
+    this.fileTokenRecorded = true;
+    return recorded;
   }
 
   /** Leader: a learner whose log is close to the commit index becomes a voter. */
@@ -319,6 +358,14 @@ export class ClusterReplica {
     if (path === '/cluster/v1/join/ca' && method === 'GET') {
       return json(200, { ca: readFileSync(this.pki.caCert, 'utf8') });
     }
+    if (path === '/cluster/v1/tokens' || path.startsWith('/cluster/v1/tokens/')) {
+      if (!this.tokens) return json(503, statusBody(503, 'ServiceUnavailable', 'the store is not open yet'));
+      try {
+        return await handleJoinTokens(method, path, body, { tokens: this.tokens, caHash: () => caHashOf(readFileSync(this.pki.caCert, 'utf8')) });
+      } catch (e) {
+        throw translateStoreError(e);
+      }
+    }
     if (path === '/cluster/v1/join' && method === 'POST') {
       const text = await body();
       // A join request is a few hundred bytes; anyone may send one, so bound what is parsed.
@@ -353,6 +400,16 @@ export class ClusterReplica {
       paths: this.paths,
       status: () => this.replicator.status(),
       addLearner: (id, url) => this.replicator.raft.addLearner(id, url),
+      checkToken: async (token) => {
+        const tokens = this.tokens;
+        if (!tokens) throw new Error('the store is not open yet');
+        const first = await tokens.check(token);
+        // A join may arrive before the leader recorded the join-token file (a cluster just
+        // formed): a token that is this replica's file is recorded here, then checked again.
+        const file = this.fileToken();
+        if (first.ok || first.reason !== 'unknown' || token.id !== undefined || !file || !joinSecretHashMatches(hashJoinSecret(file.secret), token.secret)) return first;
+        return (await this.recordFileToken()) ? tokens.check(token) : first;
+      },
       log: this.deps.log,
     });
   }

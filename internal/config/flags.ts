@@ -50,7 +50,7 @@ export interface ServerConfig {
   pkiDir: string | undefined;
   /** API address (https://host:port) of any member of a running cluster to join. */
   join: string | undefined;
-  /** Join token printed by the cluster (`<pki-dir>/join-token`). */
+  /** Join token: from `clusterd token create`, or the PKI's `<pki-dir>/join-token`. */
   token: string | undefined;
   heartbeatIntervalMs: number;
   /** Applied entries between two Raft snapshots of the store (etcd's --snapshot-count). */
@@ -371,7 +371,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'token', value: 'token', default: '',
-    help: 'Join token (the content of <pki-dir>/join-token on a member) for --join.',
+    help: 'Join token for --join: one `clusterd token create` printed on a member (24h unless --ttl said otherwise), or the content of <pki-dir>/join-token on a member (valid 24h from when the cluster first elected a leader).',
     apply: (c, v) => { c.token = v || undefined; },
   },
   {

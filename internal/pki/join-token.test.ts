@@ -1,7 +1,9 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { X509Certificate } from 'node:crypto';
 import { createCertificateAuthority } from './certificates.js';
-import { caHashOf, joinSecretMatches, JoinTokenError, makeJoinToken, parseJoinToken, verifyCaHash } from './join-token.js';
+import {
+  caHashOf, formatJoinToken, hashJoinSecret, joinSecretHashMatches, joinTokenId, JoinTokenError, makeJoinToken, newTokenParts, parseJoinToken, TOKEN_ID, verifyCaHash,
+} from './join-token.js';
 
 let caPem: string;
 let otherCaPem: string;
@@ -86,13 +88,75 @@ describe('verifyCaHash', () => {
   });
 });
 
-describe('joinSecretMatches', () => {
-  it('compares the secret, in either hex case, and refuses anything malformed', () => {
-    const token = parseJoinToken(makeJoinToken(caPem));
-    expect(joinSecretMatches(token, token.secret)).toBe(true);
-    expect(joinSecretMatches(token, token.secret.toUpperCase())).toBe(true);
-    expect(joinSecretMatches(token, token.secret.replace(/^./, (c) => (c === '0' ? '1' : '0')))).toBe(false);
-    expect(joinSecretMatches(token, token.secret.slice(1))).toBe(false);
-    expect(joinSecretMatches(token, '')).toBe(false);
+describe('created tokens (kubeadm form <id>.<secret>)', () => {
+  it('newTokenParts draws a 6-character id and a 16-character secret of [a-z0-9], different every time', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const { id, secret } = newTokenParts();
+      expect(id).toMatch(TOKEN_ID);
+      expect(secret).toMatch(/^[a-z0-9]{16}$/);
+      seen.add(`${id}.${secret}`);
+    }
+    expect(seen.size).toBe(200);
+  });
+
+  it('uses the whole alphabet (no modulo bias that drops letters or digits)', () => {
+    const chars = new Set(Array.from({ length: 200 }, () => newTokenParts().secret).join(''));
+    expect([...chars].sort().join('')).toBe('0123456789abcdefghijklmnopqrstuvwxyz');
+  });
+
+  it('formats as K10<ca hash>::<id>.<secret> and parses back with its id', () => {
+    const caHash = caHashOf(caPem);
+    const token = formatJoinToken(caHash, 'abc123', '0123456789abcdef');
+    expect(token).toBe(`K10${caHash}::abc123.0123456789abcdef`);
+    expect(parseJoinToken(`${token}\n`)).toEqual({ caHash, id: 'abc123', secret: '0123456789abcdef' });
+    expect(joinTokenId(parseJoinToken(token))).toBe('abc123');
+  });
+
+  const hash = 'a'.repeat(64);
+  it.each([
+    [`K10${hash}::abc12.0123456789abcdef`],
+    [`K10${hash}::abc123.0123456789abcde`],
+    [`K10${hash}::ABC123.0123456789abcdef`],
+    [`K10${hash}::abc123.0123456789abcdef.x`],
+    [`K10${hash}::.`],
+  ])('rejects the malformed created form %j, naming the expected shape and not the token', (token) => {
+    expect(() => parseJoinToken(token)).toThrow(/secret must be <id>\.<secret> with 6 and 16 characters of a-z and 0-9/);
+    try {
+      parseJoinToken(token);
+    } catch (e) {
+      const secret = token.slice(token.indexOf('::') + 2);
+      if (secret.length > 2) expect((e as Error).message).not.toContain(secret);
+    }
+  });
+});
+
+describe('joinTokenId', () => {
+  it("derives the join-token file's id from its secret: stable, 6 characters, independent of hex case", () => {
+    const file = parseJoinToken(makeJoinToken(caPem));
+    expect(file.id).toBeUndefined();
+    const id = joinTokenId(file);
+    expect(id).toMatch(TOKEN_ID);
+    expect(joinTokenId({ secret: file.secret.toUpperCase() })).toBe(id);
+    expect(joinTokenId(parseJoinToken(makeJoinToken(caPem)))).not.toBe(id);
+  });
+});
+
+describe('hashJoinSecret / joinSecretHashMatches', () => {
+  it('stores sha256:<hex> and matches only the same secret', () => {
+    const h = hashJoinSecret('0123456789abcdef');
+    expect(h).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(h).not.toContain('0123456789abcdef');
+    expect(joinSecretHashMatches(h, '0123456789abcdef')).toBe(true);
+    expect(joinSecretHashMatches(h, '0123456789abcdeg')).toBe(false);
+    expect(joinSecretHashMatches(h, '')).toBe(false);
+    // The file's hex secret, in either case.
+    const file = parseJoinToken(makeJoinToken(caPem));
+    expect(joinSecretHashMatches(hashJoinSecret(file.secret), file.secret.toUpperCase())).toBe(true);
+  });
+
+  it('answers false for a malformed stored hash instead of throwing', () => {
+    expect(joinSecretHashMatches('sha256:abcd', 'x')).toBe(false);
+    expect(joinSecretHashMatches('', 'x')).toBe(false);
   });
 });

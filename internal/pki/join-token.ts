@@ -1,16 +1,22 @@
-// internal/pki/join-token owns the cluster join token, k3s-style: `K10<ca-hash>::<secret>`,
+// internal/pki/join-token owns the text of a cluster join token, k3s-style: `K10<ca-hash>::<secret>`,
 // where ca-hash is the SHA-256 of the cluster CA certificate's DER (the CA that signs the API
 // serving certificates). A joining replica knows only the token and an address; it pins that CA by its hash before trusting anything the
-// address sends, then proves itself with the secret. Uses node:crypto only (no certificate
-// library), so the running server can check tokens. Imports: nothing from the project.
+// address sends, then proves itself with the secret. Two secret forms: the `join-token` file's
+// 32 hex digits (made by `clusterd pki`), and kubeadm's bootstrap-token form `<id>.<secret>`
+// (`[a-z0-9]{6}.[a-z0-9]{16}`) of the tokens `clusterd token create` makes, whose id names the
+// token in lists and revocations. Either way the cluster keeps only a hash of the secret
+// (internal/cluster/join-tokens). Uses node:crypto only (no certificate library), so the
+// running server can check tokens. Imports: nothing from the project.
 
 import { createHash, randomBytes, timingSafeEqual, X509Certificate } from 'node:crypto';
 
 export interface JoinToken {
   /** SHA-256 of the cluster CA certificate's DER, 64 lower-case hex digits. */
   caHash: string;
-  /** 32 lower-case hex digits (128 bits). */
+  /** 32 lower-case hex digits (128 bits: the join-token file), or 16 of [a-z0-9] (a created token). */
   secret: string;
+  /** The token id of a created token (`[a-z0-9]{6}`); absent for the join-token file's form. */
+  id?: string;
 }
 
 export class JoinTokenError extends Error {
@@ -46,10 +52,63 @@ export function parseJoinToken(token: string): JoinToken {
   if (!/^[0-9a-fA-F]{64}$/.test(caHash)) {
     throw new JoinTokenError(`join token's CA hash must be 64 hex digits (a SHA-256), got ${caHash.length} characters${/^[0-9a-fA-F]*$/.test(caHash) ? '' : ' including non-hex ones'}`);
   }
+  const created = CREATED_SECRET.exec(secret);
+  if (created) return { caHash: caHash.toLowerCase(), id: created[1]!, secret: created[2]! };
+  if (secret.includes('.')) {
+    throw new JoinTokenError(`join token's secret must be <id>.<secret> with 6 and 16 characters of a-z and 0-9 (as \`clusterd token create\` prints it), got ${secret.length} characters`);
+  }
   if (!/^[0-9a-fA-F]{32}$/.test(secret)) {
     throw new JoinTokenError(`join token's secret must be 32 hex digits, got ${secret.length} characters${/^[0-9a-fA-F]*$/.test(secret) ? '' : ' including non-hex ones'}`);
   }
   return { caHash: caHash.toLowerCase(), secret: secret.toLowerCase() };
+}
+
+/** kubeadm's bootstrap token form: `<6-character id>.<16-character secret>`, a-z and 0-9. */
+const CREATED_SECRET = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
+export const TOKEN_ID = /^[a-z0-9]{6}$/;
+const TOKEN_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `n` random characters of [a-z0-9], uniformly (bytes of 252 and above are drawn again). */
+function randomTokenChars(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    for (const b of randomBytes(n * 2)) {
+      if (b >= 252) continue;
+      out += TOKEN_ALPHABET[b % 36];
+      if (out.length === n) break;
+    }
+  }
+  return out;
+}
+
+/** A fresh created token's id and secret (about 31 and 83 bits). */
+export function newTokenParts(): { id: string; secret: string } {
+  return { id: randomTokenChars(6), secret: randomTokenChars(16) };
+}
+
+/** The printed form of a created token. */
+export function formatJoinToken(caHash: string, id: string, secret: string): string {
+  return `${PREFIX}${caHash}${SEPARATOR}${id}.${secret}`;
+}
+
+/**
+ * The id a token is recorded under: a created token's own, or for the join-token file's form one
+ * derived from its secret (so every replica derives the same, whatever file it holds).
+ */
+export function joinTokenId(token: Pick<JoinToken, 'id' | 'secret'>): string {
+  return token.id ?? createHash('sha256').update(`clusterd join-token file:${token.secret.toLowerCase()}`).digest('hex').slice(0, 6);
+}
+
+/** What the cluster stores in place of a secret. The secrets are random (83 or 128 bits), so one SHA-256 suffices. */
+export function hashJoinSecret(secret: string): string {
+  return `sha256:${createHash('sha256').update(secret.toLowerCase()).digest('hex')}`;
+}
+
+/** Whether `presented` hashes to `hash` (constant time on the digest). */
+export function joinSecretHashMatches(hash: string, presented: string): boolean {
+  const want = Buffer.from(hash.replace(/^sha256:/, ''), 'hex');
+  const got = Buffer.from(hashJoinSecret(presented).slice('sha256:'.length), 'hex');
+  return want.length === got.length && timingSafeEqual(want, got);
 }
 
 /**
@@ -68,8 +127,3 @@ export function verifyCaHash(pem: string, hash: string): boolean {
   return timingSafeEqual(Buffer.from(actual, 'hex'), Buffer.from(hash.toLowerCase(), 'hex'));
 }
 
-/** Whether `presented` carries the same secret as `expected` (constant time on the secret). */
-export function joinSecretMatches(expected: JoinToken, presented: string): boolean {
-  if (!/^[0-9a-fA-F]{32}$/.test(presented)) return false;
-  return timingSafeEqual(Buffer.from(expected.secret, 'hex'), Buffer.from(presented.toLowerCase(), 'hex'));
-}

@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LevelRevisionStore } from '../store/revision-store.js';
+import { describe, expect, it } from 'vitest';
 import { encodeStored } from '../storedobject/stored-object.js';
 import { decodedEntry, rememberDecoded } from './entry-object.js';
+import { memoryCacheFixture } from './memory-cache-fixture.js';
 import type { CacheEntry } from './types.js';
-import { WatchCache } from './watch-cache.js';
 
 const PREFIX = '/registry/core/configmaps/';
 const entryOf = (bytes: string, corrupt?: string): CacheEntry => ({
@@ -47,26 +46,17 @@ describe('decodedEntry', () => {
 });
 
 describe('the watch cache shares what it parsed', () => {
-  let store: LevelRevisionStore;
-  let cache: WatchCache;
-  beforeEach(async () => {
-    store = await LevelRevisionStore.open({ storage: 'memory' });
-    cache = new WatchCache(store, { root: '/registry/', specFor: () => undefined });
-  });
-  afterEach(async () => {
-    cache.stop();
-    await store.close();
-  });
+  const f = memoryCacheFixture();
 
   const put = (name: string, decoded?: Map<string, unknown>) => {
     const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'ns', labels: { a: 'b' } }, data: { k: 'v' } };
-    return store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: `${PREFIX}ns/${name}`, value: encodeStored(obj) }] }, decoded?.set(`${PREFIX}ns/${name}`, obj));
+    return f.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: `${PREFIX}ns/${name}`, value: encodeStored(obj) }] }, decoded?.set(`${PREFIX}ns/${name}`, obj));
   };
 
   it('an applied entry it parsed decodes to exactly what its bytes parse to, without parsing again', async () => {
-    await cache.start();
+    await f.cache.start();
     await put('one');
-    const entry = cache.resource(PREFIX).get(`${PREFIX}ns/one`)!;
+    const entry = f.cache.resource(PREFIX).get(`${PREFIX}ns/one`)!;
     const shared = decodedEntry(entry);
     expect(shared).toEqual(JSON.parse(entry.bytes.toString('utf8')));
     // Same key order too (resourceVersion first in metadata, as the serving bytes have it).
@@ -75,14 +65,14 @@ describe('the watch cache shares what it parsed', () => {
   });
 
   it("never shares the writer's own object (the writer goes on changing it)", async () => {
-    await cache.start();
+    await f.cache.start();
     const hint = new Map<string, unknown>();
     const writing = put('two', hint);
     // The writer changes its object after encoding it: the cache read its attributes from it
     // (no parse), and a consumer must still see what was stored.
     (hint.get(`${PREFIX}ns/two`) as { metadata: { labels: Record<string, string> } }).metadata.labels = { a: 'changed by the writer' };
     await writing;
-    const entry = cache.resource(PREFIX).get(`${PREFIX}ns/two`)!;
+    const entry = f.cache.resource(PREFIX).get(`${PREFIX}ns/two`)!;
     expect(entry.labels).toEqual({ a: 'changed by the writer' });
     expect(decodedEntry(entry)).toEqual(JSON.parse(entry.bytes.toString('utf8')));
     expect((decodedEntry(entry) as { metadata: { labels: Record<string, string> } }).metadata.labels).toEqual({ a: 'b' });

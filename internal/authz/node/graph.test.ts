@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../log/logger.js';
-import { LevelRevisionStore } from '../../store/revision-store.js';
 import { encodeStored } from '../../storedobject/stored-object.js';
-import { WatchCache } from '../../watchcache/watch-cache.js';
+import { memoryCacheFixture } from '../../watchcache/memory-cache-fixture.js';
 import { followCache, NodeGraph, type VertexKind } from './graph.js';
 import { podReferences, pvReferences } from './references.js';
 
@@ -137,30 +136,20 @@ describe('NodeGraph', () => {
 });
 
 describe('followCache', () => {
-  let store: LevelRevisionStore;
-  let cache: WatchCache;
+  const fx = memoryCacheFixture();
   const key = (name: string) => `/registry/core/pods/ns/${name}`;
-  const put = (name: string, obj: Json) => store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: key(name), value: encodeStored(obj) }] });
-  const del = (name: string) => store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: key(name) }] });
+  const put = (name: string, obj: Json) => fx.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: key(name), value: encodeStored(obj) }] });
+  const del = (name: string) => fx.store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: key(name) }] });
   const until = async (check: () => boolean): Promise<void> => {
     for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
     expect(check()).toBe(true);
   };
 
-  beforeEach(async () => {
-    store = await LevelRevisionStore.open({ storage: 'memory' });
-    cache = new WatchCache(store, { root: '/registry/', specFor: () => undefined });
-  });
-  afterEach(async () => {
-    cache.stop();
-    await store.close();
-  });
-
   it('lists what the cache holds, then follows adds, moves and deletes', async () => {
     await put('before', pod('before', 'node-a', { imagePullSecrets: [{ name: 'pull' }] }));
-    await cache.start();
+    await fx.cache.start();
     const g = new NodeGraph();
-    const f = followCache(g, cache, createLogger('error'));
+    const f = followCache(g, fx.cache, createLogger('error'));
     expect(f.synced()).toBe(true);
     expect(g.reaches('node-a', 'secret', 'ns', 'pull')).toBe(true);
     await put('later', pod('later', 'node-a', { volumes: [{ name: 'v', configMap: { name: 'cm' } }] }));
@@ -175,11 +164,45 @@ describe('followCache', () => {
   it('is not synced before the cache is, and lists once it is', async () => {
     await put('p', pod('p', 'node-a', { imagePullSecrets: [{ name: 'pull' }] }));
     const g = new NodeGraph();
-    const f = followCache(g, cache, createLogger('error'));
+    const f = followCache(g, fx.cache, createLogger('error'));
     expect(f.synced()).toBe(false);
-    await cache.start();
+    await fx.cache.start();
     await until(() => f.synced());
     expect(g.reaches('node-a', 'secret', 'ns', 'pull')).toBe(true);
     f.stop();
   });
+});
+
+describe('followCache with the pod field set', () => {
+  // As the registry's spec for pods gives it: spec.nodeName is '' until the pod is bound.
+  const fx = memoryCacheFixture({
+    specFor: (prefix) =>
+      prefix === '/registry/core/pods/'
+        ? { attributes: (obj) => ({ labels: {}, fields: { 'spec.nodeName': String(((obj.spec ?? {}) as Json).nodeName ?? '') } }) }
+        : undefined,
+  });
+  const key = '/registry/core/pods/ns/p';
+  const put = (obj: Json) => fx.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key, value: encodeStored(obj) }] });
+
+  it('holds nothing for a pod until it is bound, then what it reaches, and nothing once a version is unbound', async () => {
+    await fx.cache.start();
+    const g = new NodeGraph();
+    const f = followCache(g, fx.cache, createLogger('error'));
+    const spec = { imagePullSecrets: [{ name: 'pull' }] };
+    await put(pod('p', '', spec));
+    await until(() => fx.cache.revision === fx.store.currentRevision());
+    expect(g.pod('ns', 'p')).toBeUndefined();
+    await put(pod('p', 'node-a', spec));
+    await until(() => g.reaches('node-a', 'secret', 'ns', 'pull'));
+    expect(g.pod('ns', 'p')?.nodeName).toBe('node-a');
+    await put(pod('p', '', spec));
+    await until(() => !g.reaches('node-a', 'secret', 'ns', 'pull'));
+    expect(g.pod('ns', 'p')).toBeUndefined();
+    f.stop();
+  });
+
+  const until = async (check: () => boolean): Promise<void> => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(check()).toBe(true);
+  };
 });

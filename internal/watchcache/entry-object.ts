@@ -3,14 +3,15 @@
 // each of them — the watch cache itself on a replica that did not propose it, the node
 // authorizer's graph on every replica, the garbage collector and the claim-protection
 // controller on the leader — several parses of the same bytes per write on the write path. The
-// cache parses at most once and keeps the result for the most recent entries only (bounded: the
+// cache parses at most once and keeps the result for the most recent changes only (bounded: the
 // entries themselves hold bytes, never decoded objects, so memory per stored object is
-// unchanged). Imports: types.
+// unchanged; the watch cache shares only what it parses for changes being applied, never
+// what it loads at start). Imports: types.
 
 import type { CacheEntry } from './types.js';
 
 /** Entries whose decoded object is kept: enough for one busy batch to reach every consumer. */
-const RECENT = 512;
+const RECENT = 256;
 
 const recent = new Map<CacheEntry, Readonly<Record<string, unknown>>>();
 

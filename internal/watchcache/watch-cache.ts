@@ -287,7 +287,8 @@ export class WatchCache {
     };
   }
 
-  private toEntry(kv: KeyValue, revision: number, decoded?: unknown, attributes?: Uint8Array): CacheEntry | undefined {
+  /** `share`: the entry is an applied change, whose other consumers may use what is parsed here. */
+  private toEntry(kv: KeyValue, revision: number, decoded?: unknown, attributes?: Uint8Array, share = false): CacheEntry | undefined {
     const prefix = this.prefixOf(kv.key);
     if (!prefix) return undefined;
     // The writer's decoded form, when it was written here, spares a parse; only read from.
@@ -315,10 +316,12 @@ export class WatchCache {
       };
     }
     const entry: CacheEntry = { key: kv.key, ...this.describe(prefix, obj), revision, bytes: withResourceVersion(kv.value, revision) };
-    // What was parsed here (decodeStored gives what parsing the entry's bytes gives, the
-    // resourceVersion first in metadata as withResourceVersion writes it) serves the write's
-    // other consumers. Not the writer's hint: the writer still holds and changes that object.
-    if (!hinted) rememberDecoded(entry, obj);
+    // What was parsed for a change being applied (decodeStored gives what parsing the entry's
+    // bytes gives, the resourceVersion first in metadata as withResourceVersion writes it)
+    // serves the change's other consumers. Not the writer's hint: the writer still holds and
+    // changes that object. Not at priming or for reads: nobody is about to consume those, and
+    // the last ones loaded would stay in memory for nothing.
+    if (!hinted && share) rememberDecoded(entry, obj);
     return entry;
   }
 
@@ -349,7 +352,7 @@ export class WatchCache {
       const last: CacheEntry = prev.corrupt ? { ...prev, revision } : { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
       return { type: 'DELETED', revision, entry: last, prev };
     }
-    const entry = this.toEntry(ev.kv, revision, ev.decoded, ev.attributes);
+    const entry = this.toEntry(ev.kv, revision, ev.decoded, ev.attributes, true);
     if (!entry) return undefined;
     return prev ? { type: 'MODIFIED', revision, entry, prev } : { type: 'ADDED', revision, entry };
   }

@@ -114,6 +114,8 @@ export class ResourceCache {
 
   /** Registers a watcher of keys under `keyPrefix` that `selected` accepts (its filter is both). */
   addWatcher(w: CacheWatcher, keyPrefix: string, selected: EntryFilter): void {
+    // Closed already (its initial state overflowed its queue): registered, it would never leave.
+    if (w.closed) return;
     this.registered.add(w);
     this.index.add(w, keyPrefix, selected);
   }

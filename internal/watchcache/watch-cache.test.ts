@@ -185,6 +185,16 @@ describe('WatchCache', () => {
     expect(take(w)).toEqual(['BOOKMARK@4', 'ADDED v@5', 'BOOKMARK@5']);
   });
 
+  it('does not keep a watcher whose initial state overflowed its queue', async () => {
+    const small = new WatchCache(store, { root: '/registry/', specFor: () => undefined, watcherCapacity: 2 });
+    for (const name of ['x', 'y', 'z']) await put('a', name);
+    await small.start();
+    const w = small.watch({ prefix: PREFIX, filter: () => true, fromRevision: 0 });
+    expect(w.closed).toBe('overflow');
+    expect(small.stats().find((s) => s.prefix === PREFIX)?.watchers).toBe(0);
+    small.stop();
+  });
+
   it('waits for a revision and times out on one that never comes', async () => {
     await cache.start();
     const waiting = cache.waitForRevision(1, 5_000);

@@ -2,6 +2,7 @@
 // observations and removals leaves the dependents index equal to one recomputed from the nodes.
 import { describe, expect, it } from 'vitest';
 import { DependencyGraph, type GraphNode, type OwnerRef } from './garbage-collector-graph.js';
+import { rng } from '../testserver/seeded-random.js';
 
 const node = (uid: string, owners: OwnerRef[] = [], extra: Partial<GraphNode> = {}): GraphNode => ({
   uid,
@@ -19,17 +20,6 @@ const node = (uid: string, owners: OwnerRef[] = [], extra: Partial<GraphNode> = 
 });
 const ref = (uid: string, extra: Partial<OwnerRef> = {}): OwnerRef => ({ apiVersion: 'v1', kind: 'ConfigMap', name: uid, uid, ...extra });
 
-/** A small seeded generator (mulberry32): the same seed, the same sequence. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('dependency graph', () => {
   it('a dependent of an owner not observed is queued to look for it; once observed, it is not', () => {

@@ -6,22 +6,12 @@
 // three-level chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
+import { rng } from '../testserver/seeded-random.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are free-form JSON
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
-/** A small seeded generator (mulberry32): the same seed, the same forest and deletions. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('garbage collector', () => {
   let t: TestServer;

@@ -5,22 +5,12 @@ import { fieldsetFor } from '../selectors/index.js';
 import { ResourceCache } from './resource-cache.js';
 import { selectAll, type CacheEntry, type CacheEvent, type EntryFilter, type WatchOutput } from './types.js';
 import { CacheWatcher } from './watcher.js';
+import { rng } from '../testserver/seeded-random.js';
 
 const PREFIX = '/registry/core/pods/';
 // Only what selection and fieldsetFor read of a resource.
 const pods = { group: '', upstreamGroup: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true } as unknown as ResourceInfo;
 
-/** A small seeded generator (mulberry32): the same seed, the same run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMESPACES = ['a', 'b', 'c'];
 const NAMES = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];

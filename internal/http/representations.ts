@@ -64,7 +64,31 @@ export function offersFor(deps: HttpDeps, resource: ResourceInfo | undefined, sh
   return offers;
 }
 
+/**
+ * Representations already chosen, per server (deps), resource and `shape + Accept`: the answer
+ * depends on nothing else, and nearly every request of a client repeats its Accept header.
+ * Bounded, since the header is the client's to vary.
+ */
+const chosen = new WeakMap<HttpDeps, WeakMap<object, Map<string, Representation>>>();
+const CHOSEN_PER_RESOURCE = 64;
+const NO_RESOURCE = {};
+
 export function chooseRepresentation(c: Context<Env>, deps: HttpDeps, resource: ResourceInfo | undefined, shape: ReadShape | 'write'): Representation {
+  let perDeps = chosen.get(deps);
+  if (!perDeps) chosen.set(deps, (perDeps = new WeakMap()));
+  let perResource = perDeps.get(resource ?? NO_RESOURCE);
+  if (!perResource) perDeps.set(resource ?? NO_RESOURCE, (perResource = new Map()));
+  // Whether protobuf supports a schema is a guess until its codec is built (see supports()).
+  const key = `${shape} ${deps.serializers.protobuf?.codecBuilt ? 1 : 0} ${c.req.header('accept') ?? ''}`;
+  const known = perResource.get(key);
+  if (known) return known;
+  const rep = negotiateRepresentation(c, deps, resource, shape);
+  if (perResource.size >= CHOSEN_PER_RESOURCE) perResource.clear();
+  perResource.set(key, rep);
+  return rep;
+}
+
+function negotiateRepresentation(c: Context<Env>, deps: HttpDeps, resource: ResourceInfo | undefined, shape: ReadShape | 'write'): Representation {
   const offers = offersFor(deps, resource, shape);
   try {
     const { offer, range } = negotiate(c.req.header('accept'), offers);
@@ -112,8 +136,9 @@ const NEWLINE = Buffer.from('\n');
 
 /** Response headers every representation shares; gzip when allowed, asked for and worth it. */
 function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status: number): Response {
-  const headers = new Headers({ 'content-type': contentType, 'cache-control': 'no-cache, private' });
-  for (const w of c.get('warnings') ?? []) headers.append('warning', w);
+  // A plain record: the node adapter writes it as it is, where a Headers object is converted
+  // on every response. Warnings (one header each) need Headers.append.
+  const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': 'no-cache, private' };
   // JSON for people (?pretty=true, curl): indented as upstream's pretty serializer. YAML and the
   // binary encodings have no pretty form. (Lists large enough to stream stay compact.)
   const json = contentType === 'application/json';
@@ -123,10 +148,14 @@ function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: str
   if (json && out === body && out.length > 0 && out[out.length - 1] !== 0x0a) out = Buffer.concat([out, NEWLINE]);
   if (wantsGzip(c, deps, out.length)) {
     out = gzipSync(out, { level: 1 });
-    headers.set('content-encoding', 'gzip');
-    headers.set('vary', 'Accept-Encoding');
+    headers['content-encoding'] = 'gzip';
+    headers.vary = 'Accept-Encoding';
   }
-  return new Response(out, { status, headers });
+  const warnings = c.get('warnings');
+  if (!warnings?.length) return new Response(out, { status, headers });
+  const withWarnings = new Headers(headers);
+  for (const w of warnings) withWarnings.append('warning', w);
+  return new Response(out, { status, headers: withWarnings });
 }
 
 /**

@@ -186,6 +186,10 @@ export class ProtobufSerializer implements Serializer {
     return this.built;
   }
 
+  get codecBuilt(): boolean {
+    return this.built !== undefined;
+  }
+
   /** Every built-in kind has a message; custom resources (no upstream schema name) do not. */
   supports(schemaName: string | undefined): boolean {
     return schemaName !== undefined && schemaName.startsWith('io.k8s.') && (this.built === undefined || this.built.supports(schemaName));

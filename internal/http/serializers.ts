@@ -168,7 +168,7 @@ export function cborSerializer(): Serializer {
 
 /**
  * Protobuf: envelopes, lists from per-entry cached bytes, length-framed watch events. The
- * codec (about 25 MB of compiled message plans) is built on first use, not at start-up.
+ * codec is built on first use, not at start-up (a few MB of RSS and ~10 ms; message encoders compile per kind on first use).
  */
 export class ProtobufSerializer implements Serializer {
   readonly name = 'protobuf' as const;

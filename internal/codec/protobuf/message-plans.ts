@@ -2,7 +2,11 @@
 // (proto/k8s-protos.json) and the JSON form of objects: for each message, its fields in
 // field-number order with the JSON property each one carries (renamed fields, structs that JSON
 // flattens, custom-JSON types from proto/json-proto-name-map.json), and what decoding keeps when Go
-// wrote a zero value. Imports: protobufjs, schema (data files, OpenAPI index).
+// wrote a zero value. Imports: schema (data files, OpenAPI index).
+//
+// The descriptors (protobufjs's JSON form) are read directly, each message's field types
+// resolved when its plan is first asked for: building a protobufjs Root of all ~1,200 messages
+// cost the first protobuf request of a process a few hundred milliseconds.
 //
 // Which fields are Go pointers is not in the descriptors (every field is proto2 `optional`). The
 // encoder does not need to know: it writes exactly the fields present in the JSON form, which is
@@ -23,7 +27,6 @@
 //    except an empty Time, which Go prints as null;
 //  - a repeated field the schema marks required is given [] when absent (`items` of lists).
 
-import protobuf from 'protobufjs';
 import { readDataFile } from '../../schema/data-files.js';
 import { builtinSchemas, SchemaIndex, type SchemaNode } from '../../schema/openapi-index.js';
 
@@ -93,12 +96,42 @@ const SPECIAL_BY_NAME: Record<string, SpecialKind> = {
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'rawextension',
 };
 
-function specialKind(type: protobuf.Type): SpecialKind | undefined {
-  const name = type.fullName.slice(1);
-  const known = SPECIAL_BY_NAME[name];
+/** A message in the descriptors' JSON form. */
+interface DescriptorType {
+  readonly fields: Readonly<Record<string, DescriptorField>>;
+}
+
+interface DescriptorField {
+  readonly type: string;
+  readonly id: number;
+  readonly rule?: string;
+  readonly keyType?: string;
+}
+
+interface DescriptorNamespace {
+  readonly nested?: Readonly<Record<string, DescriptorNamespace & Partial<DescriptorType>>>;
+}
+
+/** Every message of the descriptors by full name (no leading dot). */
+function indexMessages(root: DescriptorNamespace): Map<string, DescriptorType> {
+  const out = new Map<string, DescriptorType>();
+  const walk = (ns: DescriptorNamespace, prefix: string): void => {
+    for (const [name, node] of Object.entries(ns.nested ?? {})) {
+      const full = prefix ? `${prefix}.${name}` : name;
+      if (node.fields) out.set(full, node as DescriptorType);
+      walk(node, full);
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+function specialKind(fullName: string, type: DescriptorType): SpecialKind | undefined {
+  const known = SPECIAL_BY_NAME[fullName];
   if (known) return known;
-  if (name.startsWith('k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.')) {
-    switch (type.name) {
+  const name = fullName.slice(fullName.lastIndexOf('.') + 1);
+  if (fullName.startsWith('k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.')) {
+    switch (name) {
       case 'JSON':
         return 'rawjson';
       case 'JSONSchemaPropsOrBool':
@@ -110,7 +143,8 @@ function specialKind(type: protobuf.Type): SpecialKind | undefined {
     }
   }
   // ExtraValue (authentication, authorization, certificates) is a Go []string named type.
-  if (type.name === 'ExtraValue' && type.fieldsArray.length === 1 && type.fieldsArray[0]!.name === 'items') return 'stringlist';
+  const fields = Object.keys(type.fields);
+  if (name === 'ExtraValue' && fields.length === 1 && fields[0] === 'items') return 'stringlist';
   return undefined;
 }
 
@@ -157,7 +191,7 @@ export const OMITTED_ZERO_SCALARS: ReadonlySet<string> = new Set([
 const SCALARS = new Set<string>(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
 
 export class ProtoSchema {
-  private readonly root: protobuf.Root;
+  private readonly messages: Map<string, DescriptorType>;
   private readonly nameMap: NameMap;
   private readonly plans = new Map<string, MessagePlan>();
   private readonly messageCache = new Map<string, string | undefined>();
@@ -170,8 +204,7 @@ export class ProtoSchema {
     descriptors: () => unknown = () => JSON.parse(readDataFile('k8s-protos.json')),
     nameMap: () => unknown = () => JSON.parse(readDataFile('json-proto-name-map.json')),
   ) {
-    this.root = protobuf.Root.fromJSON(descriptors() as protobuf.INamespace);
-    this.root.resolveAll();
+    this.messages = indexMessages(descriptors() as DescriptorNamespace);
     this.nameMap = nameMap() as NameMap;
     for (const name of Object.keys(schemas.all())) {
       const proto = this.mapSchemaName(name);
@@ -188,13 +221,23 @@ export class ProtoSchema {
     return undefined;
   }
 
-  private lookup(fullName: string): protobuf.Type | undefined {
-    try {
-      const found = this.root.lookup(fullName);
-      return found instanceof protobuf.Type ? found : undefined;
-    } catch {
-      // Names come from request bodies (envelope kinds); an odd one is simply not a message.
-      return undefined;
+  private lookup(fullName: string): DescriptorType | undefined {
+    // Names come from request bodies (envelope kinds) too; an odd one is simply not a message.
+    return this.messages.get(fullName.startsWith('.') ? fullName.slice(1) : fullName);
+  }
+
+  /**
+   * The full name of a field's type as protobuf resolves it: an absolute `.a.b.T`, or a name
+   * looked up in the message's scope, then each enclosing one outwards.
+   */
+  private resolveType(ref: string, scope: string): string | undefined {
+    if (ref.startsWith('.')) return this.messages.has(ref.slice(1)) ? ref.slice(1) : undefined;
+    for (let s = scope; ; ) {
+      const candidate = s ? `${s}.${ref}` : ref;
+      if (this.messages.has(candidate)) return candidate;
+      if (!s) return undefined;
+      const dot = s.lastIndexOf('.');
+      s = dot < 0 ? '' : s.slice(0, dot);
     }
   }
 
@@ -223,41 +266,42 @@ export class ProtoSchema {
     const policy = policySchemaName ? this.schemas.get(policySchemaName) : undefined;
     const required = new Set(policy?.required ?? []);
     const declared: FieldPlan[] = [];
-    for (const f of type.fieldsArray) {
-      const inline = entry?.inlined?.includes(f.name) ?? false;
-      const jsonKey = entry?.renamed?.[f.name] ?? f.name;
+    for (const [fieldName, f] of Object.entries(type.fields)) {
+      const inline = entry?.inlined?.includes(fieldName) ?? false;
+      const jsonKey = entry?.renamed?.[fieldName] ?? fieldName;
       const isScalar = SCALARS.has(f.type);
+      const repeated = f.rule === 'repeated';
+      const map = f.keyType !== undefined;
       let message: string | undefined;
       if (!isScalar) {
-        const rt = f.resolvedType;
-        if (!(rt instanceof protobuf.Type)) throw new Error(`unsupported field type ${f.type} in ${fullName}.${f.name}`);
-        message = rt.fullName.slice(1);
+        message = this.resolveType(f.type, fullName);
+        if (message === undefined) throw new Error(`unsupported field type ${f.type} in ${fullName}.${fieldName}`);
         if (inline && schemaName && !this.protoToSchema.has(message)) this.inlineParent.set(message, schemaName);
       }
       const prop: SchemaNode | undefined = policy?.properties?.[jsonKey];
       declared.push({
-        protoName: f.name,
+        protoName: fieldName,
         number: f.id,
         jsonKey,
         scalar: isScalar ? (f.type as ScalarType) : undefined,
         message,
-        repeated: f.repeated && !f.map,
-        map: f.map,
+        repeated: repeated && !map,
+        map,
         inline,
         keepEmpty:
           required.has(jsonKey) ||
           (prop !== undefined && prop.default !== undefined) ||
           KEEP_EMPTY_POINTER_STRINGS.has(`${policySchemaName}.${jsonKey}`),
-        emptyListWhenAbsent: f.repeated && !f.map && required.has(jsonKey),
-        dropZero: isScalar && !f.repeated && OMITTED_ZERO_SCALARS.has(`${policySchemaName}.${jsonKey}`),
+        emptyListWhenAbsent: repeated && !map && required.has(jsonKey),
+        dropZero: isScalar && !repeated && OMITTED_ZERO_SCALARS.has(`${policySchemaName}.${jsonKey}`),
       });
-      if (f.map && (f as unknown as protobuf.MapField).keyType !== 'string') {
-        throw new Error(`unsupported map key type in ${fullName}.${f.name}`);
+      if (map && f.keyType !== 'string') {
+        throw new Error(`unsupported map key type in ${fullName}.${fieldName}`);
       }
     }
     const plan: MessagePlan = {
       fullName,
-      special: specialKind(type),
+      special: specialKind(fullName, type),
       fields: [...declared].sort((a, b) => a.number - b.number),
       declared,
       schemaName,

@@ -136,9 +136,7 @@ export class ProtobufCodec {
     const o = obj as Record<string, unknown>;
     const w = acquireWriter();
     try {
-      w.raw(ENVELOPE_MAGIC);
-      writeTypeMeta(w, stringOr(o.apiVersion), stringOr(o.kind));
-      w.byte(0x12);
+      writeEnvelopeHead(w, stringOr(o.apiVersion), stringOr(o.kind));
       const s = w.fork();
       encode(w, obj);
       w.join(s);
@@ -206,9 +204,7 @@ export class ProtobufCodec {
     }
     const w = acquireWriter();
     try {
-      w.raw(ENVELOPE_MAGIC);
-      writeTypeMeta(w, apiVersion, kind);
-      w.byte(0x12);
+      writeEnvelopeHead(w, apiVersion, kind);
       w.uvarint32(rawLength);
       w.raw(head);
       parts[0] = w.finish();
@@ -223,9 +219,7 @@ export class ProtobufCodec {
   wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {
     const w = acquireWriter();
     try {
-      w.raw(ENVELOPE_MAGIC);
-      writeTypeMeta(w, apiVersion, kind);
-      w.byte(0x12);
+      writeEnvelopeHead(w, apiVersion, kind);
       w.bytes(raw);
       w.raw(ENVELOPE_TAIL);
       return w.finish();
@@ -365,6 +359,13 @@ const ENVELOPE_TAIL = Buffer.from([0x1a, 0, 0x22, 0]);
 
 function stringOr(v: unknown): string {
   return typeof v === 'string' ? v : '';
+}
+
+/** The envelope up to its raw message: the magic, typeMeta, and the tag of `raw`. */
+function writeEnvelopeHead(w: WireWriter, apiVersion: string, kind: string): void {
+  w.raw(ENVELOPE_MAGIC);
+  writeTypeMeta(w, apiVersion, kind);
+  w.byte(0x12);
 }
 
 function writeTypeMeta(w: WireWriter, apiVersion: string, kind: string): void {

@@ -72,8 +72,10 @@ export class AdmissionChain {
       if (p.reinvoke && req.object) (seen ??= []).push([p, JSON.stringify(req.object)]);
     }
     if (!seen) return;
-    const final = JSON.stringify(req.object);
-    for (const [p, after] of seen) if (after !== final) await p.reinvoke!(req);
+    // One reinvocation round in plugin order (upstream's): each plugin is compared with the object
+    // as it is at its turn, so a change made by an earlier plugin's reinvocation (a mutating
+    // policy's) reinvokes a later one (the webhooks).
+    for (const [p, after] of seen) if (after !== JSON.stringify(req.object)) await p.reinvoke!(req);
   }
 
   async validate(req: AdmissionRequest): Promise<void> {

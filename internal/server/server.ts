@@ -475,6 +475,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   audit?.registerMetrics(metrics.registry);
   webhooks.registerMetrics(metrics.registry);
   validatingPolicies.evaluator.registerMetrics(metrics.registry);
+  mutatingPolicies?.evaluator.registerMetrics(metrics.registry);
   const pki = await pkiReady;
   const authn = buildAuthentication({ config, naming, saKeyFile: pki.saKey, saPubFile: pki.saPub, catalog, cache, storage, registries, log, registry: metrics.registry });
   // Built when a chain first names Node (it follows the watch cache from then on), then shared.

@@ -32,7 +32,7 @@ export interface CostBudget {
   remaining: number;
 }
 
-const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 /** The variables every admission expression may use. */
 const ADMISSION_VARIABLES = {

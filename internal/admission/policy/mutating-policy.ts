@@ -20,10 +20,13 @@ import { mergeValues } from '../../fieldmanager/typed-value.js';
 import { applyJsonPatch, builtinTypeNode, customResourceTypeNode, type JsonValue } from '../../patch/index.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { JSONPATCH_OPS } from '../../cel/cel.js';
-import { bindVariables, compileMutatingPolicy, evaluate, fromCel, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
+import { bindVariables, compileMutatingPolicy, evaluate, fromCel, matchConditionsOutcome, OUT_OF_BUDGET, RUNTIME_COST_BUDGET, toCel, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
 import { matches } from './match.js';
 import type { ValidatingPolicyDeps } from './validating-policy.js';
 import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
+import { MutatingPolicyMetrics, type MutationErrorType } from './metrics.js';
+import { authorizeParamReferences } from './param-authorization.js';
+import type { Registry } from 'prom-client';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -54,10 +57,25 @@ export class MutatingPolicyEvaluator {
   private readonly auditPrefix: string;
   private readonly types = new WeakMap<object, SmdType>();
   private readonly state = new WeakMap<AdmissionRequest, RequestState>();
+  private metrics = new MutatingPolicyMetrics();
 
   constructor(private readonly deps: MutatingPolicyDeps) {
     this.source = new PolicySource(deps.cache, deps.catalog, MUTATING_POLICIES, MUTATING_BINDINGS, compileMutatingPolicy);
     this.auditPrefix = `mutation.policy.${deps.naming.group('admission.k8s.io')}`;
+  }
+
+  /** Serves the metrics from `registry` (the server's, once it exists). */
+  registerMetrics(registry: Registry): void {
+    this.metrics = new MutatingPolicyMetrics(registry);
+  }
+
+  /** Writes of policies and bindings: their author must be allowed to read the params they name. */
+  async validate(req: AdmissionRequest): Promise<void> {
+    await authorizeParamReferences(req, { upstreamGroup: ADMISSION_UPSTREAM_GROUP, policies: MUTATING_POLICIES.resource, bindings: MUTATING_BINDINGS.resource }, {
+      catalog: this.deps.catalog,
+      authorize: (a) => this.deps.authorize(a),
+      policyObject: (n) => this.source.policyObject(n),
+    });
   }
 
   /** The resource's structured-merge type (built-in schema, a CRD's schema, or deduced). */
@@ -126,7 +144,20 @@ export class MutatingPolicyEvaluator {
 
   /** One binding (each param): whether it changed the object. A failure rejects (Fail) or is skipped (Ignore). */
   private async runBinding(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, req: AdmissionRequest, round: number, index: number): Promise<boolean> {
-    const fail = (message: string): boolean => {
+    const started = process.hrtime.bigint();
+    let errorType: MutationErrorType = 'no_error';
+    try {
+      return await this.runBindingParams(policy, bindingSpec, bindingName, req, round, index, (t) => {
+        errorType = t;
+      });
+    } finally {
+      this.metrics.observe(policy.name, bindingName, errorType, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  private async runBindingParams(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, req: AdmissionRequest, round: number, index: number, failedAs: (t: MutationErrorType) => void): Promise<boolean> {
+    const fail = (message: string, type: MutationErrorType = 'invalid_error'): boolean => {
+      failedAs(type);
       if (policy.failurePolicy === 'Ignore') return false;
       throw policyDenial(req, `MutatingAdmissionPolicy '${policy.name}' with binding '${bindingName}' denied request: ${message}`);
     };
@@ -148,8 +179,10 @@ export class MutatingPolicyEvaluator {
       if (conditions) return fail(conditions.error);
       // Mutations apply to a copy: a failure part-way leaves the request's object as it was.
       let current = structuredClone(req.object!) as JsonObject;
+      let running: CompiledMutation | undefined;
       try {
         for (const mutation of policy.mutations) {
+          running = mutation;
           const result = await evaluate(mutation.expression, activation, budget);
           current = applyMutation(mutation, fromCel(result), current, this.typeOf(req.resource));
           // Later mutations (and their variables) see the object as this one left it.
@@ -157,7 +190,8 @@ export class MutatingPolicyEvaluator {
           activation.variables = await bindVariables(policy, activation);
         }
       } catch (e) {
-        return fail(e instanceof Error ? e.message : String(e));
+        const message = e instanceof Error ? e.message : String(e);
+        return fail(message, message === OUT_OF_BUDGET ? 'out_of_budget' : running && !running.expression.program ? 'compile_error' : 'invalid_error');
       }
       this.deps.applyDefaults(req.resource, current);
       const mutated = JSON.stringify(current) !== JSON.stringify(req.object);
@@ -207,5 +241,6 @@ export function mutatingAdmissionPolicy(deps: MutatingPolicyDeps): AdmissionPlug
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     admit: (req) => evaluator.admit(req),
     reinvoke: (req) => evaluator.reinvoke(req),
+    validate: (req) => evaluator.validate(req),
   };
 }

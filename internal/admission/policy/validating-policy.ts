@@ -7,15 +7,12 @@
 // validation's reason), Warn adds a `Warning:` header, Audit adds the validation_failure
 // audit annotation. Evaluation and configuration errors follow the policy's failurePolicy.
 // Writes of policies and bindings themselves are checked here too: their author must be allowed
-// to read the params they refer to (upstream's paramKind authorization).
-// Imports: admission, apierrors, authz (types), http/respond (warning
-// text), naming, schema/catalog, watchcache (types), policy/compile, policy/match,
-// policy/policy-source, policy/metrics; prom-client (type).
+// to read the params they refer to (param-authorization.ts).
+// Imports: admission, authz (types), http/respond (warning text), naming, schema/catalog,
+// watchcache (types), policy/compile, policy/match, policy/policy-source, policy/metrics,
+// policy/param-authorization; prom-client (type).
 
 import type { AdmissionPlugin, AdmissionRequest } from '../admission.js';
-import { errors } from '../../apierrors/status.js';
-import { fieldErrors } from '../../apierrors/field-errors.js';
-import { MASTERS_GROUP } from '../../auth/user.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
 import type { Naming } from '../../naming/naming.js';
 import type { ApiCatalog } from '../../schema/catalog.js';
@@ -26,6 +23,7 @@ import { compilePolicy, evaluate, EvaluationError, matchConditionsOutcome, RUNTI
 import { matches } from './match.js';
 import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
+import { authorizeParamReferences } from './param-authorization.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -75,61 +73,8 @@ export class ValidatingPolicyEvaluator {
     return this.source.policy(name);
   }
 
-  /**
-   * Upstream's paramKind authorization (its registry strategies): whoever creates a policy with a
-   * paramKind, or changes it, must be allowed to `get` every object of that kind; whoever
-   * creates or changes a binding's paramRef must be allowed to `get` what it names. A
-   * system:masters user may do anything. Refused as an Invalid `spec.paramKind` / `spec.paramRef`.
-   */
-  private async authorizeParams(req: AdmissionRequest): Promise<void> {
-    if (req.resource.upstreamGroup !== ADMISSION_UPSTREAM_GROUP || req.subresource !== '' || !req.object) return;
-    if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return;
-    const isPolicy = req.resource.resource === POLICIES.resource;
-    if (!isPolicy && req.resource.resource !== BINDINGS.resource) return;
-    if (req.user.groups.includes(MASTERS_GROUP)) return;
-    const spec = isObj(req.object.spec) ? req.object.spec : {};
-    const oldSpec = isObj(req.oldObject?.spec) ? req.oldObject.spec : {};
-    const field = isPolicy ? 'paramKind' : 'paramRef';
-    if (!isObj(spec[field])) return;
-    if (req.operation === 'UPDATE' && JSON.stringify(spec[field]) === JSON.stringify(oldSpec[field])) return;
-    let paramKind: Obj | undefined = isPolicy ? (spec.paramKind as Obj) : undefined;
-    if (!isPolicy) {
-      const pspec = this.source.policyObject(str(spec.policyName))?.spec;
-      paramKind = isObj(pspec) && isObj(pspec.paramKind) ? pspec.paramKind : undefined;
-    }
-    // Unknown parts are asked for as `*`: permission on every group, version or resource.
-    let [group, version, resource] = ['*', '*', '*'];
-    if (paramKind) {
-      const apiVersion = str(paramKind.apiVersion);
-      const parts = apiVersion.split('/');
-      if (apiVersion && parts.length <= 2) {
-        [group, version] = parts.length === 1 ? ['', parts[0]!] : [parts[0]!, parts[1]!];
-        const r = this.deps.catalog.resourceForKind(group, version, str(paramKind.kind));
-        if (r) resource = r.resource;
-      }
-    }
-    const ref = isPolicy ? {} : (spec.paramRef as Obj);
-    const decision = await this.deps.authorize({
-      user: req.user,
-      verb: 'get',
-      isResourceRequest: true,
-      path: '',
-      namespace: isPolicy ? '*' : str(ref.namespace),
-      apiGroup: group,
-      apiVersion: version,
-      resource,
-      subresource: '',
-      name: isPolicy ? '*' : str(ref.name),
-    });
-    if (decision.decision === 'allow') return;
-    const kind = paramKind ? `kind=${str(paramKind.kind)}, apiVersion=${str(paramKind.apiVersion)}` : 'kind=*, apiVersion=*';
-    throw errors.invalid({ group: req.resource.group, name: req.resource.kind }, req.name, [
-      fieldErrors.forbidden(`spec.${field}`, `user ${req.user.name} must have "get" permission on all objects of the referenced paramKind (${kind})`),
-    ]);
-  }
-
   async validate(req: AdmissionRequest): Promise<void> {
-    await this.authorizeParams(req);
+    await authorizeParamReferences(req, { upstreamGroup: ADMISSION_UPSTREAM_GROUP, policies: POLICIES.resource, bindings: BINDINGS.resource }, { catalog: this.deps.catalog, authorize: (a) => this.deps.authorize(a), policyObject: (n) => this.source.policyObject(n) });
     const bindings = this.source.bindings();
     if (bindings.length === 0) return;
     let denied: { failure: Failure; policy: string; binding: string } | undefined;

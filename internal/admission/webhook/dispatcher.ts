@@ -6,7 +6,8 @@
 // URL with caBundle through webhook/client-config), then the answer: warnings and audit
 // annotations passed on, a denial as upstream's Status, a JSON patch applied to the object (in
 // the version the webhook registered for) and the object defaulted again. Mutating webhooks run
-// in order, with one reinvocation round for `IfNeeded` webhooks that an object change followed;
+// in order, with one reinvocation round for `IfNeeded` webhooks that an object change followed
+// (a later webhook's, or a mutating policy's reinvocation through the chain's reinvoke);
 // validating webhooks are called in parallel. A failed call fails the request (500) unless the
 // webhook's failurePolicy is Ignore.
 // Imports: admission, webhook/{hooks,review,metrics}, webhook/client-config, auth/webhook-client,
@@ -94,8 +95,17 @@ function denial(hook: string, status: JsonObject | undefined): StatusError {
 /** What one call of a webhook decided. */
 type Outcome = { kind: 'skipped' } | { kind: 'answered'; response: ReviewResponse; resource: ResourceInfo; object: JsonObject | undefined };
 
+/** One request's reinvocation bookkeeping: the object after each IfNeeded webhook's call. */
+interface ReinvocationState {
+  /** The webhooks as round 0 saw them: one request acts on one set of configurations. */
+  hooks: readonly Hook[];
+  after: Map<Hook, string>;
+  reinvoked: Set<Hook>;
+}
+
 export class WebhookDispatcher {
   private readonly compiled = new WeakMap<object, Hook[]>();
+  private readonly reinvocation = new WeakMap<AdmissionRequest, ReinvocationState>();
   private metrics: AdmissionWebhookMetrics;
   private readonly group: string;
 
@@ -129,7 +139,7 @@ export class WebhookDispatcher {
   }
 
   mutatingPlugin(): AdmissionPlugin {
-    return { name: 'MutatingAdmissionWebhook', handles: () => true, admit: (req) => this.mutate(req) };
+    return { name: 'MutatingAdmissionWebhook', handles: () => true, admit: (req) => this.mutate(req), reinvoke: (req) => this.reinvoke(req) };
   }
 
   validatingPlugin(): AdmissionPlugin {
@@ -143,19 +153,31 @@ export class WebhookDispatcher {
   async mutate(req: AdmissionRequest): Promise<void> {
     const hooks = this.hooks(true);
     if (hooks.length === 0 || this.exempt(req)) return;
-    // Round 0 calls every matching webhook; round 1 those with reinvocationPolicy IfNeeded that
-    // were called before a later webhook changed the object.
-    const calledAt = new Map<Hook, number>();
-    let lastChange = -1;
+    // Round 0 calls every matching webhook; round 1 (reinvoke) those with reinvocationPolicy
+    // IfNeeded whose object changed after their call: by a later webhook here, or by a later
+    // plugin (a MutatingAdmissionPolicy's reinvocation) through the chain's reinvoke.
+    const state: ReinvocationState = { hooks, after: new Map(), reinvoked: new Set() };
+    this.reinvocation.set(req, state);
     for (let i = 0; i < hooks.length; i++) {
       const hook = hooks[i]!;
       const result = await this.callMutating(hook, req, 0, i);
-      if (result === 'skipped') continue;
-      calledAt.set(hook, i);
-      if (result === 'changed') lastChange = i;
+      if (result !== 'skipped' && hook.reinvoke) state.after.set(hook, JSON.stringify(req.object));
     }
-    const again = hooks.filter((h) => h.reinvoke && calledAt.has(h) && calledAt.get(h)! < lastChange);
-    for (let i = 0; i < again.length; i++) await this.callMutating(again[i]!, req, 1, hooks.indexOf(again[i]!));
+    await this.reinvoke(req);
+  }
+
+  /** Round 1: each IfNeeded webhook called in round 0 whose object changed since, at most once. */
+  async reinvoke(req: AdmissionRequest): Promise<void> {
+    const state = this.reinvocation.get(req);
+    if (!state || state.after.size === 0) return;
+    const { hooks } = state;
+    for (let i = 0; i < hooks.length; i++) {
+      const hook = hooks[i]!;
+      const after = state.after.get(hook);
+      if (after === undefined || state.reinvoked.has(hook) || after === JSON.stringify(req.object)) continue;
+      state.reinvoked.add(hook);
+      await this.callMutating(hook, req, 1, i);
+    }
   }
 
   async validate(req: AdmissionRequest): Promise<void> {

@@ -290,6 +290,65 @@ describe('ValidatingAdmissionPolicy against a real server', () => {
     expect(p.status.typeChecking.expressionWarnings).toBeUndefined();
   });
 
+  it('matchPolicy Equivalent: the policy sees the object, kind and resource of the version it matched', async () => {
+    await namespace('vap-equivalent', { vap: 'equivalent' });
+    // A rule naming autoscaling/v1 matches a v2 write; the object is converted to v1 (the CPU
+    // target becomes targetCPUUtilizationPercentage); request.kind says v1, requestKind v2.
+    await created(POLICIES, policy('hpa-v1', {
+      matchConstraints: { resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }], namespaceSelector: { matchLabels: { vap: 'equivalent' } } },
+      validations: [{
+        expression: 'object.spec.targetCPUUtilizationPercentage <= 50',
+        messageExpression: '"as " + object.apiVersion + " " + request.kind.version + "/" + request.resource.version + " from " + request.requestKind.version + "/" + request.requestResource.version + ": " + string(object.spec.targetCPUUtilizationPercentage)',
+      }],
+    }));
+    await created(BINDINGS, binding('hpa-v1', { policyName: 'hpa-v1', validationActions: ['Deny'] }));
+    const hpa = (name: string, cpu: number): Obj => ({
+      apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpu } } }] },
+    });
+    const hpas = '/apis/autoscaling/v2/namespaces/vap-equivalent/horizontalpodautoscalers';
+    let r = await t.admin.post(hpas, hpa('busy-0', 80));
+    for (let i = 1; i < 100 && r.status !== 422; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await t.admin.post(hpas, hpa(`busy-${i}`, 80));
+    }
+    expect(r.status).toBe(422);
+    expect(denialOf(r).message).toMatch(/denied request: as autoscaling\/v1 v1\/v1 from v2\/v2: 80$/);
+    await created(hpas, hpa('calm', 40));
+    // Under Exact the v2 write is not matched at all.
+    const exact = await t.admin.put(`${POLICIES}/hpa-v1`, { ...(await t.admin.get(`${POLICIES}/hpa-v1`)).json<Obj>(), spec: { ...(await t.admin.get(`${POLICIES}/hpa-v1`)).json<Obj>().spec, matchConstraints: { resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }], namespaceSelector: { matchLabels: { vap: 'equivalent' } }, matchPolicy: 'Exact' } } });
+    expect(exact.status, exact.text()).toBe(200);
+    let passed = false;
+    for (let i = 0; i < 100 && !passed; i++) {
+      const s = (await t.admin.post(hpas, hpa(`exact-${i}`, 80))).status;
+      passed = s === 200 || s === 201;
+      if (!passed) await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(passed).toBe(true);
+  });
+
+  it('matchPolicy Equivalent on a custom resource with two versions (conversion None): the apiVersion the rule named', async () => {
+    await namespace('vap-crd-versions', { vap: 'crd-versions' });
+    const schema = { openAPIV3Schema: { type: 'object', properties: { size: { type: 'integer' } } } };
+    await created('/apis/apiextensions.cluster.io/v1/customresourcedefinitions', {
+      apiVersion: 'apiextensions.cluster.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.versions.example.com' },
+      spec: { group: 'versions.example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema }, { name: 'v2', served: true, storage: false, schema }] },
+    });
+    await created(POLICIES, policy('widgets-v1', {
+      matchConstraints: { resourceRules: [{ apiGroups: ['versions.example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }], namespaceSelector: { matchLabels: { vap: 'crd-versions' } } },
+      validations: [{ expression: 'object.size < 10', messageExpression: 'object.apiVersion + " as " + request.kind.version + " from " + request.requestKind.version' }],
+    }));
+    await created(BINDINGS, binding('widgets-v1', { policyName: 'widgets-v1', validationActions: ['Deny'] }));
+    const widgets = '/apis/versions.example.com/v2/namespaces/vap-crd-versions/widgets';
+    let r = { status: 0, text: () => '', json: <T>() => ({}) as T };
+    for (let i = 0; i < 100 && r.status !== 422; i++) {
+      r = await t.admin.post(widgets, { apiVersion: 'versions.example.com/v2', kind: 'Widget', metadata: { name: `big-${i}` }, size: 20 });
+      if (r.status !== 422) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(r.status).toBe(422);
+    expect(denialOf(r).message).toMatch(/denied request: versions\.example\.com\/v1 as v1 from v2$/);
+  });
+
   it('the author of a paramKind or paramRef must be allowed to get the params', async () => {
     const rbac = 'rbac.authorization.cluster.io';
     const clusterRole = (name: string, rules: Obj[]) => created(`/apis/${rbac}/v1/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name }, rules });

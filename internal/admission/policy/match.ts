@@ -4,7 +4,8 @@
 // is matched by its own labels), objectSelector (the new or the old object's labels),
 // excludeResourceRules first, then resourceRules (operations, apiGroups, apiVersions,
 // resources with `*`, `*/*`, `res/*`, `*/sub`, resourceNames, scope), and matchPolicy
-// Equivalent: a rule naming another group/version of the same stored resource matches too.
+// Equivalent: a rule naming another group/version of the same stored resource matches too, and
+// `matchedResource` says which one (the policy then sees the object as that version).
 // Imports: admission (request type), schema/catalog (types), validation/kinds/common (selectors).
 
 import type { AdmissionRequest } from '../admission.js';
@@ -62,6 +63,22 @@ function targets(req: AdmissionRequest, matchPolicy: unknown, env: MatchEnv): Ma
 function rulesMatch(rules: unknown, req: AdmissionRequest, all: readonly MatchTarget[]): boolean {
   const rs = Array.isArray(rules) ? rules.filter(isObj) : [];
   return rs.some((rule) => all.some((t) => ruleMatches(rule, req, t)));
+}
+
+/**
+ * The resource a request matched `criteria`'s resourceRules under: the request's own when a rule
+ * names it, else (matchPolicy Equivalent) the first equivalent resource a rule names, as
+ * upstream's matcher picks it; undefined when no rule matches.
+ */
+export function matchedResource(criteria: Obj | undefined, req: AdmissionRequest, env: MatchEnv): ResourceInfo | undefined {
+  if (!criteria) return undefined;
+  const own: MatchTarget = { group: req.resource.group, version: req.resource.version, resource: req.resource.resource, subresource: req.subresource };
+  if (rulesMatch(criteria.resourceRules, req, [own])) return req.resource;
+  if (criteria.matchPolicy === 'Exact') return undefined;
+  for (const r of env.equivalents(req.resource)) {
+    if (rulesMatch(criteria.resourceRules, req, [{ group: r.group, version: r.version, resource: r.resource, subresource: req.subresource }])) return r;
+  }
+  return undefined;
 }
 
 const labelsOf = (o: unknown): Record<string, string> => {

@@ -1,10 +1,11 @@
 // internal/admission/policy/policy-source owns what the validating and mutating admission
 // policy plugins share about reading their world from this replica's watch cache: parsed and
 // CEL-converted cache entries (each version once), policies compiled once per generation,
-// namespaces (labels for matching, `namespaceObject`), matchPolicy Equivalent resources, the
+// namespaces (labels for matching, `namespaceObject`), matchPolicy Equivalent resources (and the
+// object converted to the version a policy matched), the
 // params a binding's paramRef names (name or selector, namespace, parameterNotFoundAction) and
 // the `request` variable, one param's activation, and a policy's refusal as a Status. Every replica decides alike: no state beyond memos of immutable entries.
-// Imports: admission (types), apierrors, authz (types, cel-authorizer), registry/keys, schema/catalog (types), validation/kinds/common
+// Imports: admission (types), apierrors, authz (types, cel-authorizer), registry/keys, registry/conversion, schema/catalog (types), validation/kinds/common
 // (selectors), watchcache (types), policy/compile (toCel), policy/match (types).
 
 import type { AdmissionRequest } from '../admission.js';
@@ -14,6 +15,7 @@ import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { CacheEntry } from '../../watchcache/types.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import { selectorMatches } from '../../validation/kinds/common.js';
+import { convertObject } from '../../registry/conversion.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
 import { authorizerFor } from '../../authz/cel-authorizer.js';
 import { bindVariables, toCel, type Activation, type Compiled, type CompiledPolicy } from './compile.js';
@@ -46,6 +48,19 @@ export const celOfEntry = (e: CacheEntry): unknown => {
   }
   return v;
 };
+
+/**
+ * The request's object and oldObject as the version a policy matched (matchPolicy Equivalent),
+ * converted as the registry converts between served versions; a custom resource whose versions a
+ * conversion webhook converts is left in the request's version (no webhook is called during
+ * policy evaluation), and `matched` then falls back to the request's resource.
+ */
+export function objectsAs(req: AdmissionRequest, matched: ResourceInfo): { resource: ResourceInfo; object: Obj | undefined; oldObject: Obj | undefined } {
+  if (matched === req.resource || matched.custom?.webhookConversion || req.resource.custom?.webhookConversion) return { resource: req.resource, object: req.object, oldObject: req.oldObject };
+  // A Scale (another kind a sub-resource writes) is not the resource's object: it stays as it is.
+  const convert = (o: Obj | undefined) => (o === undefined || o.apiVersion !== req.resource.apiVersion ? o : convertObject(structuredClone(o), req.resource, matched));
+  return { resource: matched, object: convert(req.object), oldObject: convert(req.oldObject) };
+}
 
 /** The params' kind a policy declares. */
 export interface ParamKind {
@@ -219,16 +234,16 @@ export async function policyActivation(
 }
 
 /** The `request` variable: upstream's admission request fields. */
-export function requestVariable(req: AdmissionRequest): Obj {
-  const r = req.resource;
-  const kind = { group: r.group, version: r.version, kind: r.kind };
-  const resource = { group: r.group, version: r.version, resource: r.resource };
+export function requestVariable(req: AdmissionRequest, matched: ResourceInfo = req.resource): Obj {
+  const kindOf = (r: ResourceInfo) => ({ group: r.group, version: r.version, kind: r.kind });
+  const resourceOf = (r: ResourceInfo) => ({ group: r.group, version: r.version, resource: r.resource });
   return {
-    kind,
-    resource,
+    // What the policy matched (another version under matchPolicy Equivalent), then what was asked.
+    kind: kindOf(matched),
+    resource: resourceOf(matched),
     subResource: req.subresource,
-    requestKind: kind,
-    requestResource: resource,
+    requestKind: kindOf(req.resource),
+    requestResource: resourceOf(req.resource),
     requestSubResource: req.subresource,
     name: req.name,
     namespace: req.namespace,

@@ -15,13 +15,13 @@
 import type { AdmissionPlugin, AdmissionRequest } from '../admission.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
 import type { Naming } from '../../naming/naming.js';
-import type { ApiCatalog } from '../../schema/catalog.js';
+import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
 import { compilePolicy, evaluate, EvaluationError, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
-import { matches } from './match.js';
-import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
+import { matchedResource, matches } from './match.js';
+import { ADMISSION_UPSTREAM_GROUP, objectsAs, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 import { authorizeParamReferences } from './param-authorization.js';
 
@@ -79,9 +79,8 @@ export class ValidatingPolicyEvaluator {
     if (bindings.length === 0) return;
     let denied: { failure: Failure; policy: string; binding: string } | undefined;
     const audits: Obj[] = [];
-    let requestCel: Obj | undefined;
-    let objectCel: unknown;
-    let oldCel: unknown;
+    // The variables as each matched version sees them (the request's own, or an equivalent one's).
+    const bases = new Map<ResourceInfo, { object: unknown; oldObject: unknown; request: Obj }>();
     for (const binding of bindings) {
       const meta = isObj(binding.metadata) ? binding.metadata : {};
       const spec = isObj(binding.spec) ? binding.spec : {};
@@ -90,13 +89,17 @@ export class ValidatingPolicyEvaluator {
       if (!policy) continue;
       if (!matches(policy.matchConstraints, req, this.source.matchEnv)) continue;
       if (!matches(isObj(spec.matchResources) ? spec.matchResources : undefined, req, this.source.matchEnv, true)) continue;
-      requestCel ??= requestVariable(req);
-      if (objectCel === undefined) objectCel = req.object === undefined ? null : toCel(req.object);
-      if (oldCel === undefined) oldCel = req.oldObject === undefined ? null : toCel(req.oldObject);
+      const matched = matchedResource(policy.matchConstraints, req, this.source.matchEnv) ?? req.resource;
+      let base = bases.get(matched);
+      if (!base) {
+        const as = objectsAs(req, matched);
+        base = { object: as.object === undefined ? null : toCel(as.object), oldObject: as.oldObject === undefined ? null : toCel(as.oldObject), request: requestVariable(req, as.resource) };
+        bases.set(matched, base);
+      }
       const bindingName = str(meta.name);
       const actions = Array.isArray(spec.validationActions) ? spec.validationActions.filter((a): a is string => typeof a === 'string') : ['Deny'];
       const started = process.hrtime.bigint();
-      const failures = await this.evaluateBinding(policy, spec, req, { object: objectCel, oldObject: oldCel, request: requestCel }, (k, v) => req.annotate?.(`${policy.name}/${k}`, v));
+      const failures = await this.evaluateBinding(policy, spec, req, base, (k, v) => req.annotate?.(`${policy.name}/${k}`, v));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (failures.length === 0) this.metrics.observe(policy.name, bindingName, 'no_error', 'allow', seconds);
       for (const f of failures) {

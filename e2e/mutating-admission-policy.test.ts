@@ -3,14 +3,15 @@
 // sidecar example (ApplyConfiguration adding an init container, the list merged by name), a
 // JSONPatch policy adding a label, a binding whose paramRef names a ConfigMap the mutation reads,
 // failurePolicy Fail on a runtime error, a policy refused at write (no patchType, bad CEL); and
-// with the gate off the resources are not served even with the runtime-config on.
+// with the gate off the resources are not served even with the runtime-config on. Under both
+// namings: the manifests below name upstream's group, rewritten for --naming=cluster.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 
 if (!kubectlAvailable() && process.env.CI === 'true') throw new Error('kubectl is required under CI=true');
 
-const RUNTIME = '--runtime-config=admissionregistration.k8s.io/v1alpha1=true';
+const UPSTREAM_GROUP = 'admissionregistration.k8s.io';
 
 // Upstream's documented example; its matchCondition guards the absent list with has(): objects
 // here are untyped maps, where reading a missing field is an error rather than an empty list.
@@ -99,18 +100,22 @@ spec:
       expression: 'Object{metadata: Object.metadata{annotations: {"example.com/team": variables.team}}, spec: Object.spec{replicas: int(params.data.replicas)}}'
 `;
 
-describe.skipIf(!kubectlAvailable())('kubectl with a MutatingAdmissionPolicy (gate and v1alpha1 on)', () => {
+for (const naming of ['kubernetes', 'cluster'] as const) {
+const group = naming === 'kubernetes' ? UPSTREAM_GROUP : 'admissionregistration.cluster.io';
+const RUNTIME = `--runtime-config=${group}/v1alpha1=true`;
+
+describe.skipIf(!kubectlAvailable())(`kubectl with a MutatingAdmissionPolicy (gate and v1alpha1 on, --naming=${naming})`, () => {
   let server: ServerProcess;
-  const k = (args: string[], input?: string) => kubectl(server.kubeconfig, args, input);
+  const k = (args: string[], input?: string) => kubectl(server.kubeconfig, args, input?.replaceAll(UPSTREAM_GROUP, group));
   beforeAll(async () => {
-    server = await startServerProcess(['--naming=kubernetes', '--feature-gates=MutatingAdmissionPolicy=true', RUNTIME]);
+    server = await startServerProcess([`--naming=${naming}`, '--feature-gates=MutatingAdmissionPolicy=true', RUNTIME]);
   });
   afterAll(async () => {
     await server.stop();
   });
 
   it("upstream's sidecar example: ApplyConfiguration adds the init container to a new pod, once", async () => {
-    expect((await k(['apply', '-f', '-'], SIDECAR_POLICY)).stdout).toBe('mutatingadmissionpolicy.admissionregistration.k8s.io/sidecar-policy.example.com created\n');
+    expect((await k(['apply', '-f', '-'], SIDECAR_POLICY)).stdout).toBe(`mutatingadmissionpolicy.${group}/sidecar-policy.example.com created\n`);
     expect((await k(['apply', '-f', '-'], binding('sidecar-binding.example.com', 'sidecar-policy.example.com'))).code).toBe(0);
     expect((await k(['run', 'web', '--image=nginx'])).code).toBe(0);
     const pod = JSON.parse((await k(['get', 'pod', 'web', '-o', 'json'])).stdout) as { spec: { initContainers: Array<Record<string, unknown>>; containers: Array<{ name: string }> } };
@@ -183,19 +188,20 @@ spec:
   });
 });
 
-describe.skipIf(!kubectlAvailable())('kubectl with the MutatingAdmissionPolicy gate off', () => {
+describe.skipIf(!kubectlAvailable())(`kubectl with the MutatingAdmissionPolicy gate off (--naming=${naming})`, () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServerProcess(['--naming=kubernetes', RUNTIME]);
+    server = await startServerProcess([`--naming=${naming}`, RUNTIME]);
   });
   afterAll(async () => {
     await server.stop();
   });
 
   it('does not serve the resources, whatever --runtime-config says', async () => {
-    const r = await kubectl(server.kubeconfig, ['api-resources', '--api-group=admissionregistration.k8s.io', '-o', 'name']);
-    expect(r.stdout).toContain('validatingadmissionpolicies.admissionregistration.k8s.io');
+    const r = await kubectl(server.kubeconfig, ['api-resources', `--api-group=${group}`, '-o', 'name']);
+    expect(r.stdout).toContain(`validatingadmissionpolicies.${group}`);
     expect(r.stdout).not.toContain('mutatingadmissionpolic');
     expect((await kubectl(server.kubeconfig, ['get', 'mutatingadmissionpolicies'])).code).not.toBe(0);
   });
 });
+}

@@ -92,6 +92,7 @@ import { nodeTaintController } from '../controllers/node-taints.js';
 import { pvcProtectionController, pvProtectionController } from '../controllers/storage-protection.js';
 import { bootstrapPriorityClasses, reconcileFlowControl } from './bootstrap-apf.js';
 import { advertisedIp, EndpointLease, ensureKubernetesService, kubernetesEndpointsController } from '../controllers/kubernetes-endpoints.js';
+import { serviceClaimsRepair } from '../controllers/service-claims-repair.js';
 
 export const SERVER_VERSION: VersionInfo = {
   major: '1',
@@ -137,6 +138,8 @@ export interface StartOptions {
   watcherCapacity?: number;
   /** Default watch bookmark interval (tests shorten it). */
   bookmarkIntervalMs?: number;
+  /** How often the leader repairs the Service address claims (tests shorten it; default 3 minutes). */
+  claimsRepairIntervalMs?: number;
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
@@ -626,6 +629,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('certificatesigningrequest-signing-controller') ? [csrSigner(controllerEnv, () => loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8')))] : []),
     // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
     kubernetesEndpointsController(controllerEnv),
+    // The API server's own too, as upstream's ClusterIP and NodePort repair loops: the Service
+    // address claims follow the Services (backfilled, leaks released, conflicts reported).
+    serviceClaimsRepair(controllerEnv, store, options.claimsRepairIntervalMs),
     ...(enabled('validatingadmissionpolicy-status-controller') ? [validatingPolicyStatusController(controllerEnv, builtinSchemas)] : []),
   ];
   // Every replica holds a lease for its advertised address (upstream's lease endpoint reconciler).

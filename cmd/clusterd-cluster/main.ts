@@ -63,6 +63,7 @@ async function run(dir: string, pkiDir: string, names: string[], apiBase: number
   const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/clusterd');
   const children = new Map<string, ChildProcess>();
   let stopping = false;
+  let joinHintShown = false;
   names.forEach((name, k) => {
     const argv = [
       `--name=${name}`,
@@ -83,6 +84,17 @@ async function run(dir: string, pkiDir: string, names: string[], apiBase: number
             `${name}:   kubectl --kubeconfig ${join(dir, name, 'admin.kubeconfig')} get namespaces\n` +
             `${name}:   restart with: ${bin} ${argv.join(' ')}\n`,
         );
+        if (!joinHintShown) {
+          joinHintShown = true;
+          // Joining needs a token from the running cluster (the PKI's join-token file is only
+          // valid for the cluster's first 24 hours).
+          const n = names.length;
+          process.stdout.write(
+            `add a replica: TOKEN=$(${bin} token create --ttl=1h --kubeconfig ${join(dir, name, 'admin.kubeconfig')})\n` +
+              `               ${bin} --name=clusterd-${n} --data-dir=${join(dir, `clusterd-${n}`)} --join=${m[1]} --token="$TOKEN" ` +
+              `--peer-address=127.0.0.1:${peerBase + n} --bind-address=127.0.0.1 --secure-port=${apiBase + n}\n`,
+          );
+        }
       }
     });
     createInterface({ input: child.stderr! }).on('line', (line) => process.stderr.write(`[${name}] ${line}\n`));

@@ -25,6 +25,7 @@ import type { PkiPaths } from '../pki/pki.js';
 import type { LevelRevisionStore } from '../store/revision-store.js';
 import { nodeIdOf, REPLICA_NAME } from './ids.js';
 import { RaftReplicator } from './raft-replicator.js';
+import { RaftLivenessMonitor } from './raft-liveness.js';
 import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
 import { handleJoinTokens, JoinTokens } from './join-tokens.js';
 import { jsonResponse as json, statusBody } from './responses.js';
@@ -89,6 +90,7 @@ export class ClusterReplica {
     private readonly deps: ClusterReplicaDeps,
     private readonly paths: ClusterFiles,
     replicator: RaftReplicator,
+    private readonly liveness: RaftLivenessMonitor,
   ) {
     this.name = deps.config.name;
     this.id = nodeIdOf(this.name);
@@ -125,7 +127,21 @@ export class ClusterReplica {
     peers.set(nodeIdOf(config.name), `https://${config.peerAddress!}`);
     const peerCa = readFileSync(paths.peerCaCert, 'utf8');
     const [host, port] = splitHostPort(config.peerAddress!);
-    const replicator = new RaftReplicator({
+    const liveness = new RaftLivenessMonitor({
+      log,
+      id: nodeIdOf(config.name),
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      electionTimeoutMs: config.electionTimeoutMs,
+      status: () => replicator.status(),
+      leader: () => {
+        try {
+          return replicator.raft.leader();
+        } catch {
+          return 0; // not started yet
+        }
+      },
+    });
+    const replicator: RaftReplicator = new RaftReplicator({
       leaderWaitMs: Math.max(3000, 3 * config.electionTimeoutMs),
       node: {
         id: nodeIdOf(config.name),
@@ -133,16 +149,16 @@ export class ClusterReplica {
         ...(config.join ? { join: true } : {}),
         // Snapshots stay in files end to end (taken as a stream, sent and received as one,
         // restored from one): a store of any size is never held whole in memory.
-        store: createLevelLogStore(raftDir, { snapshotRefs: true }),
+        store: liveness.store(createLevelLogStore(raftDir, { snapshotRefs: true })),
         transport: (handler) =>
-          new Http2Transport({
+          liveness.transport(new Http2Transport({
             id: nodeIdOf(config.name),
             // Peers of another cluster (another peer CA) are refused by TLS already; the id
             // keeps two clusters sharing a CA by mistake from mixing.
             clusterId: createHash('sha256').update(peerCa).digest('hex').slice(0, 16),
             listen: { host: config.peerBindAddress ?? host, port },
             tls: { ca: peerCa, cert: readFileSync(paths.peerCert, 'utf8'), key: readFileSync(paths.peerKey, 'utf8') },
-            handler,
+            handler: liveness.handler(handler),
             peerCommonName: (id) => `raft-member-${id}`,
             backoff: { initialMs: 50, maxMs: 1000 },
             // A black-holed peer is noticed within about five election timeouts (PING every
@@ -156,7 +172,7 @@ export class ClusterReplica {
             keepaliveTimeoutMs: Math.max(5000, 5 * config.electionTimeoutMs),
             snapshotSpoolDir: join(raftDir, 'snapshots'),
             log: (line) => log.debug(line),
-          }),
+          })),
         tickMs: config.heartbeatIntervalMs,
         electionTicks: Math.max(5, Math.round(config.electionTimeoutMs / config.heartbeatIntervalMs)),
         heartbeatTicks: 1,
@@ -171,13 +187,14 @@ export class ClusterReplica {
         onFatal: (err) => log.error('raft node stopped on a fatal error', { error: err }),
       },
     });
-    return new ClusterReplica(deps, paths, replicator);
+    return new ClusterReplica(deps, paths, replicator, liveness);
   }
 
   /** Starts Raft over the opened store (replays what the store has not applied yet). */
   async run(store: LevelRevisionStore): Promise<void> {
     this.store = store;
     this.tokens = new JoinTokens(store, this.deps.log);
+    this.liveness.start();
     await this.replicator.run(store);
   }
 
@@ -478,6 +495,7 @@ export class ClusterReplica {
     counter('clusterd_raft_snapshot_save_seconds_total', 'Time spent writing Raft snapshots.', () => (stats()?.snapshotSaveMs ?? 0) / 1000);
     counter('clusterd_raft_wal_fsyncs_total', 'Synced Raft log writes.', () => stats()?.syncedSaves ?? 0);
     counter('clusterd_raft_wal_fsync_seconds_total', 'Time spent in Raft log writes.', () => (stats()?.saveMs ?? 0) / 1000);
+    this.liveness.registerMetrics(registry);
     gauge('clusterd_config_hash_mismatch', 'Whether this replica loaded another authentication/authorization configuration than the leader.', () =>
       this.leaderHash !== undefined && this.leaderHash !== this.deps.files.loaded.hash ? 1 : 0,
     );
@@ -492,6 +510,7 @@ export class ClusterReplica {
 
   async close(): Promise<void> {
     this.stopped = true;
+    this.liveness.stop();
     for (const t of this.timers) clearInterval(t);
     // The store closes the replicator (and with it the Raft node).
   }

@@ -1,0 +1,164 @@
+// internal/cluster/raft-liveness owns the diagnostics that explain a lost leader, in the spirit
+// of etcd's "leader failed to send out heartbeat on time" and "slow fdatasync" warnings: it
+// sits between the Raft node and its transport and log store (wrappers that only observe) and
+// watches the process's own event loop, and warns, with the figures, when
+//   - the event loop was blocked for a good part of an election timeout;
+//   - the leader sent a heartbeat to a peer much later than one heartbeat interval after the last;
+//   - a member heard nothing from its leader for half an election timeout;
+//   - a log write took long (fsync);
+//   - the term moved (an election was held).
+// The largest gaps since the last scrape are metrics too. Imports: raft types, log.
+
+import { Gauge, type Registry } from 'prom-client';
+import { MessageType, type Message, type NodeId } from '../../raft/types.js';
+import type { DurableLogStore } from '../../raft/storage/log-store.js';
+import type { Transport, TransportHandler } from '../../raft/transport/transport.js';
+import type { Logger } from '../log/logger.js';
+
+export interface LivenessOptions {
+  log: Logger;
+  heartbeatIntervalMs: number;
+  electionTimeoutMs: number;
+  /** This member's id. */
+  id: NodeId;
+  /** This member's view: role, leader and term (undefined before the node runs); polled. */
+  status: () => { role: string; leader: NodeId; term: number } | undefined;
+  /** The leader this member knows (0: none); asked for every message, so it must be cheap. */
+  leader: () => NodeId;
+  /** Clock (ms); performance.now by default. */
+  now?: () => number;
+}
+
+/** A log write slower than this is reported (etcd warns of fdatasync above 1 s; a tenth of the election timeout matters here). */
+const SLOW_SAVE_MS = 100;
+
+export class RaftLivenessMonitor {
+  private readonly now: () => number;
+  private readonly lastHeartbeatSent = new Map<NodeId, number>();
+  private readonly lastHeardFrom = new Map<NodeId, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastTick = 0;
+  private lastTerm = -1;
+  /** Largest figures since the last scrape (ms). */
+  private max = { loopStall: 0, heartbeatGap: 0, leaderSilence: 0, save: 0 };
+
+  constructor(private readonly o: LivenessOptions) {
+    this.now = o.now ?? (() => performance.now());
+  }
+
+  /** Starts the event-loop watch and the term watch. */
+  start(): void {
+    const period = Math.max(10, Math.floor(this.o.heartbeatIntervalMs / 2));
+    this.lastTick = this.now();
+    this.timer = setInterval(() => {
+      const t = this.now();
+      const stall = t - this.lastTick - period;
+      this.lastTick = t;
+      this.note('loopStall', stall);
+      if (stall > this.o.electionTimeoutMs / 4) this.o.log.warn('raft liveness: event loop blocked', { ms: Math.round(stall) });
+      const s = this.o.status();
+      if (s && s.term !== this.lastTerm) {
+        if (this.lastTerm >= 0) this.o.log.warn('raft liveness: term changed', { from: this.lastTerm, to: s.term, role: s.role, leader: s.leader });
+        this.lastTerm = s.term;
+      }
+    }, period);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The handler RaftNode gives the transport, observed: when each peer was last heard from. */
+  handler(inner: TransportHandler): TransportHandler {
+    return {
+      process: (m: Message) => {
+        this.received(m);
+        inner.process(m);
+      },
+      reportUnreachable: (id) => inner.reportUnreachable(id),
+      reportSnapshot: (id, status) => inner.reportSnapshot(id, status),
+    };
+  }
+
+  /** The transport, observed: when heartbeats leave. */
+  transport(inner: Transport): Transport {
+    return {
+      start: () => inner.start(),
+      send: (messages) => {
+        this.sending(messages);
+        inner.send(messages);
+      },
+      addPeer: (id, url) => inner.addPeer(id, url),
+      removePeer: (id) => {
+        this.lastHeartbeatSent.delete(id);
+        this.lastHeardFrom.delete(id);
+        inner.removePeer(id);
+      },
+      updatePeer: (id, url) => inner.updatePeer(id, url),
+      stop: () => inner.stop(),
+    };
+  }
+
+  /** The log store, observed: how long each write takes (its save() is wrapped in place, the store keeps its identity). */
+  store<S extends DurableLogStore>(inner: S): S {
+    const save = inner.save.bind(inner);
+    inner.save = async (batch) => {
+      const t = this.now();
+      await save(batch);
+      const ms = this.now() - t;
+      this.note('save', ms);
+      if (ms > SLOW_SAVE_MS) this.o.log.warn('raft liveness: slow log write', { ms: Math.round(ms), entries: batch.entries.length, sync: batch.sync ?? true });
+    };
+    return inner;
+  }
+
+  registerMetrics(registry: Registry): void {
+    this.collectInto(registry, 'clusterd_raft_event_loop_stall_seconds_max', 'Longest event-loop stall since the last scrape.', 'loopStall');
+    this.collectInto(registry, 'clusterd_raft_heartbeat_send_gap_seconds_max', 'Longest time between two heartbeats this leader sent to one peer, since the last scrape.', 'heartbeatGap');
+    this.collectInto(registry, 'clusterd_raft_leader_silence_seconds_max', 'Longest time this member heard nothing from its leader, since the last scrape.', 'leaderSilence');
+    this.collectInto(registry, 'clusterd_raft_log_write_seconds_max', 'Longest Raft log write (with fsync) since the last scrape.', 'save');
+  }
+
+  private collectInto(registry: Registry, name: string, help: string, key: keyof RaftLivenessMonitor['max']): void {
+    const max = this.max;
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(max[key] / 1000);
+        max[key] = 0;
+      },
+    });
+  }
+
+  private note(key: keyof RaftLivenessMonitor['max'], ms: number): void {
+    if (ms > this.max[key]) this.max[key] = ms;
+  }
+
+  private sending(messages: readonly Message[]): void {
+    const t = this.now();
+    for (const m of messages) {
+      if (m.type !== MessageType.Heartbeat) continue;
+      const last = this.lastHeartbeatSent.get(m.to);
+      this.lastHeartbeatSent.set(m.to, t);
+      if (last === undefined) continue;
+      const gap = t - last;
+      this.note('heartbeatGap', gap);
+      if (gap > 3 * this.o.heartbeatIntervalMs && gap < 4 * this.o.electionTimeoutMs) {
+        this.o.log.warn('raft liveness: leader sent a heartbeat late', { to: m.to, gapMs: Math.round(gap), expectedMs: this.o.heartbeatIntervalMs });
+      }
+    }
+  }
+
+  private received(m: Message): void {
+    const t = this.now();
+    const last = this.lastHeardFrom.get(m.from);
+    this.lastHeardFrom.set(m.from, t);
+    if (last === undefined || m.from === this.o.id || this.o.leader() !== m.from) return;
+    const gap = t - last;
+    this.note('leaderSilence', gap);
+    if (gap > this.o.electionTimeoutMs / 2) this.o.log.warn('raft liveness: nothing heard from the leader', { leader: m.from, gapMs: Math.round(gap), then: m.type, entries: m.entries.length });
+  }
+}

@@ -255,7 +255,7 @@ describe('RawNode Ready contract', () => {
     expect(follower.rn.durablyCommittedIndex()).toBe(x);
   });
 
-  it('takeEarlyMessages: a follower forwards proposals while a Ready is outstanding, and keeps its acknowledgements', () => {
+  it('takeEarlyMessages: a follower forwards proposals and answers heartbeats while a Ready is outstanding, and keeps its acknowledgements', () => {
     const c = cluster(3);
     c.node(1).rn.campaign();
     c.stabilize();
@@ -269,12 +269,55 @@ describe('RawNode Ready contract', () => {
     follower.rn.step(makeMessage({ type: MessageType.Heartbeat, from: 1, to: 2, term: leader.rn.status().term, commit: 0 }));
     follower.rn.propose(data('y'));
     const status = follower.rn.status();
+    // Not while its term or vote may be unwritten.
+    expect(follower.rn.takeEarlyMessages({ term: status.term - 1, vote: status.vote, leader: true }).map((m) => m.type)).toEqual([MessageType.Prop]);
     const early = follower.rn.takeEarlyMessages({ term: status.term, vote: status.vote, leader: true });
-    expect(early.map((m) => [m.type, m.to, new TextDecoder().decode(m.entries[0]!.data)])).toEqual([[MessageType.Prop, 1, 'y']]);
+    // The heartbeat's answer promises nothing about the disk: it does not wait for the fsync
+    // (a leader that hears nothing for an election timeout steps down).
+    expect(early.map((m) => [m.type, m.to])).toEqual([[MessageType.HeartbeatResp, 1]]);
     follower.storage.append(rd.entries);
     follower.rn.advance(rd);
-    // The heartbeat's answer waited for the Ready, the proposal did not come twice.
-    expect(follower.rn.ready().messages.map((m) => m.type)).toEqual([MessageType.HeartbeatResp]);
+    // The proposal did not come twice; nothing else was queued.
+    expect(follower.rn.hasReady() ? follower.rn.ready().messages : []).toEqual([]);
+  });
+
+  it('takeEarlyMessages: a leader keeps sending heartbeats, and read-index answers, behind any outstanding write', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    const hs = () => ({ term: leader.rn.status().term, vote: leader.rn.status().vote });
+    leader.rn.propose(data('x'));
+    const rd = leader.rn.ready(); // the leader's write of x is in flight
+    const x = rd.entries[0]!.index;
+    // A follower's read barrier is confirmed meanwhile (at the commit index before x)...
+    c.node(3).rn.readIndex(data('ctx'));
+    for (const m of handle(c.node(3))) leader.rn.step(m);
+    // (the confirming heartbeats go out as the fix lets them: taken from the queue here)
+    const confirm = leader.rn.raft.msgs.filter((mm) => mm.type === MessageType.Heartbeat);
+    leader.rn.raft.msgs = leader.rn.raft.msgs.filter((mm) => mm.type !== MessageType.Heartbeat);
+    for (const m of confirm) {
+      c.node(m.to).rn.step(m);
+      for (const r of handle(c.node(m.to))) leader.rn.step(r);
+    }
+    // ...and node 2 acknowledges x: committed by counting the leader's unwritten copy, so the
+    // messages announcing it must wait for the write.
+    for (const m of rd.messages.filter((mm) => mm.to === 2)) c.node(2).rn.step(m);
+    for (const m of handle(c.node(2))) leader.rn.step(m);
+    expect(leader.rn.status().commit).toBe(x);
+    // The heartbeats of the ticks after that still go out at once, announcing only what is
+    // durable on a quorum; so does the read answer (its index is durable); before the fix
+    // a queued read answer or commit index held every heartbeat until the write finished.
+    for (let i = 0; i < 3; i++) leader.rn.tick();
+    const early = leader.rn.takeEarlyMessages({ ...hs(), leader: true });
+    const beats = early.filter((m) => m.type === MessageType.Heartbeat);
+    expect(beats.filter((m) => m.to === 2).length).toBeGreaterThanOrEqual(3);
+    expect(beats.filter((m) => m.to === 3).length).toBeGreaterThanOrEqual(3);
+    expect(beats.every((m) => m.commit <= leader.rn.durablyCommittedIndex())).toBe(true);
+    expect(early.filter((m) => m.type === MessageType.ReadIndexResp).map((m) => [m.to, m.index <= leader.rn.durablyCommittedIndex()])).toEqual([[3, true]]);
+    // Nothing is sent early while the leader's term or vote may be unwritten.
+    leader.rn.tick();
+    expect(leader.rn.takeEarlyMessages({ term: hs().term - 1, vote: hs().vote, leader: true })).toEqual([]);
   });
 
   it('takeEarlyMessages: a leader sends appends before its write, but no commit index resting on that write', () => {

@@ -307,30 +307,33 @@ export class RawNode {
   /**
    * Takes, while a Ready is outstanding, the queued outbound messages that promise nothing
    * about this node's storage, so the driver can send them at once instead of after the
-   * Ready's write (they would otherwise wait a whole fsync):
+   * Ready's write (they would otherwise wait a whole fsync, and the apply after it):
    *   - forwarded proposals and read requests (MsgProp, MsgReadIndex to the leader);
    *   - a leader's appends and heartbeats, when every other queued message is one too, the
    *     term and vote are those of the last Ready and of the driver's last write (`persisted`:
    *     nothing unpersisted can be on the wire) and no commit index beyond what is durable on
    *     a quorum (durablyCommittedIndex) is announced: a leader's log may run ahead of its
-   *     disk (thesis §10.2.1), its commit index may not.
-   * The rest stays for the next Ready. A leader's messages are taken only with `leader` set:
+   *     disk (thesis §10.2.1), its commit index may not;
+   *   - with that same term and vote, whatever else is queued, the messages that keep a
+   *     leadership alive and need no order: a leader's heartbeats (announcing at most the
+   *     durable commit index) and read-index answers up to it, a follower's heartbeat
+   *     answers. Held behind a slow fsync and the apply after it they starved the followers'
+   *     election timers and the leader's check-quorum, and a burst of writes on a loaded
+   *     host cost an election (issue 13). Raft tolerates their reordering.
+   * The rest stays for the next Ready. A leader's appends are taken only with `leader` set:
    * the driver sets it once the outstanding Ready's own messages are on their way, so that
-   * messages to one peer keep their relative order.
+   * appends to one peer keep their relative order.
    */
   takeEarlyMessages(persisted: { term: number; vote: NodeId; leader: boolean }): Message[] {
     const r = this.raft;
     if (r.msgs.length === 0) return [];
     const forwarded = (m: Message): boolean => m.type === MessageType.Prop || m.type === MessageType.ReadIndex;
-    const leaderOnly =
-      persisted.leader &&
-      r.state === StateType.Leader &&
-      r.term === persisted.term &&
-      r.vote === persisted.vote &&
-      r.term === this.prevHardState.term &&
-      r.vote === this.prevHardState.vote;
-    if (leaderOnly) {
-      const safeCommit = this.durablyCommittedIndex();
+    // Term and vote are on disk: nothing this node says can rest on an unwritten vote.
+    const stable =
+      r.term === persisted.term && r.vote === persisted.vote && r.term === this.prevHardState.term && r.vote === this.prevHardState.vote;
+    const leader = stable && r.state === StateType.Leader;
+    const safeCommit = leader ? this.durablyCommittedIndex() : 0;
+    if (leader && persisted.leader) {
       const early = r.msgs.every((m) => forwarded(m) || ((m.type === MessageType.App || m.type === MessageType.Heartbeat) && m.commit <= safeCommit));
       if (early) {
         const out = r.msgs;
@@ -338,9 +341,22 @@ export class RawNode {
         return out;
       }
     }
-    if (!r.msgs.some(forwarded)) return [];
-    const out = r.msgs.filter(forwarded);
-    r.msgs = r.msgs.filter((m) => !forwarded(m));
+    const keepsAlive = (m: Message): boolean =>
+      stable &&
+      ((leader && m.type === MessageType.Heartbeat) ||
+        (leader && m.type === MessageType.ReadIndexResp && m.index <= safeCommit) ||
+        (r.state !== StateType.Leader && m.type === MessageType.HeartbeatResp));
+    if (!r.msgs.some((m) => forwarded(m) || keepsAlive(m))) return [];
+    const out: Message[] = [];
+    const rest: Message[] = [];
+    for (const m of r.msgs) {
+      if (forwarded(m)) out.push(m);
+      // A heartbeat's commit index is min(match, commit): lowering it to what is durable on a
+      // quorum only delays what the follower learns, never tells it too much.
+      else if (keepsAlive(m)) out.push(m.type === MessageType.Heartbeat && m.commit > safeCommit ? { ...m, commit: safeCommit } : m);
+      else rest.push(m);
+    }
+    r.msgs = rest;
     return out;
   }
 

@@ -520,6 +520,29 @@ describe('RaftNode', () => {
     c.net.healAll();
   });
 
+  it('a leader whose own write is held for five election timeouts keeps its leadership: heartbeats and read answers do not wait for it', async () => {
+    // Issue 13: a slow fsync on a loaded host held every heartbeat queued behind a read
+    // answer until the write finished, and the followers elected another leader.
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    const term = leader.status().term;
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    const gate = c.gates.get(leader.id)!;
+    gate.closed = true;
+    const a = await c.drive(leader.propose(put('a', '1'))); // acknowledged by the followers' copies
+    expect(gate.held).toBe(1);
+    const read = await c.drive(follower.readIndex());
+    expect(read).toBeGreaterThanOrEqual(a.index);
+    await c.runUntil(() => false, 50).catch(() => undefined);
+    expect(gate.held).toBe(1); // still writing
+    for (const n of c.nodes.values()) expect([n.id, n.status().term, n.status().leader]).toEqual([n.id, term, leader.id]);
+    gate.closed = false;
+    gate.release();
+    await c.drive(follower.propose(put('b', '2')));
+  });
+
   it('a single voter does not tell learners of a commit before its own write of the entry is durable', async () => {
     // The voter alone is a quorum: it commits an entry in the Ready that appends it. Sent
     // early, that commit index let the learner apply an entry a crash of the voter could lose.

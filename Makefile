@@ -4,7 +4,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find cmd internal raft tools bench e2e -name '*.ts' -not -name '*.test.ts' 2>/dev/null) tsconfig.json tsconfig.build.json
 
-.PHONY: cluster load install build run test test-unit test-e2e test-raft test-chaos test-raft-long typecheck bench bench-native gen-schemas clean
+.PHONY: cluster load install build run test test-unit test-e2e test-raft test-chaos test-bursts test-raft-long typecheck bench bench-native gen-schemas clean
 
 install: $(NODE_MODULES_STAMP)
 
@@ -61,6 +61,11 @@ test-raft: build
 test-chaos: build
 	CLUSTERD_CHAOS=1 CLUSTERD_CHAOS_ROUNDS=$(or $(CHAOS_ROUNDS),250) CLUSTERD_CHAOS_SEED=$(or $(CHAOS_SEED),7) \
 		npx vitest run --project e2e e2e/cluster-chaos.test.ts
+
+# Leader stability under bursts of writes through three replicas (e2e/cluster-burst-stability.test.ts,
+# opt-in): counts term changes over BURSTS bursts of 90 concurrent creates (default 3).
+test-bursts: build
+	CLUSTERD_BURSTS=$(or $(BURSTS),3) npx vitest run --project e2e e2e/cluster-burst-stability.test.ts
 
 test-raft-long: build
 	RAFT_SIM_SEEDS=100000 npx vitest run raft/

@@ -1,0 +1,92 @@
+// RaftLivenessMonitor with a hand-moved clock and a recording logger: which gaps it reports,
+// which it keeps quiet about, and the per-scrape maxima it exposes.
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { MessageType, type Message } from '../../raft/types.js';
+import type { DurableLogStore } from '../../raft/storage/log-store.js';
+import type { Transport, TransportHandler } from '../../raft/transport/transport.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { RaftLivenessMonitor } from './raft-liveness.js';
+
+const msg = (type: MessageType, from: number, to: number): Message => ({
+  type, from, to, term: 2, logTerm: 0, index: 0, entries: [], commit: 0, reject: false, rejectHint: 0, context: new Uint8Array(),
+});
+
+function setup(leader: number) {
+  let now = 0;
+  const warnings: { msg: string; fields: Record<string, unknown> | undefined }[] = [];
+  const log: Logger = { ...silentLogger, warn: (m, f) => warnings.push({ msg: m, fields: f }) };
+  const monitor = new RaftLivenessMonitor({
+    log,
+    id: 1,
+    heartbeatIntervalMs: 100,
+    electionTimeoutMs: 1000,
+    status: () => ({ role: leader === 1 ? 'leader' : 'follower', leader, term: 2 }),
+    leader: () => leader,
+    now: () => now,
+  });
+  const delivered: Message[] = [];
+  const handler = monitor.handler({ process: (m) => delivered.push(m), reportUnreachable: () => {}, reportSnapshot: () => {} } satisfies TransportHandler);
+  const sent: Message[] = [];
+  const inner: Transport = {
+    start: async () => {},
+    send: (ms) => sent.push(...ms),
+    addPeer: () => {},
+    removePeer: () => {},
+    updatePeer: () => {},
+    stop: async () => {},
+  };
+  const transport = monitor.transport(inner);
+  return { monitor, handler, transport, warnings, delivered, sent, advance: (ms: number) => (now += ms) };
+}
+
+describe('RaftLivenessMonitor', () => {
+  it('a leader: warns of a heartbeat sent more than three intervals after the last to that peer, passes every message on', () => {
+    const t = setup(1);
+    t.transport.send([msg(MessageType.Heartbeat, 1, 2), msg(MessageType.Heartbeat, 1, 3)]);
+    t.advance(250);
+    t.transport.send([msg(MessageType.Heartbeat, 1, 2), msg(MessageType.App, 1, 3)]);
+    expect(t.warnings).toEqual([]);
+    t.advance(450);
+    t.transport.send([msg(MessageType.Heartbeat, 1, 2), msg(MessageType.Heartbeat, 1, 3)]);
+    expect(t.warnings.map((w) => [w.msg, w.fields?.to, w.fields?.gapMs])).toEqual([
+      ['raft liveness: leader sent a heartbeat late', 2, 450],
+      ['raft liveness: leader sent a heartbeat late', 3, 700],
+    ]);
+    expect(t.sent).toHaveLength(6);
+  });
+
+  it('a follower: warns when nothing came from its leader for half an election timeout, not of other peers', () => {
+    const t = setup(2);
+    t.handler.process(msg(MessageType.Heartbeat, 2, 1));
+    t.handler.process(msg(MessageType.PreVote, 3, 1));
+    t.advance(400);
+    t.handler.process(msg(MessageType.Heartbeat, 2, 1));
+    t.advance(900);
+    t.handler.process(msg(MessageType.PreVote, 3, 1)); // not the leader: no warning
+    expect(t.warnings).toEqual([]);
+    t.handler.process(msg(MessageType.App, 2, 1));
+    expect(t.warnings.map((w) => [w.msg, w.fields?.gapMs, w.fields?.then])).toEqual([['raft liveness: nothing heard from the leader', 900, 'App']]);
+    expect(t.delivered).toHaveLength(5);
+  });
+
+  it('times log writes, warns of slow ones, and reports each maximum once per scrape', async () => {
+    const t = setup(1);
+    let advanceBy = 0;
+    const store = t.monitor.store({
+      save: async () => {
+        t.advance(advanceBy);
+      },
+    } as unknown as DurableLogStore);
+    advanceBy = 40;
+    await store.save({ entries: [] });
+    advanceBy = 250;
+    await store.save({ entries: [], sync: false });
+    expect(t.warnings.map((w) => [w.msg, w.fields?.ms, w.fields?.sync])).toEqual([['raft liveness: slow log write', 250, false]]);
+    const registry = new Registry();
+    t.monitor.registerMetrics(registry);
+    const value = async () => (await registry.getSingleMetric('clusterd_raft_log_write_seconds_max')!.get()).values[0]!.value;
+    expect(await value()).toBe(0.25);
+    expect(await value()).toBe(0); // reset by the scrape
+  });
+});

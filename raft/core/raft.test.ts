@@ -28,6 +28,17 @@ function handle(n: { rn: RawNode; storage: MemoryStorage }): Message[] {
   return rd.messages;
 }
 
+/** Three members; the leader (1) proposed 'x' and the Ready appending it is outstanding (its write in flight). */
+function leaderWritingX() {
+  const c = cluster(3);
+  c.node(1).rn.campaign();
+  c.stabilize();
+  const leader = c.node(1);
+  leader.rn.propose(data('x'));
+  const rd = leader.rn.ready();
+  return { c, leader, rd, x: rd.entries[0]!.index };
+}
+
 function cluster(size: number) {
   const ids = Array.from({ length: size }, (_, i) => i + 1);
   const nodes = new Map(ids.map((id) => [id, newNode(id, ids)]));
@@ -211,13 +222,7 @@ describe('RawNode Ready contract', () => {
   });
 
   it('durablyCommittedIndex counts the leader only up to what it has stored (§10.2.1)', () => {
-    const c = cluster(3);
-    c.node(1).rn.campaign();
-    c.stabilize();
-    const leader = c.node(1);
-    leader.rn.propose(data('x'));
-    const rd = leader.rn.ready(); // being written: not in the leader's storage yet
-    const x = rd.entries[0]!.index;
+    const { c, leader, rd, x } = leaderWritingX(); // x is being written: not in the leader's storage yet
     const ack = (id: number): void => {
       for (const m of rd.messages.filter((mm) => mm.to === id)) c.node(id).rn.step(m);
       for (const m of handle(c.node(id))) leader.rn.step(m);
@@ -282,14 +287,8 @@ describe('RawNode Ready contract', () => {
   });
 
   it('takeEarlyMessages: a leader keeps sending heartbeats, and read-index answers, behind any outstanding write', () => {
-    const c = cluster(3);
-    c.node(1).rn.campaign();
-    c.stabilize();
-    const leader = c.node(1);
+    const { c, leader, rd, x } = leaderWritingX();
     const hs = () => ({ term: leader.rn.status().term, vote: leader.rn.status().vote });
-    leader.rn.propose(data('x'));
-    const rd = leader.rn.ready(); // the leader's write of x is in flight
-    const x = rd.entries[0]!.index;
     // A follower's read barrier is confirmed meanwhile (at the commit index before x)...
     c.node(3).rn.readIndex(data('ctx'));
     for (const m of handle(c.node(3))) leader.rn.step(m);

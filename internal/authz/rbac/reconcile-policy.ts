@@ -37,6 +37,8 @@ export interface ReconcileCounts {
 }
 
 const MAX_CONFLICT_RETRIES = 5;
+/** What the first list says of an object it did not find. */
+const ABSENT: Json = Object.freeze({});
 
 /** Runs the whole policy once; throws on the first write that fails for another reason than a conflict. */
 export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<ReconcileCounts> {
@@ -52,6 +54,17 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
     RoleBinding: deps.catalog.resource(group, 'v1', 'rolebindings'),
   };
   const work: Array<RoleObject | BindingObject> = [...policy.clusterRoles, ...policy.roles, ...policy.clusterRoleBindings, ...policy.roleBindings];
+  // One consistent list per kind, not one consistent get per object: on a replica that does not
+  // lead, every consistent read is a ReadIndex round trip to the leader plus a wait for this
+  // replica's apply, and some 120 of them kept a replica restarted under load from becoming
+  // ready for minutes. Only an object whose write conflicts is read again on its own.
+  const listed = new Map<string, Json | undefined>();
+  for (const [kind, resource] of Object.entries(kinds)) {
+    if (!resource) continue;
+    const { entries } = await deps.registries.for(resource)!.list({ mode: { kind: 'consistent' }, namespace: '', filter: undefined, hasSelector: false, limit: 0 });
+    for (const e of entries) listed.set(listKey(kind, e.namespace, e.name), e.corrupt ? undefined : (JSON.parse(e.bytes.toString('utf8')) as Json));
+    for (const o of work) if (o.kind === kind && !listed.has(listKey(kind, o.metadata.namespace ?? '', o.metadata.name))) listed.set(listKey(kind, o.metadata.namespace ?? '', o.metadata.name), ABSENT);
+  }
   for (const expected of work) {
     const resource = kinds[expected.kind];
     if (!resource) throw new Error(`${group}/v1 ${expected.kind} is not served`);
@@ -61,11 +74,16 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
     const what = { kind: expected.kind, name: expected.metadata.name, ...(namespace ? { namespace } : {}) };
     for (let attempt = 0; ; attempt++) {
       try {
-        let existing: Json | undefined;
-        try {
-          existing = await registry.get(resource, namespace, expected.metadata.name, { kind: 'consistent' });
-        } catch (e) {
-          if (!isNotFound(e)) throw e;
+        // The list's answer on the first attempt; an unreadable object (listed as undefined) is
+        // read on its own so that its error is reported as before.
+        const known = attempt === 0 ? listed.get(listKey(expected.kind, namespace, expected.metadata.name)) : undefined;
+        let existing: Json | undefined = known === ABSENT ? undefined : known;
+        if (known === undefined) {
+          try {
+            existing = await registry.get(resource, namespace, expected.metadata.name, { kind: 'consistent' });
+          } catch (e) {
+            if (!isNotFound(e)) throw e;
+          }
         }
         if (!existing) {
           await registry.create(resource, ctx, structuredClone(expected) as unknown as Json);
@@ -96,6 +114,10 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
     }
   }
   return counts;
+}
+
+function listKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
 }
 
 function resourceVersionOf(o: Json): string | undefined {

@@ -37,8 +37,6 @@ export interface ReconcileCounts {
 }
 
 const MAX_CONFLICT_RETRIES = 5;
-/** What the first list says of an object it did not find. */
-const ABSENT: Json = Object.freeze({});
 
 /** Runs the whole policy once; throws on the first write that fails for another reason than a conflict. */
 export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<ReconcileCounts> {
@@ -58,12 +56,16 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
   // lead, every consistent read is a ReadIndex round trip to the leader plus a wait for this
   // replica's apply, and some 120 of them kept a replica restarted under load from becoming
   // ready for minutes. Only an object whose write conflicts is read again on its own.
-  const listed = new Map<string, Json | undefined>();
+  const listed = new Map<string, Json>();
+  const unreadable = new Set<string>();
   for (const [kind, resource] of Object.entries(kinds)) {
     if (!resource) continue;
     const { entries } = await deps.registries.for(resource)!.list({ mode: { kind: 'consistent' }, namespace: '', filter: undefined, hasSelector: false, limit: 0 });
-    for (const e of entries) listed.set(listKey(kind, e.namespace, e.name), e.corrupt ? undefined : (JSON.parse(e.bytes.toString('utf8')) as Json));
-    for (const o of work) if (o.kind === kind && !listed.has(listKey(kind, o.metadata.namespace ?? '', o.metadata.name))) listed.set(listKey(kind, o.metadata.namespace ?? '', o.metadata.name), ABSENT);
+    for (const e of entries) {
+      const key = listKey(kind, e.namespace, e.name);
+      if (e.corrupt) unreadable.add(key);
+      else listed.set(key, JSON.parse(e.bytes.toString('utf8')) as Json);
+    }
   }
   for (const expected of work) {
     const resource = kinds[expected.kind];
@@ -74,11 +76,12 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
     const what = { kind: expected.kind, name: expected.metadata.name, ...(namespace ? { namespace } : {}) };
     for (let attempt = 0; ; attempt++) {
       try {
-        // The list's answer on the first attempt; an unreadable object (listed as undefined) is
-        // read on its own so that its error is reported as before.
-        const known = attempt === 0 ? listed.get(listKey(expected.kind, namespace, expected.metadata.name)) : undefined;
-        let existing: Json | undefined = known === ABSENT ? undefined : known;
-        if (known === undefined) {
+        // The list's answer on the first attempt (absent from it: not stored); an unreadable
+        // object is read on its own so that its error is reported as before, and so is every
+        // object after a conflict.
+        const key = listKey(expected.kind, namespace, expected.metadata.name);
+        let existing: Json | undefined = attempt === 0 ? listed.get(key) : undefined;
+        if (attempt > 0 || unreadable.has(key)) {
           try {
             existing = await registry.get(resource, namespace, expected.metadata.name, { kind: 'consistent' });
           } catch (e) {

@@ -1,7 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import { delimiter } from 'node:path';
-import type { CommandIo } from './args.js';
-import { runSubcommand } from './subcommands.js';
+import { runCaptured } from './run-captured.js';
 import { formatTable, membersHelp } from './members-command.js';
 import { defaultResponder, json, SAMPLE_MEMBERS, startTestMembersServer, statusBody, type TestMembersServer } from './test-members-server.js';
 
@@ -15,15 +14,7 @@ beforeEach(() => {
   srv.requests.length = 0;
 });
 
-const members = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
-  const io: CommandIo & { stdout: string; stderr: string } = {
-    stdout: '', stderr: '', env,
-    out: (t) => void (io.stdout += t),
-    err: (t) => void (io.stderr += t),
-  };
-  const code = await runSubcommand(['members', ...argv], io);
-  return { code, stdout: io.stdout, stderr: io.stderr };
-};
+const members = (argv: string[], env: NodeJS.ProcessEnv = {}) => runCaptured(['members', ...argv], env);
 
 describe('clusterd members', () => {
   it('--help explains every flag and both forms', async () => {

@@ -3,24 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:
 import { X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandIo } from './args.js';
-import { runSubcommand } from './subcommands.js';
+import { runCaptured } from './run-captured.js';
 import { parseReplicaFlags, pkiHelp } from './pki-command.js';
 import { clusterPkiPaths } from '../pki/cluster-pki.js';
 
-interface Captured extends CommandIo {
-  stdout: string;
-  stderr: string;
-}
-const capture = (): Captured => {
-  const io: Captured = { stdout: '', stderr: '', out: (t) => void (io.stdout += t), err: (t) => void (io.stderr += t), env: {} };
-  return io;
-};
-const pki = async (...argv: string[]) => {
-  const io = capture();
-  const code = await runSubcommand(['pki', ...argv], io);
-  return { code, stdout: io.stdout, stderr: io.stderr };
-};
+const pki = (...argv: string[]) => runCaptured(['pki', ...argv]);
 
 let dir: string;
 beforeEach(() => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { delimiter, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { CommandIo } from './args.js';
-import { runSubcommand } from './subcommands.js';
+import { runCaptured } from './run-captured.js';
 import { runTokenCommand, tokenHelp, tokensTable } from './token-command.js';
 import { json, startTestMembersServer, statusBody, type TestMembersServer } from './test-members-server.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
@@ -39,15 +39,7 @@ beforeEach(async () => {
   for (const t of await tokens.list()) await tokens.revoke(t.id);
 });
 
-const token = async (argv: string[], env: NodeJS.ProcessEnv = {}) => {
-  const io: CommandIo & { stdout: string; stderr: string } = {
-    stdout: '', stderr: '', env,
-    out: (t) => void (io.stdout += t),
-    err: (t) => void (io.stderr += t),
-  };
-  const code = await runSubcommand(['token', ...argv], io);
-  return { code, stdout: io.stdout, stderr: io.stderr };
-};
+const token = (argv: string[], env: NodeJS.ProcessEnv = {}) => runCaptured(['token', ...argv], env);
 
 describe('clusterd token', () => {
   it('--help explains the three commands, every flag and the join-token file', async () => {

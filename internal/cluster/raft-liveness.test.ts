@@ -89,4 +89,26 @@ describe('RaftLivenessMonitor', () => {
     expect(await value()).toBe(0.25);
     expect(await value()).toBe(0); // reset by the scrape
   });
+
+  it('hands back the store\'s own promise: observing a write adds no hop before the caller resumes', async () => {
+    const t = setup(1);
+    const pending: Promise<void>[] = [];
+    const failing = new Error('disk full');
+    let fail = false;
+    const store = t.monitor.store({
+      save: () => {
+        const p = fail ? Promise.reject(failing) : Promise.resolve();
+        pending.push(p);
+        return p;
+      },
+    } as unknown as DurableLogStore);
+    const saved = store.save({ entries: [] });
+    expect(saved).toBe(pending[0]);
+    await saved;
+    fail = true;
+    const failed = store.save({ entries: [] });
+    expect(failed).toBe(pending[1]);
+    await expect(failed).rejects.toBe(failing);
+    expect(t.warnings).toEqual([]);
+  });
 });

@@ -100,15 +100,27 @@ export class RaftLivenessMonitor {
     };
   }
 
-  /** The log store, observed: how long each write takes (its save() is wrapped in place, the store keeps its identity). */
+  /**
+   * The log store, observed: how long each write takes (its save() is wrapped in place, the
+   * store keeps its identity). The caller gets the store's own promise back and the timing
+   * hangs off it beside the caller, so that observing adds no promise hop to the write path
+   * (every reply waits for a save).
+   */
   store<S extends DurableLogStore>(inner: S): S {
     const save = inner.save.bind(inner);
-    inner.save = async (batch) => {
+    inner.save = (batch) => {
       const t = this.now();
-      await save(batch);
-      const ms = this.now() - t;
-      this.note('save', ms);
-      if (ms > SLOW_SAVE_MS) this.o.log.warn('raft liveness: slow log write', { ms: Math.round(ms), entries: batch.entries.length, sync: batch.sync ?? true });
+      const saving = save(batch);
+      saving.then(
+        () => {
+          const ms = this.now() - t;
+          this.note('save', ms);
+          if (ms > SLOW_SAVE_MS) this.o.log.warn('raft liveness: slow log write', { ms: Math.round(ms), entries: batch.entries.length, sync: batch.sync ?? true });
+        },
+        // The caller sees (and handles) the failure on the promise it was given.
+        () => undefined,
+      );
+      return saving;
     };
     return inner;
   }

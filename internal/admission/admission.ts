@@ -46,6 +46,12 @@ export interface AdmissionPlugin {
    * plugin changed it), so what it decided may be stale (upstream's reinvocation, one round).
    */
   reinvoke?(req: AdmissionRequest): Promise<void> | void;
+  /**
+   * Whether `reinvoke` could do anything for this request after its `admit` (something ran that
+   * asks to be reinvoked). Absent: assumed so. False spares the chain serializing the object to
+   * see whether it changed later (the common case: no webhook or policy matched).
+   */
+  reinvocable?(req: AdmissionRequest): boolean;
   /** Validating phase: must not change the object. */
   validate?(req: AdmissionRequest): Promise<void> | void;
   /**
@@ -69,7 +75,7 @@ export class AdmissionChain {
     for (const p of this.plugins) {
       if (!p.admit || !p.handles(req.operation)) continue;
       await p.admit(req);
-      if (p.reinvoke && req.object) (seen ??= []).push([p, JSON.stringify(req.object)]);
+      if (p.reinvoke && req.object && p.reinvocable?.(req) !== false) (seen ??= []).push([p, JSON.stringify(req.object)]);
     }
     if (!seen) return;
     // One reinvocation round in plugin order (upstream's): each plugin is compared with the object

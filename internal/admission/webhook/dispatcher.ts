@@ -139,7 +139,14 @@ export class WebhookDispatcher {
   }
 
   mutatingPlugin(): AdmissionPlugin {
-    return { name: 'MutatingAdmissionWebhook', handles: () => true, admit: (req) => this.mutate(req), reinvoke: (req) => this.reinvoke(req) };
+    return {
+      name: 'MutatingAdmissionWebhook',
+      handles: () => true,
+      admit: (req) => this.mutate(req),
+      reinvoke: (req) => this.reinvoke(req),
+      // reinvoke returns at once without an IfNeeded webhook called in round 0.
+      reinvocable: (req) => (this.reinvocation.get(req)?.after.size ?? 0) > 0,
+    };
   }
 
   validatingPlugin(): AdmissionPlugin {

@@ -597,7 +597,7 @@ export class GenericRegistry {
       requestedRv: ifMatch,
       patched: true,
       ownershipRecorded: isApply,
-      build: applyTo,
+      build: (current) => applyTo(clone(current)),
       onMissing: async () => {
         if (!isApply || subresource) throw errors.notFound(this.qualified(r), name);
         if (ifMatch) throw this.conflict(r, name);
@@ -623,6 +623,10 @@ export class GenericRegistry {
     op: {
       /** A resourceVersion the object must still have (conditional request). */
       requestedRv: string | undefined;
+      /**
+       * The object to write from the stored one, which it must not change (a PUT ignores it,
+       * so the stored object is copied only by builders that start from it).
+       */
       build: (current: JsonObject) => JsonObject;
       onMissing: () => Promise<WriteResult>;
       /** The body is a patch: a resourceVersion it sets is a precondition too. */
@@ -642,7 +646,7 @@ export class GenericRegistry {
       const old = current instanceof Promise ? await current : current;
       const oldMeta = metaOf(old);
       if (op.requestedRv !== undefined && op.requestedRv !== oldMeta.resourceVersion) throw this.conflict(r, name);
-      const built = op.build(clone(old));
+      const built = op.build(old);
       const builtMeta = metaOf(built);
       let requestedRv = op.requestedRv;
       if (op.patched && typeof builtMeta.resourceVersion === 'string' && builtMeta.resourceVersion !== oldMeta.resourceVersion) {

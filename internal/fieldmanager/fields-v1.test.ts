@@ -131,6 +131,17 @@ describe('FieldsV1', () => {
     expect(fieldsV1String(decodeFieldsV1(messy))).toBe('{"f:a":{"f:x":{},"f:y":{},".":{}},"f:b":{},"k:{\\"a\\":2,\\"b\\":1}":{}}');
   });
 
+  it('shares one set between equal FieldsV1 objects (fresh parses of the same bytes)', () => {
+    const text = fieldsV1String(deploymentFields);
+    const first = decodeFieldsV1(JSON.parse(text));
+    expect(decodeFieldsV1(JSON.parse(text))).toBe(first);
+    expect(first.equals(deploymentFields)).toBe(true);
+    // Other text, other set; a malformed object is refused every time, never remembered.
+    expect(decodeFieldsV1({ 'f:other': {} }).equals(first)).toBe(false);
+    expect(() => decodeFieldsV1({ 'f:a': 1 })).toThrow();
+    expect(() => decodeFieldsV1({ 'f:a': 1 })).toThrow();
+  });
+
   it('reads an element whose object only holds "." as a member', () => {
     expect(paths(decodeFieldsV1({ 'f:a': { '.': {} } }))).toEqual(['.a']);
   });

@@ -49,15 +49,28 @@ export const fieldsV1String = (set: FieldSet): string => JSON.stringify(encodeFi
 
 const decoded = new WeakMap<object, FieldSet>();
 
+/** Recently decoded sets by their FieldsV1 text, oldest first; bounded. */
+const byText = new Map<string, FieldSet>();
+const BY_TEXT_LIMIT = 512;
+
 /**
- * Parses a FieldsV1 object. Results are cached per object: managed fields of a stored object are
- * decoded on every write, and the set is immutable. Throws Error on malformed input.
+ * Parses a FieldsV1 object. Results are cached per object, and by text for the most recent
+ * ones: managed fields of a stored object are decoded on every write, each time from a fresh
+ * parse of the stored bytes, and objects of one shape (the pods of one workload) share the
+ * same entries; serializing is cheaper than reading, and the set is immutable. Throws Error on
+ * malformed input.
  */
 export function decodeFieldsV1(fields: unknown): FieldSet {
   if (!isJsonObject(fields)) throw new Error('fieldsV1 must be a JSON object');
   const cached = decoded.get(fields);
   if (cached) return cached;
-  const set = read(fields, '').children ?? new FieldSet();
+  const text = JSON.stringify(fields);
+  let set = byText.get(text);
+  if (set === undefined) {
+    set = read(fields, '').children ?? new FieldSet();
+    if (byText.size >= BY_TEXT_LIMIT) byText.delete(byText.keys().next().value!);
+    byText.set(text, set);
+  }
   decoded.set(fields, set);
   return set;
 }

@@ -289,6 +289,16 @@ describe('schema-aware set adjustments', () => {
     const set = decodeFieldsV1({ 'f:spec': { 'f:replicas': {}, 'f:selector': {} } });
     expect(reconcileWithSchema(set, { spec: { replicas: 1 } }, deployment)).toBeUndefined();
   });
+
+  it('gives the same answer when asked again for the same set (remembered verdicts)', () => {
+    const fits = decodeFieldsV1({ 'f:spec': { 'f:replicas': {}, 'f:paused': {} } });
+    expect(reconcileWithSchema(fits, { spec: { replicas: 1 } }, deployment)).toBeUndefined();
+    expect(reconcileWithSchema(fits, { spec: { replicas: 2 } }, deployment)).toBeUndefined();
+    // A set that needs changes is never remembered as fitting, and follows the live object.
+    const granular = decodeFieldsV1({ 'f:metadata': { 'f:annotations': {} } });
+    expect(paths(reconcileWithSchema(granular, { metadata: { annotations: { a: '1' } } }, deployment)!)).toEqual(['.metadata.annotations', '.metadata.annotations.a']);
+    expect(paths(reconcileWithSchema(granular, { metadata: { annotations: { b: '2' } } }, deployment)!)).toEqual(['.metadata.annotations', '.metadata.annotations.b']);
+  });
 });
 
 describe('path helpers', () => {

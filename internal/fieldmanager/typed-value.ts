@@ -660,6 +660,11 @@ function insertMember(list: PathElement[], pe: PathElement): void {
  */
 export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, t: SmdType): FieldSet | undefined {
   if (t.deduced) return undefined;
+  // A set found in line with the type stays so (sets are immutable, and the walk reads the live
+  // object only to change the set): decoded sets are shared (fields-v1), so this walk is done
+  // once per set and type rather than on every write.
+  let inLine = reconciledSets.get(t);
+  if (inLine?.has(set)) return undefined;
   const toRemove = new FieldSet();
   let toAdd = new FieldSet();
   let changed = false;
@@ -730,9 +735,16 @@ export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, 
   };
 
   walk(set, t, false);
-  if (!changed) return undefined;
+  if (!changed) {
+    if (!inLine) reconciledSets.set(t, (inLine = new WeakSet()));
+    inLine.add(set);
+    return undefined;
+  }
   return set.recursiveDifference(toRemove).union(toAdd);
 }
+
+/** Per type, the sets reconcileWithSchema found in line with it. */
+const reconciledSets = new WeakMap<SmdType, WeakSet<FieldSet>>();
 
 /** The value at a path of an object, for tests and diagnostics. */
 export function valueAt(root: JsonValue | undefined, path: Path): JsonValue | undefined {

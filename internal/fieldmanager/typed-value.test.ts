@@ -290,6 +290,15 @@ describe('schema-aware set adjustments', () => {
     expect(reconcileWithSchema(set, { spec: { replicas: 1 } }, deployment)).toBeUndefined();
   });
 
+  it('leaves a granular struct owned whole alone while the live object has nothing in it', () => {
+    // As every pod's creator owns spec.securityContext: {} (defaulted, empty).
+    const set = decodeFieldsV1({ 'f:spec': { 'f:securityContext': {}, 'f:dnsPolicy': {} } });
+    expect(reconcileWithSchema(set, { spec: { securityContext: {}, dnsPolicy: 'ClusterFirst' } }, pod)).toBeUndefined();
+    expect(reconcileWithSchema(set, { spec: { dnsPolicy: 'ClusterFirst' } }, pod)).toBeUndefined();
+    // Once it holds fields (another writer set them), the owner owns them one by one, as before.
+    expect(paths(reconcileWithSchema(set, { spec: { securityContext: { runAsUser: 1 } } }, pod)!)).toEqual(['.spec.dnsPolicy', '.spec.securityContext', '.spec.securityContext.runAsUser']);
+  });
+
   it('gives the same answer when asked again for the same set (remembered verdicts)', () => {
     const fits = decodeFieldsV1({ 'f:spec': { 'f:replicas': {}, 'f:paused': {} } });
     expect(reconcileWithSchema(fits, { spec: { replicas: 1 } }, deployment)).toBeUndefined();

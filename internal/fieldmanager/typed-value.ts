@@ -660,9 +660,9 @@ function insertMember(list: PathElement[], pe: PathElement): void {
  */
 export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, t: SmdType): FieldSet | undefined {
   if (t.deduced) return undefined;
-  // A set found in line with the type stays so (sets are immutable, and the walk reads the live
-  // object only to change the set): decoded sets are shared (fields-v1), so this walk is done
-  // once per set and type rather than on every write.
+  // A set found in line with the type without looking at the live object stays so (sets are
+  // immutable): decoded sets are shared (fields-v1), so this walk is done once per set and
+  // type rather than on every write.
   let inLine = reconciledSets.get(t);
   if (inLine?.has(set)) return undefined;
   const toRemove = new FieldSet();
@@ -677,7 +677,16 @@ export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, 
     toAdd = toAdd.union(FieldSet.of(path));
     changed = true;
   };
+  let liveDependent = false;
   const granular = () => {
+    liveDependent = true;
+    // Nothing below the path in the live object (a defaulted empty struct such as a pod's
+    // securityContext: {}): the path alone would be added, and the set already has it as a
+    // member; spares walking the whole live object on every write of such an object.
+    if (path.every((pe) => pe.kind === FIELD)) {
+      const v = valueAt(live, path);
+      if (v === undefined || (isJsonObject(v) && Object.keys(v).length === 0)) return;
+    }
     liveSet ??= toFieldSet(live, t);
     const add = FieldSet.of(path);
     let src: FieldSet | undefined = liveSet;
@@ -736,8 +745,10 @@ export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, 
 
   walk(set, t, false);
   if (!changed) {
-    if (!inLine) reconciledSets.set(t, (inLine = new WeakSet()));
-    inLine.add(set);
+    if (!liveDependent) {
+      if (!inLine) reconciledSets.set(t, (inLine = new WeakSet()));
+      inLine.add(set);
+    }
     return undefined;
   }
   return set.recursiveDifference(toRemove).union(toAdd);

@@ -7,7 +7,7 @@
 // to the local replicator), and raft/bench runs last. A scenario that fails is reported as
 // such and the run goes on; the exit code is then 1.
 //
-//   node dist/bench/run.js [--quick | --tiny] [--out-dir dir] [--only get,writes,...] [--help]
+//   node dist/bench/run.js [--quick | --tiny] [--out-dir dir] [--only get,writes,...] [--stored-pods N] [--help]
 //
 // Imports: context, plan, load/generator, report/*, scenarios/*, support/*, targets/*.
 
@@ -92,6 +92,9 @@ flags:
   --watch-client C the watchers' client: native (default; bench/native/h2watch, nghttp2 and
                    OpenSSL, built by make bench-native) or node (node:http2, which costs the
                    shared cores several times more per event received)
+  --stored-pods N  pods the stored scenario keeps before restarting, instead of the mode's
+                   (50,000 in full, 0 in quick and tiny), e.g. --only startup,stored --quick
+                   --stored-pods 10000 to measure startup and memory per pod in minutes
   --help           this text
 
 environment:
@@ -104,12 +107,12 @@ function checkArgs(args: string[]): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--quick' || a === '--tiny') continue;
-    if (a === '--out-dir' || a === '--only' || a === '--watch-rate' || a === '--watch-client') {
+    if (a === '--out-dir' || a === '--only' || a === '--watch-rate' || a === '--watch-client' || a === '--stored-pods') {
       if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) fail(`${a} needs a value`);
       i++;
       continue;
     }
-    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=') || a.startsWith('--watch-client=')) continue;
+    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=') || a.startsWith('--watch-client=') || a.startsWith('--stored-pods=')) continue;
     fail(`unknown flag ${a}`);
   }
 }
@@ -135,12 +138,15 @@ async function main(): Promise<number> {
   const mode: BenchMode = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
   const watchRate = argValue(args, '--watch-rate');
   if (watchRate !== undefined && !(Number.isInteger(Number(watchRate)) && Number(watchRate) > 0)) fail(`--watch-rate: ${watchRate} is not a positive whole number`);
+  const storedPods = argValue(args, '--stored-pods');
+  if (storedPods !== undefined && !(Number.isInteger(Number(storedPods)) && Number(storedPods) >= 0)) fail(`--stored-pods: ${storedPods} is not a whole number`);
   const watchClient = argValue(args, '--watch-client');
   if (watchClient !== undefined && !isWatchClient(watchClient)) fail(`--watch-client: ${watchClient} is neither native nor node`);
   const plan: BenchPlan = {
     ...planFor(mode),
     ...(watchRate === undefined ? {} : { watchWritesPerSec: Number(watchRate) }),
     ...(watchClient === undefined ? {} : { watchClient }),
+    ...(storedPods === undefined ? {} : { storedPods: Number(storedPods) }),
   };
   const outDir = argValue(args, '--out-dir') ?? join(projectRoot(), 'bench', 'results');
   const only = argValue(args, '--only')?.split(',');

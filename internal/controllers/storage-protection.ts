@@ -10,6 +10,7 @@
 
 import { pvcProtectionFinalizer, pvProtectionFinalizer } from '../admission/storage.js';
 import { decodedEntry } from '../watchcache/entry-object.js';
+import type { CacheEntry } from '../watchcache/types.js';
 import { Reconciler } from './reconciler.js';
 import { metaOf, Objects, type Obj, type ResourceRef } from './objects.js';
 import type { ControllerEnv } from './serviceaccount-controllers.js';
@@ -31,6 +32,17 @@ export function claimsOf(pod: Obj): string[] {
     else if (v.ephemeral != null) out.push(`${String(metaOf(pod).name)}-${String(v.name)}`);
   }
   return out;
+}
+
+/** The members claimsOf reads, as JSON.stringify writes them (it never escapes a letter). */
+const CLAIM_MEMBERS = ['"persistentVolumeClaim":', '"ephemeral":'];
+
+/**
+ * False when the pod's bytes name no claim volume, so claimsOf would find none: most pods,
+ * which then cost no parse (the controller reads every stored pod at start).
+ */
+function mayUseClaims(entry: CacheEntry): boolean {
+  return CLAIM_MEMBERS.some((m) => entry.bytes.includes(m));
 }
 
 /** The claims a pod uses: none once it has terminated. */
@@ -57,7 +69,7 @@ export function pvcProtectionController(env: ControllerEnv): Reconciler {
         { prefix: objects.prefix(PVCS), keys: (t, e) => (t === 'DELETED' ? [] : [`${e.namespace}/${e.name}`]) },
         // A pod's end (or deletion) may free the claims it used.
         // The pod as the write's other consumers decoded it (shared, read-only).
-        { prefix: objects.prefix(PODS), keys: (_t, e) => claimsOf((decodedEntry(e) ?? {}) as Obj).map((c) => `${e.namespace}/${c}`) },
+        { prefix: objects.prefix(PODS), keys: (_t, e) => (mayUseClaims(e) ? claimsOf((decodedEntry(e) ?? {}) as Obj).map((c) => `${e.namespace}/${c}`) : []) },
       ],
       async reconcile(key) {
         const slash = key.indexOf('/');

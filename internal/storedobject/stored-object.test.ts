@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { decodeStored, encodeStored, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
+import { decodeStored, encodeStored, metadataMembers, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
 
 describe('stored objects', () => {
   it('writes kind, apiVersion, metadata first and never a resourceVersion', () => {
@@ -38,5 +38,32 @@ describe('stored objects', () => {
     expect(typeMetaOf(served)).toEqual({ kind: 'Deployment', apiVersion: 'apps/v1' });
     expect(typeMetaOf(withResourceVersion(encodeStored({ metadata: { name: 'n' } }), 7))).toEqual({ kind: '', apiVersion: '' });
     expect(() => typeMetaOf(Buffer.from('{"kind":"K"}'))).toThrow(/no metadata/);
+  });
+
+  it.each([
+    ['plain', { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', labels: { a: 'b' } }, spec: { x: 1 } }],
+    ['empty metadata', { kind: 'Pod', apiVersion: 'v1', metadata: {}, spec: {} }],
+    ['braces, brackets and escaped quotes inside strings', { kind: 'K', apiVersion: 'v1', metadata: { name: 'n', annotations: { a: '}{][', b: 'say "}"', c: 'back\\', d: '\\"}' } }, data: { metadata: 'x' } }],
+    ['scalars of every kind', { kind: 'K', apiVersion: 'v1', metadata: { generation: 7, name: 'n', deletionGracePeriodSeconds: null, finalizers: [], x: true }, spec: {} }],
+    ['nested arrays and objects', { kind: 'K', apiVersion: 'v1', metadata: { ownerReferences: [{ uid: 'u', kind: 'K' }], finalizers: ['f'], managedFields: [{ fieldsV1: { 'f:a': {} } }] }, spec: { metadata: { name: 'inner' } } }],
+  ])('reads named metadata members of stored and serving bytes, skipping the rest: %s', (_name, obj) => {
+    const names = ['name', 'annotations', 'ownerReferences', 'finalizers', 'resourceVersion', 'generation', 'absent'];
+    const pick = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => names.includes(k)));
+    const stored = encodeStored(obj);
+    expect(metadataMembers(stored, names)).toEqual(pick(obj.metadata));
+    const served = withResourceVersion(stored, 42);
+    expect(metadataMembers(served, names)).toEqual(pick({ resourceVersion: '42', ...obj.metadata }));
+    expect(metadataMembers(served, [])).toEqual({});
+  });
+
+  it.each([
+    ['no metadata', '{"kind":"K","spec":{}}'],
+    ['metadata that never closes', '{"kind":"K","metadata":{"name":"a"'],
+    ['a string that never closes', '{"kind":"K","metadata":{"name":"a}}'],
+    ['whitespace (not what JSON.stringify writes)', '{"kind":"K","metadata":{ "name":"a"}}'],
+    ['a member without a value', '{"kind":"K","metadata":{"name":,"uid":"u"}}'],
+    ['a malformed wanted value', '{"kind":"K","metadata":{"name":tru}}'],
+  ])('reads no metadata members from bytes not in the stored shape: %s', (_name, text) => {
+    expect(metadataMembers(Buffer.from(text), ['name'])).toBeUndefined();
   });
 });

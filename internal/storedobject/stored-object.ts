@@ -54,6 +54,70 @@ export function replaceResourceVersion(serving: Buffer, revision: number): Buffe
   return out;
 }
 
+/**
+ * The named members of the top-level metadata of stored or serving bytes, each parsed on its
+ * own; the others (managedFields above all, often half an object's bytes) are skipped unparsed.
+ * What needs a few metadata members of every stored object (the garbage collector's graph)
+ * pays a scan instead of a parse. Undefined when the bytes are not in the compact shape
+ * JSON.stringify writes (the caller then parses the whole object).
+ */
+export function metadataMembers(bytes: Buffer, names: readonly string[]): Record<string, unknown> | undefined {
+  const at = bytes.indexOf(METADATA_OPEN);
+  if (at < 0) return undefined;
+  const out: Record<string, unknown> = {};
+  let i = at + METADATA_OPEN.length;
+  if (bytes[i] === 0x7d) return out; // '{}'
+  for (;;) {
+    if (bytes[i] !== 0x22) return undefined;
+    const keyEnd = skipValue(bytes, i);
+    if (keyEnd < 0 || bytes[keyEnd] !== 0x3a) return undefined; // ':'
+    const valueEnd = skipValue(bytes, keyEnd + 1);
+    if (valueEnd < 0) return undefined;
+    // JSON.stringify escapes no letter, so a wanted (plain) name appears as itself; most
+    // members differ in length from every wanted name and cost no string.
+    const length = keyEnd - i - 2;
+    const name = names.some((w) => w.length === length) ? bytes.toString('utf8', i + 1, keyEnd - 1) : '';
+    if (name !== '' && names.includes(name)) {
+      try {
+        out[name] = JSON.parse(bytes.toString('utf8', keyEnd + 1, valueEnd));
+      } catch {
+        return undefined;
+      }
+    }
+    if (bytes[valueEnd] === 0x7d) return out; // '}'
+    if (bytes[valueEnd] !== 0x2c) return undefined; // ','
+    i = valueEnd + 1;
+  }
+}
+
+/**
+ * The index just after the compact JSON value starting at `i`, or -1 when it does not end:
+ * strings to their closing quote (a backslash escapes the byte after it), objects and arrays
+ * to their closing bracket (strings inside skipped), scalars to the next delimiter.
+ */
+function skipValue(bytes: Buffer, i: number): number {
+  const n = bytes.length;
+  const first = bytes[i];
+  if (first === 0x22) {
+    for (i++; i < n && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++;
+    return i < n ? i + 1 : -1;
+  }
+  if (first === 0x7b || first === 0x5b) {
+    let depth = 0;
+    for (; i < n; i++) {
+      const c = bytes[i]!;
+      if (c === 0x22) {
+        for (i++; i < n && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++;
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if ((c === 0x7d || c === 0x5d) && --depth === 0) return i + 1;
+    }
+    return -1;
+  }
+  const from = i;
+  while (i < n && bytes[i] !== 0x2c && bytes[i] !== 0x7d && bytes[i] !== 0x5d) i++;
+  return i < n && i > from ? i : -1;
+}
+
 /** Parses stored bytes into an object carrying its resource version. */
 export function decodeStored(stored: Uint8Array, revision: number): JsonObject {
   const obj = JSON.parse(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8')) as JsonObject;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeStored } from '../storedobject/stored-object.js';
-import { decodedEntry, rememberDecoded } from './entry-object.js';
+import { decodedEntry, entryMetadata, rememberDecoded } from './entry-object.js';
 import { memoryCacheFixture } from './memory-cache-fixture.js';
 import type { CacheEntry } from './types.js';
 
@@ -76,5 +76,26 @@ describe('the watch cache shares what it parsed', () => {
     expect(entry.labels).toEqual({ a: 'changed by the writer' });
     expect(decodedEntry(entry)).toEqual(JSON.parse(entry.bytes.toString('utf8')));
     expect((decodedEntry(entry) as { metadata: { labels: Record<string, string> } }).metadata.labels).toEqual({ a: 'b' });
+  });
+});
+
+describe('entryMetadata', () => {
+  it('reads the named members alone, without keeping a parse of the entry', () => {
+    const e = entryOf('{"kind":"ConfigMap","metadata":{"resourceVersion":"3","name":"x","finalizers":["f"]},"data":{"a":"}"}}');
+    expect(entryMetadata(e, ['name', 'finalizers'])).toEqual({ name: 'x', finalizers: ['f'] });
+    // Nothing was kept: the whole object is parsed afresh for whoever asks for it.
+    const whole = decodedEntry(e);
+    expect(whole).toEqual({ kind: 'ConfigMap', metadata: { resourceVersion: '3', name: 'x', finalizers: ['f'] }, data: { a: '}' } });
+    // Now a parse is kept: its metadata is shared, not parsed again.
+    expect(entryMetadata(e, ['name'])).toBe(whole!.metadata);
+  });
+
+  it('answers undefined for a corrupt entry and for bytes that are not an object; empty metadata without a metadata member', () => {
+    expect(entryMetadata(entryOf('', 'unable to decode'), ['name'])).toBeUndefined();
+    expect(entryMetadata(entryOf('{"kind":"K","metadata":{"name":'), ['name'])).toBeUndefined();
+    expect(entryMetadata(entryOf('[1,2]'), ['name'])).toBeUndefined();
+    expect(entryMetadata(entryOf('{"kind":"K"}'), ['name'])).toEqual({});
+    // Not in the compact stored shape: the whole object is parsed instead.
+    expect(entryMetadata(entryOf('{"kind":"K", "metadata": {"name": "n", "uid": "u"}}'), ['name'])).toEqual({ name: 'n', uid: 'u' });
   });
 });

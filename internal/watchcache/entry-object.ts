@@ -6,8 +6,10 @@
 // cache parses at most once and keeps the result for the most recent changes only (bounded: the
 // entries themselves hold bytes, never decoded objects, so memory per stored object is
 // unchanged; the watch cache shares only what it parses for changes being applied, never
-// what it loads at start). Imports: types.
+// what it loads at start). Consumers that need only metadata read it without parsing the rest
+// (entryMetadata). Imports: storedobject, types.
 
+import { metadataMembers } from '../storedobject/stored-object.js';
 import type { CacheEntry } from './types.js';
 
 /** Entries whose decoded object is kept: enough for one busy batch to reach every consumer. */
@@ -42,4 +44,26 @@ export function decodedEntry(entry: CacheEntry): Readonly<Record<string, unknown
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
   rememberDecoded(entry, obj as Record<string, unknown>);
   return obj as Record<string, unknown>;
+}
+
+/**
+ * The entry's metadata, or at least its members `names`: from a recent parse when one is
+ * kept, else just those members read from the bytes (see metadataMembers), and not kept: a
+ * consumer that reads every stored object at start, such as the garbage collector, would
+ * otherwise push a parse of each through the recent memo and into the old generation.
+ * Undefined where decodedEntry is. SHARED and READ-ONLY, as decodedEntry's.
+ */
+export function entryMetadata(entry: CacheEntry, names: readonly string[]): Readonly<Record<string, unknown>> | undefined {
+  if (entry.corrupt) return undefined;
+  const known = recent.get(entry);
+  if (known === undefined) {
+    const members = metadataMembers(entry.bytes, names);
+    if (members !== undefined) return members;
+  }
+  const whole = known ?? decodedEntry(entry);
+  return whole === undefined ? undefined : isRecord(whole.metadata) ? whole.metadata : {};
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -41,6 +41,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   const warmUntil = wallClockMs() + plan.warmupMs;
   for (const g of ctx.watchGens) g.warmUntil(warmUntil);
   const serverCpu = cpuMeter(ctx.server.pid);
+  const cpuFrom = performance.now();
   const machineCpu = machineMeter();
   let writer: WriterResult;
   try {
@@ -67,6 +68,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   ctx.progress.step(`watch ${shape}: ${writer.ok} writes acknowledged (p99 ${writer.latency.p99Ms} ms); waiting for ${Math.round(expected)} deliveries`);
   const watched: WatchResult = mergeWatchResults(await Promise.all(ctx.watchGens.map((g, i) => g.finishWatchers(Math.round(expectedOf(i)), 15_000))));
   const server = serverCpu.stop();
+  const serverCpuMs = server === undefined ? undefined : server * (performance.now() - cpuFrom);
   const machine = machineCpu.stop();
   ctx.raw[`watch ${shape}`] = { opened, writer, watched };
   ctx.progress.step(`  delivered ${watched.delivered}/${watched.expected}, p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms`);
@@ -79,7 +81,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     `${opened.established}/${plan.watchers} watchers over HTTP/2 (${plan.watchClient} client); ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
     `(write p99 ${writer.latency.p99Ms} ms${errors ? `, errors ${errors}: ${writer.firstError}` : ''}${writer.late ? `, writer held back at ${writer.late} ticks` : ''}); ` +
     `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
-    `CPU from the first write to the last delivery: clusterd ${pct(server)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
+    `CPU from the first write to the last delivery: clusterd ${pct(server)}${perDelivery(serverCpuMs, watched.delivered)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
   const p99 = watched.fromAck.count ? watched.fromAck.p99Ms : null;
   // The ceiling runs twice: at the rate clusterd's writer achieved (the same load, for the
   // ratio) and, when that fell short, at the target rate (can this machine do it at all?).
@@ -162,6 +164,7 @@ async function ceilingFanOut(ctx: BenchContext, collection: string, events: numb
   const warmUntil = wallClockMs() + plan.warmupMs;
   for (const g of ctx.watchGens) g.warmUntil(warmUntil);
   const ceilingCpu = cpuMeter(ctx.ceiling.pid);
+  const cpuFrom = performance.now();
   const emitted = await ctx.ceiling.emitWatchEvents(
     { eventTemplate: `{"type":"ADDED","object":${pod}}\n`, ratePerSec, durationMs: (events * 1000) / ratePerSec, firstRevision: 1, ackIntervalMs: 20 },
     (acks) => {
@@ -170,14 +173,23 @@ async function ceilingFanOut(ctx: BenchContext, collection: string, events: numb
   );
   const watched = mergeWatchResults(await Promise.all(ctx.watchGens.map((g, i) => g.finishWatchers(emitted.count * openedEach[i]!.established, 15_000))));
   const cpu = ceilingCpu.stop();
+  const cpuMs = cpu === undefined ? undefined : cpu * (performance.now() - cpuFrom);
   ctx.raw[`watch fan-out ceiling at ${ratePerSec.toFixed(0)}/s`] = { emitted, watched };
   ctx.progress.step(`  ceiling delivered ${watched.delivered}/${watched.expected}, p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms`);
   return {
     p99Ms: watched.fromAck.p99Ms,
     note:
       `ceiling at ${ratePerSec.toFixed(0)} events/s: ${emitted.count} events in ${(emitted.elapsedMs / 1000).toFixed(1)} s, delivered ${watched.delivered} of ${watched.expected}, ` +
-      `p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms from the event's creation; CPU: ceiling ${pct(cpu)}, watcher processes ${pct(watched.generatorCpu)} together`,
+      `p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms from the event's creation; CPU: ceiling ${pct(cpu)}${perDelivery(cpuMs, watched.delivered)}, watcher processes ${pct(watched.generatorCpu)} together`,
   };
+}
+
+/**
+ * A server's CPU per delivered event: on a machine shared with other work, the wall-clock
+ * latencies swing with the load but this compares clusterd's cost with the ceiling's.
+ */
+function perDelivery(cpuMs: number | undefined, delivered: number): string {
+  return cpuMs === undefined || delivered === 0 ? '' : ` (${((cpuMs * 1000) / delivered).toFixed(1)} µs per delivered event)`;
 }
 
 /** Contiguous ranges of watcher indices, one per watcher process. */

@@ -19,6 +19,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { WebhookConverter } from '../registry/webhook-conversion.js';
 import { buildPlugins, enabledPluginNames } from '../admission/plugins.js';
 import { WebhookDispatcher } from '../admission/webhook/dispatcher.js';
+import { admissionConverter } from '../admission/version-conversion.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
 import { serviceAllocator } from '../admission/service-ips.js';
 import { priorityClassesIn } from './bootstrap-apf.js';
@@ -303,8 +304,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     const r = catalog.resource(naming.group('admissionregistration.k8s.io'), 'v1', resource);
     return r ? cache.resource(resourcePrefix(r)).list().entries : [];
   };
-  // Served resources sharing stored objects, for webhooks matching Equivalent resources
-  // (custom resources converted by a webhook are left out: their conversion is a call).
+  // Custom resources' conversion webhooks: called by the registries, and by admission for an
+  // Equivalent match of another version of a webhook-converted resource.
+  const conversionWebhooks = new WebhookConverter(serviceResolver, naming);
+  const convertForAdmission = admissionConverter(conversionWebhooks);
+  // Served resources sharing stored objects, for webhooks matching Equivalent resources.
   let equivalentResources: Map<string, ResourceInfo[]> | undefined;
   catalog.onChange(() => {
     equivalentResources = undefined;
@@ -316,7 +320,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       if (!equivalentResources) {
         equivalentResources = new Map();
         for (const x of catalog.all()) {
-          if (x.custom?.webhookConversion) continue;
           const list = equivalentResources.get(x.storageResource) ?? [];
           list.push(x);
           equivalentResources.set(x.storageResource, list);
@@ -331,6 +334,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     resolver: serviceResolver,
     authorize: (a) => unionAuthorize(authorizers.current(), a),
     applyDefaults: (r, obj) => rules.applyDefaults(r, obj),
+    convert: convertForAdmission,
     log,
   });
   // A namespace's objects of one core resource as the cache holds them (LimitRanges and
@@ -347,7 +351,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const resourceQuotas = catalog.resource('', 'v1', 'resourcequotas')!;
   const quotaWriter = { user: { name: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] }, manager: 'kube-apiserver' };
   // Its metrics are served once the registry exists (below).
-  const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a) });
+  const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a), convert: convertForAdmission });
   const mutatingPolicies = config.featureGates.enabled('MutatingAdmissionPolicy')
     ? mutatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a), applyDefaults: (r, obj) => rules.applyDefaults(r, obj) })
     : undefined;
@@ -421,7 +425,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
     strategyGates: { nodeDeclaredFeatures: config.featureGates.enabled('NodeDeclaredFeatures') },
-    conversionWebhooks: new WebhookConverter(serviceResolver, naming),
+    conversionWebhooks,
     garbageCollection: controllerEnabled('garbage-collector-controller', config.controllers),
   });
 

@@ -5,7 +5,7 @@
 // object converted to the version a policy matched), the
 // params a binding's paramRef names (name or selector, namespace, parameterNotFoundAction) and
 // the `request` variable, one param's activation, and a policy's refusal as a Status. Every replica decides alike: no state beyond memos of immutable entries.
-// Imports: admission (types), apierrors, authz (types, cel-authorizer), registry/keys, registry/conversion, schema/catalog (types), validation/kinds/common
+// Imports: admission (types), apierrors, authz (types, cel-authorizer), registry/keys, admission/version-conversion (type), schema/catalog (types), validation/kinds/common
 // (selectors), watchcache (types), policy/compile (toCel), policy/match (types).
 
 import type { AdmissionRequest } from '../admission.js';
@@ -15,7 +15,7 @@ import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { CacheEntry } from '../../watchcache/types.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import { selectorMatches } from '../../validation/kinds/common.js';
-import { convertObject } from '../../registry/conversion.js';
+import type { AdmissionConverter } from '../version-conversion.js';
 import type { Attributes, Decision } from '../../authz/authorizer.js';
 import { authorizerFor } from '../../authz/cel-authorizer.js';
 import { bindVariables, toCel, type Activation, type Compiled, type CompiledPolicy } from './compile.js';
@@ -51,15 +51,15 @@ export const celOfEntry = (e: CacheEntry): unknown => {
 
 /**
  * The request's object and oldObject as the version a policy matched (matchPolicy Equivalent),
- * converted as the registry converts between served versions; a custom resource whose versions a
- * conversion webhook converts is left in the request's version (no webhook is called during
- * policy evaluation), and `matched` then falls back to the request's resource.
+ * converted by `convert` (a custom resource's conversion webhook included). Rejects when a
+ * conversion fails.
  */
-export function objectsAs(req: AdmissionRequest, matched: ResourceInfo): { resource: ResourceInfo; object: Obj | undefined; oldObject: Obj | undefined } {
-  if (matched === req.resource || matched.custom?.webhookConversion || req.resource.custom?.webhookConversion) return { resource: req.resource, object: req.object, oldObject: req.oldObject };
+export async function objectsAs(req: AdmissionRequest, matched: ResourceInfo, convert: AdmissionConverter): Promise<{ resource: ResourceInfo; object: Obj | undefined; oldObject: Obj | undefined }> {
+  if (matched === req.resource) return { resource: req.resource, object: req.object, oldObject: req.oldObject };
   // A Scale (another kind a sub-resource writes) is not the resource's object: it stays as it is.
-  const convert = (o: Obj | undefined) => (o === undefined || o.apiVersion !== req.resource.apiVersion ? o : convertObject(structuredClone(o), req.resource, matched));
-  return { resource: matched, object: convert(req.object), oldObject: convert(req.oldObject) };
+  const as = (o: Obj | undefined) => (o === undefined || o.apiVersion !== req.resource.apiVersion ? o : convert(structuredClone(o), req.resource, matched));
+  const [object, oldObject] = await Promise.all([as(req.object), as(req.oldObject)]);
+  return { resource: matched, object, oldObject };
 }
 
 /** The params' kind a policy declares. */

@@ -24,6 +24,7 @@ import { matchedResource, matches } from './match.js';
 import { ADMISSION_UPSTREAM_GROUP, objectsAs, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
 import { authorizeParamReferences } from './param-authorization.js';
+import { admissionConverter, type AdmissionConverter } from '../version-conversion.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -39,6 +40,8 @@ export interface ValidatingPolicyDeps {
   naming: Naming;
   /** The authorizer chain's answer, for the `authorizer` variable. */
   authorize(attrs: Attributes): Promise<Decision> | Decision;
+  /** Converts the object to the version a policy matched under matchPolicy Equivalent (default: the registry's synchronous conversion). */
+  convert?: AdmissionConverter;
 }
 
 /** One binding's outcome for one param: what failed and how. */
@@ -57,10 +60,12 @@ export class ValidatingPolicyEvaluator {
   private readonly source: PolicySource<CompiledPolicy>;
   private readonly auditKey: string;
   private metrics = new PolicyMetrics();
+  private readonly convert: AdmissionConverter;
 
   constructor(private readonly deps: ValidatingPolicyDeps) {
     this.auditKey = `${deps.naming.group('validation.policy.admission.k8s.io')}/validation_failure`;
     this.source = new PolicySource(deps.cache, deps.catalog, POLICIES, BINDINGS, compilePolicy);
+    this.convert = deps.convert ?? admissionConverter();
   }
 
   /** Serves the metrics from `registry` (the server's, once it exists). */
@@ -80,7 +85,7 @@ export class ValidatingPolicyEvaluator {
     let denied: { failure: Failure; policy: string; binding: string } | undefined;
     const audits: Obj[] = [];
     // The variables as each matched version sees them (the request's own, or an equivalent one's).
-    const bases = new Map<ResourceInfo, { object: unknown; oldObject: unknown; request: Obj }>();
+    const bases = new Map<ResourceInfo, { object: unknown; oldObject: unknown; request: Obj } | string>();
     for (const binding of bindings) {
       const meta = isObj(binding.metadata) ? binding.metadata : {};
       const spec = isObj(binding.spec) ? binding.spec : {};
@@ -92,14 +97,24 @@ export class ValidatingPolicyEvaluator {
       const matched = matchedResource(policy.matchConstraints, req, this.source.matchEnv) ?? req.resource;
       let base = bases.get(matched);
       if (!base) {
-        const as = objectsAs(req, matched);
-        base = { object: as.object === undefined ? null : toCel(as.object), oldObject: as.oldObject === undefined ? null : toCel(as.oldObject), request: requestVariable(req, as.resource) };
+        try {
+          const as = await objectsAs(req, matched, this.convert);
+          base = { object: as.object === undefined ? null : toCel(as.object), oldObject: as.oldObject === undefined ? null : toCel(as.oldObject), request: requestVariable(req, as.resource) };
+        } catch (e) {
+          // Upstream: a configuration error of the binding, under its failurePolicy.
+          base = `failed to configure binding: failed to convert object version: ${e instanceof Error ? e.message : String(e)}`;
+        }
         bases.set(matched, base);
       }
       const bindingName = str(meta.name);
       const actions = Array.isArray(spec.validationActions) ? spec.validationActions.filter((a): a is string => typeof a === 'string') : ['Deny'];
       const started = process.hrtime.bigint();
-      const failures = await this.evaluateBinding(policy, spec, req, base, (k, v) => req.annotate?.(`${policy.name}/${k}`, v));
+      const failures =
+        typeof base === 'string'
+          ? policy.failurePolicy === 'Fail'
+            ? [{ message: base, reason: 'Invalid', config: true }]
+            : []
+          : await this.evaluateBinding(policy, spec, req, base, (k, v) => req.annotate?.(`${policy.name}/${k}`, v));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (failures.length === 0) this.metrics.observe(policy.name, bindingName, 'no_error', 'allow', seconds);
       for (const f of failures) {

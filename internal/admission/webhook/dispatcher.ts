@@ -25,10 +25,10 @@ import type { Logger } from '../../log/logger.js';
 import type { Naming } from '../../naming/naming.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import type { JsonValue } from '../../patch/json-value.js';
-import { convertObject } from '../../registry/conversion.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { callWebhook, type EndpointServiceResolver, type WebhookClientConfig } from '../../webhook/client-config.js';
 import type { AdmissionPlugin, AdmissionRequest, JsonObject } from '../admission.js';
+import { admissionConverter, type AdmissionConverter } from '../version-conversion.js';
 import { compileConfiguration, matchingResource, namespaceSelectorMatches, objectSelectorMatches, type Hook } from './hooks.js';
 import { admissionWebhookMetrics, type AdmissionWebhookMetrics, type StepType } from './metrics.js';
 import { admissionGroup, InvalidResponseError, parseReviewResponse, reviewBody, reviewRequest, reviewVersionFor, type ReviewResponse } from './review.js';
@@ -52,6 +52,12 @@ export interface WebhookDispatcherDeps {
   authorize(attrs: Attributes): Promise<Decision> | Decision;
   /** Sets the defaults of `r`'s kind on `obj` (in place): a patched object is defaulted again. */
   applyDefaults(r: ResourceInfo, obj: JsonObject): void;
+  /**
+   * Converts the object to the version a webhook matched through an equivalent resource and a
+   * patched one back (a custom resource's conversion webhook included); default: the registry's
+   * synchronous conversion.
+   */
+  convert?: AdmissionConverter;
   /** Where the metrics are registered (registerMetrics may name it later). */
   registry?: Registry;
   log: Logger;
@@ -108,10 +114,21 @@ export class WebhookDispatcher {
   private readonly reinvocation = new WeakMap<AdmissionRequest, ReinvocationState>();
   private metrics: AdmissionWebhookMetrics;
   private readonly group: string;
+  private readonly converter: AdmissionConverter;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.metrics = admissionWebhookMetrics(deps.registry);
     this.group = admissionGroup(deps.naming);
+    this.converter = deps.convert ?? admissionConverter();
+  }
+
+  /** A conversion for an Equivalent match; a failure fails the request whatever the failurePolicy (upstream's internal error). */
+  private async convertOrFail(obj: JsonObject, from: ResourceInfo, to: ResourceInfo): Promise<JsonObject> {
+    try {
+      return await this.converter(obj, from, to);
+    } catch (e) {
+      throw e instanceof StatusError ? e : errors.internal(e instanceof Error ? e.message : String(e));
+    }
   }
 
   /** Registers the metrics on the server's registry (built after the admission chain). */
@@ -214,7 +231,7 @@ export class WebhookDispatcher {
       } catch (e) {
         throw errors.internal(e instanceof Error ? e.message : String(e));
       }
-      const back = outcome.resource === req.resource ? patched : convertObject(patched, outcome.resource, req.resource);
+      const back = outcome.resource === req.resource ? patched : await this.convertOrFail(patched, outcome.resource, req.resource);
       this.deps.applyDefaults(req.resource, back);
       changed = !deepEqual(back, req.object);
       if (changed) {
@@ -257,9 +274,9 @@ export class WebhookDispatcher {
       throw errors.internal(e.message);
     };
     if (hook.brokenReason) return failed(hook.brokenReason, 0);
-    const convert = (o: JsonObject | undefined): JsonObject | undefined => (o && resource !== req.resource ? convertObject(structuredClone(o), req.resource, resource) : o);
-    const object = convert(req.object);
-    const oldObject = convert(req.oldObject);
+    const convert = async (o: JsonObject | undefined): Promise<JsonObject | undefined> => (o && resource !== req.resource ? this.convertOrFail(structuredClone(o), req.resource, resource) : o);
+    const object = await convert(req.object);
+    const oldObject = await convert(req.oldObject);
     const uid = randomUUID();
     const request = reviewRequest(uid, req, resource, this.deps.naming.metaGroup);
     if (hook.matchConditions.length > 0) {

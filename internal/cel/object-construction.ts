@@ -116,6 +116,23 @@ export function tokenize(src: string): Token[] {
  * over a map literal; unchanged (the same string) when it has none.
  */
 export function rewriteObjectConstruction(src: string): string {
+  return rewrite(src);
+}
+
+/** A field an `Object…{…}` construction sets: the type name (`Object.spec`) and the field. */
+export interface ConstructedField {
+  type: string;
+  field: string;
+}
+
+/** Every field set by an `Object…{…}` construction of `src`, for type checking against a schema. */
+export function constructedFields(src: string): ConstructedField[] {
+  const out: ConstructedField[] = [];
+  rewrite(src, (type, field) => out.push({ type, field }));
+  return out;
+}
+
+function rewrite(src: string, onField?: (type: string, field: string) => void): string {
   if (!/\b(Object|JSONPatch)\b/.test(src)) return src;
   const toks = tokenize(src);
   const next = (i: number): number => {
@@ -130,6 +147,8 @@ export function rewriteObjectConstruction(src: string): string {
   };
   // What each open bracket was: a construction's braces close with `})`.
   const stack: Array<'msg' | 'other'> = [];
+  // The type name of each open construction, innermost last.
+  const types: string[] = [];
   let atEntryStart = false;
   let out = '';
   let changed = false;
@@ -153,6 +172,7 @@ export function rewriteObjectConstruction(src: string): string {
         const type = parts.join('.');
         out += type === 'JSONPatch' ? `${JSONPATCH_FN}({` : `${OBJECT_FN}(${JSON.stringify(type)}, {`;
         stack.push('msg');
+        types.push(type);
         atEntryStart = true;
         changed = true;
         i = brace;
@@ -165,6 +185,7 @@ export function rewriteObjectConstruction(src: string): string {
     }
     if (atEntryStart && stack[stack.length - 1] === 'msg' && t.kind === 'ident' && toks[next(i + 1)]?.text === ':') {
       out += JSON.stringify(t.text);
+      onField?.(types[types.length - 1]!, t.text);
       atEntryStart = false;
       continue;
     }
@@ -173,6 +194,7 @@ export function rewriteObjectConstruction(src: string): string {
     else if (t.text === '}' || t.text === ')' || t.text === ']') {
       const top = stack.pop();
       if (top === 'msg' && t.text === '}') {
+        types.pop();
         out += '})';
         continue;
       }

@@ -121,6 +121,32 @@ describe('MutatingAdmissionPolicy against a real server', () => {
     expect([200, 201]).toContain(status);
   });
 
+  it('Object{…} field names: a policy write warns of fields the named schema lacks; evaluation refuses them under Fail', async () => {
+    await namespace('map-typed', 'typed');
+    const r = await t.admin.post(POLICIES, policy('typo.example.com', {
+      matchConstraints: configMapsIn('typed'),
+      failurePolicy: 'Fail',
+      mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{dta: {"k": "v"}}' } }],
+    }));
+    expect([200, 201]).toContain(r.status);
+    expect(r.headers.warning).toBe(`299 - "spec.mutations[0].applyConfiguration.expression: v1, Kind=ConfigMap: undefined field 'dta' in Object"`);
+    // A correct policy draws no warning.
+    const ok = await t.admin.post(POLICIES, policy('no-typo.example.com', { matchConstraints: configMapsIn('typed'), mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{data: {"k": "v"}}' } }] }));
+    expect([200, 201]).toContain(ok.status);
+    expect(ok.headers.warning).toBeUndefined();
+    await created(BINDINGS, binding('typo', { policyName: 'typo.example.com' }));
+    let refused: { status: number; json<T>(): T } | undefined;
+    for (let i = 0; i < 100; i++) {
+      refused = await t.admin.post(configMaps('map-typed'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } });
+      if (refused.status !== 200 && refused.status !== 201) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(refused!.status).toBe(422);
+    expect(refused!.json<Obj>().message).toBe(
+      `configmaps "cm-${/cm-(\d+)/.exec(refused!.json<Obj>().message)![1]}" is forbidden: MutatingAdmissionPolicy 'typo.example.com' with binding 'typo' denied request: failed to convert patch object to typed object: .dta: field not declared in schema`,
+    );
+  });
+
   it('counts each binding run in apiserver_mutating_admission_policy_check_total and _duration_seconds', async () => {
     await namespace('map-metrics', 'metrics');
     await created(POLICIES, policy('metrics-ok.example.com', {

@@ -44,6 +44,16 @@ describe('ApplyConfiguration merged with structured-merge semantics (the Pod sch
   });
 });
 
+describe('ApplyConfiguration checked against the resource\'s schema (upstream\'s typed conversion)', () => {
+  it.each([
+    ['a field the schema does not declare', 'Object{spec: Object.spec{replicas: 3}}', 'failed to convert patch object to typed object: .spec.replicas: field not declared in schema'],
+    ['a nested undeclared field', 'Object{spec: Object.spec{containers: [Object.spec.containers{name: "web", imag: "x"}]}}', 'failed to convert patch object to typed object: .spec.containers[name="web"].imag: field not declared in schema'],
+    ['a value of the wrong type', 'Object{spec: Object.spec{terminationGracePeriodSeconds: "five"}}', 'failed to convert patch object to typed object: .spec.terminationGracePeriodSeconds: expected numeric (int or float), got string'],
+  ])('refuses %s', async (_name, expression, message) => {
+    await expect(mutate('ApplyConfiguration', expression, pod())).rejects.toThrow(message);
+  });
+});
+
 describe('JSONPatch', () => {
   it.each([
     ['add with an escaped key', '[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("a/b"), value: "c"}]', { app: 'web', 'a/b': 'c' }],

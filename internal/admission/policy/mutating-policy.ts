@@ -6,17 +6,18 @@
 // order on the object as the previous one left it: an ApplyConfiguration's `Object{…}` merged
 // with structured-merge semantics (the resource's schema: maps merged, atomic lists replaced,
 // map-lists merged by key, set-lists unioned; internal/fieldmanager's mergeValues), a JSONPatch
-// list applied (internal/patch). Errors follow failurePolicy (Fail rejects, Ignore skips the
+// list applied (internal/patch); an Object setting a field the schema does not declare fails, as
+// upstream's typed conversion, and a policy's write warns of such fields (type-check.ts). Errors follow failurePolicy (Fail rejects, Ignore skips the
 // binding). reinvocationPolicy IfNeeded: a policy that ran before a later mutator (another policy
 // or, through the chain's reinvoke, a webhook) changed the object runs once more, at most once.
 // The mutated object then goes through defaulting, schema validation and the validating phase
 // like any object. Each mutation annotates the audit event (`mutation.policy…/round_{r}_index_{i}`).
-// Imports: admission, cel, fieldmanager, patch, schema/catalog (types), policy/compile,
+// Imports: admission, cel, fieldmanager, http/respond, patch, schema/catalog (types), policy/compile, policy/type-check,
 // policy/match, policy/policy-source, policy/validating-policy (deps type).
 
 import type { AdmissionPlugin, AdmissionRequest, JsonObject } from '../admission.js';
 import { smdTypeOf, type SmdType } from '../../fieldmanager/index.js';
-import { mergeValues } from '../../fieldmanager/typed-value.js';
+import { mergeValues, typeErrorsText, validate as validateTyped } from '../../fieldmanager/typed-value.js';
 import { applyJsonPatch, builtinTypeNode, customResourceTypeNode, type JsonValue } from '../../patch/index.js';
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { JSONPATCH_OPS } from '../../cel/cel.js';
@@ -27,6 +28,8 @@ import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial,
 import { MutatingPolicyMetrics, type MutationErrorType } from './metrics.js';
 import { authorizeParamReferences } from './param-authorization.js';
 import type { Registry } from 'prom-client';
+import { warningHeader } from '../../http/respond.js';
+import { typeCheckMutatingPolicy } from './type-check.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -76,6 +79,14 @@ export class MutatingPolicyEvaluator {
       authorize: (a) => this.deps.authorize(a),
       policyObject: (n) => this.source.policyObject(n),
     });
+    // A policy's Object{…} field names are checked against the schemas of the resources it
+    // names; there is no status to carry them (upstream's v1alpha1 has none), so they are the
+    // write's warnings. The policy is stored either way: evaluation refuses the fields.
+    if (req.object && req.subresource === '' && (req.operation === 'CREATE' || req.operation === 'UPDATE') && this.exempt(req) && req.resource.resource === MUTATING_POLICIES.resource) {
+      for (const w of typeCheckMutatingPolicy(req.object, this.deps.catalog, (r) => this.typeOf(r))) {
+        for (const line of w.warning.split('\n')) req.warnings?.push(warningHeader(`${w.fieldRef}: ${line}`));
+      }
+    }
   }
 
   /** The resource's structured-merge type (built-in schema, a CRD's schema, or deduced). */
@@ -216,6 +227,10 @@ export class MutatingPolicyEvaluator {
 export function applyMutation(mutation: Pick<CompiledMutation, 'patchType'> & { expression: { path: string } }, result: unknown, object: JsonObject, t: SmdType): JsonObject {
   if (mutation.patchType === 'ApplyConfiguration') {
     if (!isObj(result)) throw new MutationError(`${mutation.expression.path}: must evaluate to Object, got ${Array.isArray(result) ? 'list' : typeof result}`);
+    // As upstream's typed conversion of the apply configuration: a field the resource's schema
+    // does not declare (or a value of the wrong type) fails the mutation.
+    const problems = validateTyped(result as JsonValue, t);
+    if (problems.length > 0) throw new MutationError(`failed to convert patch object to typed object: ${typeErrorsText(problems)}`);
     const merged = mergeValues(object as JsonValue, result as JsonValue, t);
     if (!isObj(merged)) throw new MutationError(`${mutation.expression.path}: the merged object is not an object`);
     return merged as JsonObject;

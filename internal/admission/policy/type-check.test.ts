@@ -3,7 +3,9 @@ import { describe, it, expect } from 'vitest';
 import { createNaming } from '../../naming/naming.js';
 import { ApiCatalog } from '../../schema/catalog.js';
 import { builtinSchemas } from '../../schema/openapi-index.js';
-import { typeCheckPolicy } from './type-check.js';
+import { smdTypeOf } from '../../fieldmanager/index.js';
+import { builtinTypeNode } from '../../patch/index.js';
+import { typeCheckMutatingPolicy, typeCheckPolicy } from './type-check.js';
 
 const catalog = new ApiCatalog(createNaming('cluster'));
 const policy = (validations: unknown[], rules: unknown = [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }], paramKind?: unknown) => ({
@@ -36,5 +38,36 @@ describe('typeCheckPolicy', () => {
     expect(w).toHaveLength(1);
     expect(w[0]!.warning).toContain('dta');
     expect(typeCheckPolicy(policy([{ expression: 'object.spec.replicas <= int(params.data.max)' }], undefined, { apiVersion: 'v1', kind: 'ConfigMap' }), catalog, builtinSchemas)).toEqual([]);
+  });
+});
+
+describe('typeCheckMutatingPolicy: Object{…} field names against the named resources\' schemas', () => {
+  const typeOf = (r: { schemaName?: string }) => smdTypeOf(r.schemaName ? builtinTypeNode(r.schemaName) : undefined);
+  const mutating = (expressions: string[], resources = ['deployments']) => ({
+    metadata: { name: 'm' },
+    spec: {
+      matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources }] },
+      mutations: expressions.map((expression) => ({ patchType: 'ApplyConfiguration', applyConfiguration: { expression } })),
+    },
+  });
+
+  it.each<[string, string, string | undefined]>([
+    ['declared fields at every depth, list items by their field', 'Object{spec: Object.spec{replicas: 3, template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "a", image: "b"}]}}}}', undefined],
+    ['map keys under a map field are not fields', 'Object{metadata: Object.metadata{labels: {"any-key": "v"}}}', undefined],
+    ['an undeclared field', 'Object{spec: Object.spec{replicass: 3}}', "apps/v1, Kind=Deployment: undefined field 'replicass' in Object.spec"],
+    ['an undeclared field in a list item', 'Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "a", imag: "b"}]}}}}', "apps/v1, Kind=Deployment: undefined field 'imag' in Object.spec.template.spec.containers"],
+    ['an undeclared type path', 'Object{spek: Object.spek{replicas: 1}}', "apps/v1, Kind=Deployment: undefined field 'spek' in Object"],
+  ])('%s', (_name, expression, warning) => {
+    const got = typeCheckMutatingPolicy(mutating([expression]), catalog, typeOf);
+    if (warning === undefined) expect(got).toEqual([]);
+    else expect(got).toEqual([{ fieldRef: 'spec.mutations[0].applyConfiguration.expression', warning }]);
+  });
+
+  it('names each resource whose schema lacks the field; JSONPatch mutations and wildcards are not checked', () => {
+    const got = typeCheckMutatingPolicy(mutating(['Object{spec: Object.spec{replicas: 3}}'], ['deployments', 'daemonsets']), catalog, typeOf);
+    expect(got).toEqual([{ fieldRef: 'spec.mutations[0].applyConfiguration.expression', warning: "apps/v1, Kind=DaemonSet: undefined field 'replicas' in Object.spec" }]);
+    const jsonPatch = { ...mutating([]), spec: { ...mutating([]).spec, mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/x", value: 1}]' } }] } };
+    expect(typeCheckMutatingPolicy(jsonPatch, catalog, typeOf)).toEqual([]);
+    expect(typeCheckMutatingPolicy(mutating(['Object{spec: Object.spec{nope: 3}}'], ['*']), catalog, typeOf)).toEqual([]);
   });
 });

@@ -6,12 +6,18 @@
 // built-in kind) and each validation's expression and messageExpression is checked; an error
 // becomes an expressionWarning `<group/version, Kind=…>: <error>` on that field. Admission
 // never uses these typed environments: evaluation stays on the dynamic one (compile.ts).
-// Imports: cel, authz/cel-authorizer, schema (catalog types, openapi-index).
+// For a MutatingAdmissionPolicy (which has no status upstream) the field names its
+// `Object…{…}` constructions set are checked against the named resources' schemas, built-in or
+// custom; the mutating plugin answers them as warnings when the policy is written.
+// Imports: cel, cel/object-construction, authz/cel-authorizer, fieldmanager (type), schema
+// (catalog types, openapi-index).
 
 import { kubernetesCelEnvironment, type Environment } from '../../cel/cel.js';
 import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
 import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { SchemaIndex, SchemaNode } from '../../schema/openapi-index.js';
+import { constructedFields } from '../../cel/object-construction.js';
+import type { SmdType } from '../../fieldmanager/index.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -89,8 +95,8 @@ function typedEnvironment(schemas: SchemaIndex, object: ResourceInfo, params: Re
   return env;
 }
 
-/** The explicitly named built-in resources of a policy's resourceRules (none when a wildcard is involved). */
-function namedResources(catalog: ApiCatalog, matchConstraints: unknown): ResourceInfo[] {
+/** The explicitly named resources of a policy's resourceRules (none when a wildcard is involved): built-in ones, and custom ones when `custom`. */
+function namedResources(catalog: ApiCatalog, matchConstraints: unknown, custom = false): ResourceInfo[] {
   const out: ResourceInfo[] = [];
   const rules = isObj(matchConstraints) && Array.isArray(matchConstraints.resourceRules) ? matchConstraints.resourceRules.filter(isObj) : [];
   for (const rule of rules) {
@@ -101,7 +107,7 @@ function namedResources(catalog: ApiCatalog, matchConstraints: unknown): Resourc
     for (const g of groups) for (const v of versions) for (const res of resources) {
       if (res.includes('/')) continue;
       const r = catalog.resource(g, v, res);
-      if (r && !r.custom && !out.includes(r)) out.push(r);
+      if (r && (custom || !r.custom) && !out.includes(r)) out.push(r);
     }
   }
   return out;
@@ -140,6 +146,56 @@ export function typeCheckPolicy(policy: Obj, catalog: ApiCatalog, schemas: Schem
     }
   }
   return [...byField].map(([fieldRef, ws]) => ({ fieldRef, warning: ws.join('\n') }));
+}
+
+/**
+ * The fields the `Object…{…}` constructions of a MutatingAdmissionPolicy's ApplyConfiguration
+ * mutations set that the schema of a resource its resourceRules name explicitly (built-in or
+ * custom; `typeOf` gives its structured-merge type) does not declare, as upstream's typed
+ * environment would refuse them: one warning per expression, each line
+ * `<group/version>, Kind=<kind>: undefined field '<f>' in <Object.path>`.
+ */
+export function typeCheckMutatingPolicy(policy: Obj, catalog: ApiCatalog, typeOf: (r: ResourceInfo) => SmdType): ExpressionWarning[] {
+  const spec = isObj(policy.spec) ? policy.spec : {};
+  const targets = namedResources(catalog, spec.matchConstraints, true);
+  if (targets.length === 0) return [];
+  const out: ExpressionWarning[] = [];
+  (Array.isArray(spec.mutations) ? spec.mutations.filter(isObj) : []).forEach((m, i) => {
+    const expression = isObj(m.applyConfiguration) ? str(m.applyConfiguration.expression) : '';
+    if (m.patchType !== 'ApplyConfiguration' || !expression) return;
+    const fields = constructedFields(expression);
+    const lines: string[] = [];
+    for (const target of targets) {
+      const gv = target.group ? `${target.group}/${target.version}` : target.version;
+      for (const { type, field } of fields) {
+        const problem = undeclared(typeOf(target), type, field);
+        const line = problem && `${gv}, Kind=${target.kind}: ${problem}`;
+        if (line && !lines.includes(line)) lines.push(line);
+      }
+    }
+    if (lines.length > 0) out.push({ fieldRef: `spec.mutations[${i}].applyConfiguration.expression`, warning: lines.join('\n') });
+  });
+  return out;
+}
+
+/** Why `<type>{<field>: …}` does not fit the schema `root` (undefined when it does). */
+function undeclared(root: SmdType, type: string, field: string): string | undefined {
+  const path = type.split('.');
+  let t: SmdType = root;
+  const fieldOf = (at: SmdType, name: string): SmdType | undefined => {
+    let f = at.map?.field(name) ?? at.map?.element();
+    // A list-typed field's construction names its items' type (`Object.spec.containers{…}`).
+    while (f?.list) f = f.list.element();
+    return f;
+  };
+  for (let i = 1; i < path.length; i++) {
+    if (t.deduced) return undefined;
+    const next = fieldOf(t, path[i]!);
+    if (!next) return `undefined field '${path[i]}' in ${path.slice(0, i).join('.')}`;
+    t = next;
+  }
+  if (t.deduced || fieldOf(t, field)) return undefined;
+  return `undefined field '${field}' in ${type}`;
 }
 
 function firstLine(e: unknown): string {

@@ -5,6 +5,7 @@ import { ApiCatalog } from '../../schema/catalog.js';
 import { builtinSchemas } from '../../schema/openapi-index.js';
 import { smdTypeOf } from '../../fieldmanager/index.js';
 import { builtinTypeNode } from '../../patch/index.js';
+import { customResourceInfos } from '../../controllers/crd-controller.js';
 import { typeCheckMutatingPolicy, typeCheckPolicy } from './type-check.js';
 
 const catalog = new ApiCatalog(createNaming('cluster'));
@@ -38,6 +39,64 @@ describe('typeCheckPolicy', () => {
     expect(w).toHaveLength(1);
     expect(w[0]!.warning).toContain('dta');
     expect(typeCheckPolicy(policy([{ expression: 'object.spec.replicas <= int(params.data.max)' }], undefined, { apiVersion: 'v1', kind: 'ConfigMap' }), catalog, builtinSchemas)).toEqual([]);
+  });
+});
+
+describe('typeCheckPolicy with custom resources', () => {
+  const crd = (kind: string, plural: string, schema: Record<string, unknown>) =>
+    customResourceInfos({
+      metadata: { name: `${plural}.example.com` },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+      },
+    });
+  const withCrds = new ApiCatalog(createNaming('kubernetes'));
+  withCrds.setCustomResources('widgets.example.com', crd('Widget', 'widgets', {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          size: { type: 'integer' },
+          owner: { type: 'string' },
+          extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          template: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object' } } },
+          ports: { type: 'array', items: { type: 'object', properties: { port: { type: 'integer' } } } },
+        },
+      },
+    },
+  }));
+  withCrds.setCustomResources('limits.example.com', crd('Limit', 'limits', { type: 'object', properties: { max: { type: 'integer' } } }));
+  const widgets = [{ apiGroups: ['example.com'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }];
+
+  it.each<[string, string, RegExp | undefined]>([
+    ['a declared field', 'object.spec.size <= 5', undefined],
+    ['metadata is ObjectMeta', "object.metadata.name.startsWith('w-') && object.kind == 'Widget' && object.apiVersion != ''", undefined],
+    ['list items typed', 'object.spec.ports.all(p, p.port > 0)', undefined],
+    ['preserve-unknown-fields is dyn', 'object.spec.extra.anything == 1', undefined],
+    ['an embedded resource carries its implied fields', "object.spec.template.metadata.name == 'x'", undefined],
+    ['an undeclared field', 'object.spec.sise <= 5', /^example\.com\/v1, Kind=Widget: .*sise/],
+    ['a wrong type', "object.spec.size == 'big'", /^example\.com\/v1, Kind=Widget: /],
+    ['an undeclared field of ObjectMeta', "object.metadata.nam == 'x'", /^example\.com\/v1, Kind=Widget: .*nam/],
+    ['an undeclared field in a list item', 'object.spec.ports.all(p, p.prt > 0)', /prt/],
+  ])('%s', (_name, expression, warning) => {
+    const got = typeCheckPolicy(policy([{ expression }], widgets), withCrds, builtinSchemas);
+    if (!warning) expect(got).toEqual([]);
+    else {
+      expect(got).toHaveLength(1);
+      expect(got[0]!.warning).toMatch(warning);
+    }
+  });
+
+  it('types params from a custom paramKind', () => {
+    const paramKind = { apiVersion: 'example.com/v1', kind: 'Limit' };
+    expect(typeCheckPolicy(policy([{ expression: 'object.spec.size <= params.max' }], widgets, paramKind), withCrds, builtinSchemas)).toEqual([]);
+    const w = typeCheckPolicy(policy([{ expression: 'object.spec.size <= params.maximum' }], widgets, paramKind), withCrds, builtinSchemas);
+    expect(w).toHaveLength(1);
+    expect(w[0]!.warning).toContain('maximum');
   });
 });
 

@@ -45,7 +45,9 @@ class SchemaTypes {
       resolved = this.schemas.resolve(node);
       typeName = `k8s.${ref.slice(ref.lastIndexOf('/') + 1)}`;
     }
-    if (resolved['x-kubernetes-int-or-string'] || resolved['x-kubernetes-preserve-unknown-fields']) return 'dyn';
+    // An embedded resource's apiVersion, kind and metadata are implied, not declared: typing
+    // it from its declared properties alone would warn of fields it has.
+    if (resolved['x-kubernetes-int-or-string'] || resolved['x-kubernetes-preserve-unknown-fields'] || resolved['x-kubernetes-embedded-resource']) return 'dyn';
     switch (resolved.type) {
       case 'integer':
         return 'int';
@@ -80,10 +82,23 @@ class SchemaTypes {
   }
 }
 
+const OBJECT_META: SchemaNode = { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' };
+
+/**
+ * A custom resource version's openAPIV3Schema as a schema node: apiVersion, kind and metadata
+ * are the server's (a CRD may only restrict metadata's name and generateName), as upstream's
+ * structural schema for CEL adds them.
+ */
+function customResourceNode(schema: Record<string, unknown>): SchemaNode {
+  const root = schema as SchemaNode;
+  return { ...root, type: 'object', properties: { ...root.properties, apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: OBJECT_META } };
+}
+
 function typedEnvironment(schemas: SchemaIndex, object: ResourceInfo, params: ResourceInfo | undefined): Environment | undefined {
   const env = registerAuthorizerLibrary(kubernetesCelEnvironment({ request: 'map', namespaceObject: 'dyn', variables: 'map' }));
   const types = new SchemaTypes(env, schemas);
   const typeFor = (r: ResourceInfo): string | undefined => {
+    if (r.custom) return r.custom.schema ? types.typeOf(customResourceNode(r.custom.schema), `crd.${r.group}.${r.version}.${r.kind}`) : undefined;
     if (!r.schemaName) return undefined;
     const node = schemas.get(r.schemaName);
     return node ? types.typeOf({ $ref: `#/components/schemas/${r.schemaName}` }, r.schemaName) : undefined;
@@ -116,7 +131,7 @@ function namedResources(catalog: ApiCatalog, matchConstraints: unknown, custom =
 /** The expression warnings of a policy, field by field, for status.typeChecking. */
 export function typeCheckPolicy(policy: Obj, catalog: ApiCatalog, schemas: SchemaIndex): ExpressionWarning[] {
   const spec = isObj(policy.spec) ? policy.spec : {};
-  const targets = namedResources(catalog, spec.matchConstraints);
+  const targets = namedResources(catalog, spec.matchConstraints, true);
   if (targets.length === 0) return [];
   let params: ResourceInfo | undefined;
   if (isObj(spec.paramKind)) {
@@ -131,7 +146,7 @@ export function typeCheckPolicy(policy: Obj, catalog: ApiCatalog, schemas: Schem
   });
   const byField = new Map<string, string[]>();
   for (const target of targets) {
-    const env = typedEnvironment(schemas, target, params && !params.custom ? params : undefined);
+    const env = typedEnvironment(schemas, target, params);
     if (!env) continue;
     const gv = target.group ? `${target.group}/${target.version}` : target.version;
     for (const e of exprs) {

@@ -91,8 +91,8 @@ spec:
       expect((await k(['get', 'validatingadmissionpolicies', 'costly.example.com'])).code).not.toBe(0);
     });
 
-    it.runIf(naming === 'kubernetes')('upstream\'s documented example: a replica limit from a custom resource named by paramRef', async () => {
-      const crd = crdYaml({ group: 'rules.example.com', plural: 'replicalimits', kind: 'ReplicaLimit', properties: 'maxReplicas: {type: integer}' });
+    it('upstream\'s documented example: a replica limit from a custom resource named by paramRef', async () => {
+      const crd = crdYaml({ apiextensions: naming === 'cluster' ? 'apiextensions.cluster.io' : 'apiextensions.k8s.io', group: 'rules.example.com', plural: 'replicalimits', kind: 'ReplicaLimit', properties: 'maxReplicas: {type: integer}' });
       expect((await k(['apply', '-f', '-'], crd)).code).toBe(0);
       expect((await k(['wait', '--for=condition=Established', 'crd/replicalimits.rules.example.com', '--timeout=30s'])).code).toBe(0);
       const limit = `apiVersion: rules.example.com/v1

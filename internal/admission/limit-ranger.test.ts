@@ -75,10 +75,10 @@ describe('LimitRanger plugin', () => {
   });
 });
 
-describe('LimitRanger in a server', () => {
+describe.each(['kubernetes', 'cluster'] as const)('LimitRanger in a server (--naming=%s)', (mode) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await startTestServer({ naming: 'kubernetes' });
+    t = await startTestServer({ naming: mode });
   });
   afterAll(async () => {
     await t?.stop();
@@ -95,7 +95,7 @@ describe('LimitRanger in a server', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(created!.spec.containers[0].resources).toEqual({ requests: { cpu: '250m' }, limits: { cpu: '500m' } });
-    expect(created!.metadata.annotations['kubernetes.io/limit-ranger']).toBe('LimitRanger plugin set: cpu request for container c; cpu limit for container c');
+    expect(created!.metadata.annotations[`${mode === 'kubernetes' ? 'kubernetes.io' : 'cluster.io'}/limit-ranger`]).toBe('LimitRanger plugin set: cpu request for container c; cpu limit for container c');
     const big = await t.admin.post('/api/v1/namespaces/default/pods', { metadata: { name: 'big' }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '2' } } }] } });
     expect(big.status).toBe(403);
     expect(big.json<Obj>().message).toBe('pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2');

@@ -72,7 +72,7 @@ describe('quota usage', () => {
   });
 });
 
-describe('ResourceQuota in a server', () => {
+describe.each(['kubernetes', 'cluster'] as const)('ResourceQuota in a server (--naming=%s)', (naming) => {
   let t: TestServer;
   const ns = '/api/v1/namespaces/q';
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -93,7 +93,7 @@ describe('ResourceQuota in a server', () => {
   const cm = (name: string, dryRun = false) => t.admin.post(`${ns}/configmaps${dryRun ? '?dryRun=All' : ''}`, { metadata: { name } });
 
   beforeAll(async () => {
-    t = await startTestServer({ naming: 'kubernetes' });
+    t = await startTestServer({ naming });
     expect((await t.admin.post('/api/v1/namespaces', { metadata: { name: 'q' } })).status).toBeLessThan(300);
   });
   afterAll(async () => {

@@ -1,8 +1,9 @@
 // ResourceQuota across three real replicas: concurrent creates of pods and ConfigMaps sent
 // through all three at once never take a quota past its hard limit (each charge is a
 // replicated compare-and-swap of the quota's status), every create beyond it is refused with
-// upstream's 403, and deleted objects give their usage back (the leader's resource-quota
-// controller reclaims it), after which creates succeed again up to the limit.
+// upstream's 403, deleted objects give their usage back (the leader's resource-quota
+// controller reclaims it), after which creates succeed again up to the limit, and creates
+// that fail after their charge (AlreadyExists) give it back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess, sleep } from './support/cluster-process.js';
 
@@ -85,5 +86,27 @@ describe('ResourceQuota on three replicas', () => {
       expect(r.refused).toHaveLength(4);
     }
     expect(await used(follower)).toEqual({ pods: '5', configmaps: '6' });
+  }, 120_000);
+
+  it('gives back the charge of creates that fail after it (names taken), under concurrency through every replica', async () => {
+    const leader = await cluster.waitForLeader();
+    const names = ((await call(leader, 'GET', `${NS}/configmaps`)).body.items as Obj[]).map((c) => c.metadata.name as string).filter((n) => n !== 'kube-root-ca.crt');
+    expect((await call(leader, 'DELETE', `${NS}/configmaps/${names[0]}`)).status).toBe(200);
+    await until('the reclaim', async () => (await used(leader)).configmaps === '5');
+    // Every replica at once re-creates the names that exist: each create that gets the free slot
+    // is charged, then refused as AlreadyExists (409), and its charge given back; the others are
+    // refused by the quota while a charge holds the slot (403).
+    const taken = names.slice(1);
+    const results = await Promise.all(cluster.names.flatMap((replica) => taken.map((name) => call(replica, 'POST', `${NS}/configmaps`, { metadata: { name } }))));
+    expect(results.filter((r) => r.status !== 409 && r.status !== 403).map((r) => r.body)).toEqual([]);
+    expect(results.filter((r) => r.status === 409).length).toBeGreaterThan(0);
+    // Given back after each answer (not before it): every replica comes to see the slot free.
+    for (const replica of cluster.names) await until(`the charges given back on ${replica}`, async () => (await used(replica)).configmaps === '5');
+    // The slot is free again, once.
+    const again = await burst('third', 'configmaps', 1);
+    expect(again.other).toEqual([]);
+    expect(again.created).toBe(1);
+    expect(again.refused).toHaveLength(2);
+    expect((await used(leader)).configmaps).toBe('6');
   }, 120_000);
 });

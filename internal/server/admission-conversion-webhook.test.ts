@@ -7,7 +7,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import { startHttpsWebhookServer, type HttpsWebhookServer, type ReceivedRequest } from '../testserver/https-webhook-server.js';
-import { hostPortReply } from '../testserver/host-port-converter.js';
+import { hostPortCrd, hostPortReply } from '../testserver/host-port-converter.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form JSON bodies
 
@@ -19,7 +19,6 @@ async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promis
   }
 }
 
-const schema = (spec: Obj) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } } });
 const NS = 'adm-conv';
 const V1 = `/apis/conv.example.com/v1/namespaces/${NS}/backends`;
 const v1 = (name: string, host: string, port: number): Obj => ({ apiVersion: 'conv.example.com/v1', kind: 'Backend', metadata: { name }, spec: { host, port } });
@@ -55,21 +54,7 @@ describe.each(['cluster', 'kubernetes'] as const)('matchPolicy Equivalent throug
       },
     });
     t = await startTestServer({ naming });
-    const crd = {
-      apiVersion: `apiextensions.${domain}/v1`,
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'backends.conv.example.com' },
-      spec: {
-        group: 'conv.example.com',
-        scope: 'Namespaced',
-        names: { plural: 'backends', singular: 'backend', kind: 'Backend' },
-        versions: [
-          { name: 'v1', served: true, storage: true, schema: schema({ host: { type: 'string' }, port: { type: 'integer' } }) },
-          { name: 'v2', served: true, storage: false, schema: schema({ hostPort: { type: 'string' } }) },
-        ],
-        conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `${hook.url}/convert`, caBundle: hook.caBundle } } },
-      },
-    };
+    const crd = hostPortCrd(`apiextensions.${domain}`, { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `${hook.url}/convert`, caBundle: hook.caBundle } } });
     const r = await t.admin.post(`/apis/apiextensions.${domain}/v1/customresourcedefinitions`, crd);
     expect(r.status, r.text()).toBeLessThan(300);
     expect((await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, labels: { conv: 'on' } } })).status).toBeLessThan(300);

@@ -5,7 +5,7 @@ import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import { startHttpsWebhookServer, type HttpsWebhookServer } from '../testserver/https-webhook-server.js';
-import { hostPortReply } from '../testserver/host-port-converter.js';
+import { hostPortCrd, hostPortReply } from '../testserver/host-port-converter.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form JSON bodies
 
@@ -13,22 +13,7 @@ const CRDS = '/apis/apiextensions.cluster.io/v1/customresourcedefinitions';
 const V1 = '/apis/conv.example.com/v1/namespaces/default/backends';
 const V2 = '/apis/conv.example.com/v2/namespaces/default/backends';
 
-const schema = (spec: Obj) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: spec } } } });
-const crd = (conversion: Obj, storage = 'v1'): Obj => ({
-  apiVersion: 'apiextensions.cluster.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'backends.conv.example.com' },
-  spec: {
-    group: 'conv.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'backends', singular: 'backend', kind: 'Backend' },
-    versions: [
-      { name: 'v1', served: true, storage: storage === 'v1', schema: schema({ host: { type: 'string' }, port: { type: 'integer' } }) },
-      { name: 'v2', served: true, storage: storage === 'v2', schema: schema({ hostPort: { type: 'string' } }) },
-    ],
-    conversion,
-  },
-});
+const crd = (conversion: Obj, storage: 'v1' | 'v2' = 'v1'): Obj => hostPortCrd('apiextensions.cluster.io', conversion, storage);
 
 async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -147,6 +147,27 @@ describe('MutatingAdmissionPolicy against a real server', () => {
     );
   });
 
+  it('matchPolicy Equivalent: a policy naming autoscaling/v1 mutates a v2 write as v1, converted back', async () => {
+    await namespace('map-equivalent', 'equivalent');
+    await created(POLICIES, policy('hpa-v1.example.com', {
+      matchConstraints: { resourceRules: [{ apiGroups: ['autoscaling'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['horizontalpodautoscalers'] }], namespaceSelector: { matchLabels: { map: 'equivalent' } } },
+      failurePolicy: 'Fail',
+      // v1's field (v2 has metrics instead): the typed check would refuse it on the v2 object.
+      mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'object.apiVersion == "autoscaling/v1" && request.kind.version == "v1" && request.requestKind.version == "v2" ? Object{spec: Object.spec{targetCPUUtilizationPercentage: 50}} : Object{metadata: Object.metadata{labels: {"seen-as": "v2"}}}' } }],
+    }));
+    await created(BINDINGS, binding('hpa-v1', { policyName: 'hpa-v1.example.com' }));
+    const hpas = '/apis/autoscaling/v2/namespaces/map-equivalent/horizontalpodautoscalers';
+    let made: Obj = {};
+    for (let i = 0; i < 100; i++) {
+      made = await created(hpas, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: `web-${i}` }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3 } });
+      if (made.spec.metrics) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(made.apiVersion).toBe('autoscaling/v2');
+    expect(made.metadata.labels).toBeUndefined();
+    expect(made.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+  });
+
   it('counts each binding run in apiserver_mutating_admission_policy_check_total and _duration_seconds', async () => {
     await namespace('map-metrics', 'metrics');
     await created(POLICIES, policy('metrics-ok.example.com', {

@@ -353,7 +353,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // Its metrics are served once the registry exists (below).
   const validatingPolicies = validatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a), convert: convertForAdmission });
   const mutatingPolicies = config.featureGates.enabled('MutatingAdmissionPolicy')
-    ? mutatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a), applyDefaults: (r, obj) => rules.applyDefaults(r, obj) })
+    ? mutatingAdmissionPolicy({ cache, catalog, naming, authorize: (a) => unionAuthorize(authorizers.current(), a), applyDefaults: (r, obj) => rules.applyDefaults(r, obj), convert: convertForAdmission })
     : undefined;
   const admission = new AdmissionChain(
     buildPlugins(

@@ -22,9 +22,10 @@ import { applyJsonPatch, builtinTypeNode, customResourceTypeNode, type JsonValue
 import type { ResourceInfo } from '../../schema/catalog.js';
 import { JSONPATCH_OPS } from '../../cel/cel.js';
 import { bindVariables, compileMutatingPolicy, evaluate, fromCel, matchConditionsOutcome, OUT_OF_BUDGET, RUNTIME_COST_BUDGET, toCel, type CompiledMutatingPolicy, type CompiledMutation, type CostBudget } from './compile.js';
-import { matches } from './match.js';
+import { matchedResource, matches } from './match.js';
+import { admissionConverter, type AdmissionConverter } from '../version-conversion.js';
 import type { ValidatingPolicyDeps } from './validating-policy.js';
-import { ADMISSION_UPSTREAM_GROUP, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
+import { ADMISSION_UPSTREAM_GROUP, objectsAs, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 import { MutatingPolicyMetrics, type MutationErrorType } from './metrics.js';
 import { authorizeParamReferences } from './param-authorization.js';
 import type { Registry } from 'prom-client';
@@ -61,9 +62,11 @@ export class MutatingPolicyEvaluator {
   private readonly types = new WeakMap<object, SmdType>();
   private readonly state = new WeakMap<AdmissionRequest, RequestState>();
   private metrics = new MutatingPolicyMetrics();
+  private readonly convert: AdmissionConverter;
 
   constructor(private readonly deps: MutatingPolicyDeps) {
     this.source = new PolicySource(deps.cache, deps.catalog, MUTATING_POLICIES, MUTATING_BINDINGS, compileMutatingPolicy);
+    this.convert = deps.convert ?? admissionConverter();
     this.auditPrefix = `mutation.policy.${deps.naming.group('admission.k8s.io')}`;
   }
 
@@ -108,7 +111,7 @@ export class MutatingPolicyEvaluator {
     let lastChange = -1;
     let index = 0;
     for (const run of this.matching(req)) {
-      const changed = await this.runBinding(run.policy, run.bindingSpec, run.bindingName, req, 0, index);
+      const changed = await this.runBinding(run.policy, run.bindingSpec, run.bindingName, run.matched, req, 0, index);
       if (run.policy.reinvocationPolicy === 'IfNeeded') state.ranAt.set(run.key, index);
       if (changed) lastChange = index;
       index++;
@@ -129,7 +132,7 @@ export class MutatingPolicyEvaluator {
       const at = state.ranAt.get(run.key);
       if (at !== undefined && due(at) && !state.reinvoked.has(run.key)) {
         state.reinvoked.add(run.key);
-        await this.runBinding(run.policy, run.bindingSpec, run.bindingName, req, 1, index);
+        await this.runBinding(run.policy, run.bindingSpec, run.bindingName, run.matched, req, 1, index);
       }
       index++;
     }
@@ -140,7 +143,7 @@ export class MutatingPolicyEvaluator {
     return this.deps.naming.upstreamGroup(req.resource.group) === ADMISSION_UPSTREAM_GROUP;
   }
 
-  private *matching(req: AdmissionRequest): Generator<{ key: string; policy: CompiledMutatingPolicy; bindingSpec: Obj; bindingName: string }> {
+  private *matching(req: AdmissionRequest): Generator<{ key: string; policy: CompiledMutatingPolicy; bindingSpec: Obj; bindingName: string; matched: ResourceInfo }> {
     for (const binding of this.source.bindings()) {
       const spec = isObj(binding.spec) ? binding.spec : {};
       const policy = this.source.policy(str(spec.policyName));
@@ -149,16 +152,18 @@ export class MutatingPolicyEvaluator {
       if (!matches(policy.matchConstraints, req, this.source.matchEnv)) continue;
       if (!matches(isObj(spec.matchResources) ? spec.matchResources : undefined, req, this.source.matchEnv, true)) continue;
       const bindingName = str(isObj(binding.metadata) ? binding.metadata.name : '');
-      yield { key: `${policy.name}/${bindingName}`, policy, bindingSpec: spec, bindingName };
+      // matchPolicy Equivalent: the version the policy named, which it sees the object as.
+      const matched = matchedResource(policy.matchConstraints, req, this.source.matchEnv) ?? req.resource;
+      yield { key: `${policy.name}/${bindingName}`, policy, bindingSpec: spec, bindingName, matched };
     }
   }
 
   /** One binding (each param): whether it changed the object. A failure rejects (Fail) or is skipped (Ignore). */
-  private async runBinding(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, req: AdmissionRequest, round: number, index: number): Promise<boolean> {
+  private async runBinding(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, matched: ResourceInfo, req: AdmissionRequest, round: number, index: number): Promise<boolean> {
     const started = process.hrtime.bigint();
     let errorType: MutationErrorType = 'no_error';
     try {
-      return await this.runBindingParams(policy, bindingSpec, bindingName, req, round, index, (t) => {
+      return await this.runBindingParams(policy, bindingSpec, bindingName, matched, req, round, index, (t) => {
         errorType = t;
       });
     } finally {
@@ -166,7 +171,7 @@ export class MutatingPolicyEvaluator {
     }
   }
 
-  private async runBindingParams(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, req: AdmissionRequest, round: number, index: number, failedAs: (t: MutationErrorType) => void): Promise<boolean> {
+  private async runBindingParams(policy: CompiledMutatingPolicy, bindingSpec: Obj, bindingName: string, matched: ResourceInfo, req: AdmissionRequest, round: number, index: number, failedAs: (t: MutationErrorType) => void): Promise<boolean> {
     const fail = (message: string, type: MutationErrorType = 'invalid_error'): boolean => {
       failedAs(type);
       if (policy.failurePolicy === 'Ignore') return false;
@@ -182,20 +187,27 @@ export class MutatingPolicyEvaluator {
     const namespaceObject = this.source.namespaceObject(req);
     let changed = false;
     for (const param of params) {
-      const base = { object: toCel(req.object), oldObject: req.oldObject === undefined ? null : toCel(req.oldObject), request: requestVariable(req) };
+      // The object as the matched version (each param sees what the previous one left).
+      let as: Awaited<ReturnType<typeof objectsAs>>;
+      try {
+        as = await objectsAs(req, matched, this.convert);
+      } catch (e) {
+        return fail(`failed to configure binding: failed to convert object version: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const base = { object: toCel(as.object), oldObject: as.oldObject === undefined ? null : toCel(as.oldObject), request: requestVariable(req, as.resource) };
       const activation = await policyActivation(policy, expressions, base, param, namespaceObject, req, (a) => this.deps.authorize(a));
       const budget: CostBudget = { remaining: RUNTIME_COST_BUDGET };
       const conditions = await matchConditionsOutcome(policy, activation, budget);
       if (conditions === 'skip') continue;
       if (conditions) return fail(conditions.error);
       // Mutations apply to a copy: a failure part-way leaves the request's object as it was.
-      let current = structuredClone(req.object!) as JsonObject;
+      let current = structuredClone(as.object!) as JsonObject;
       let running: CompiledMutation | undefined;
       try {
         for (const mutation of policy.mutations) {
           running = mutation;
           const result = await evaluate(mutation.expression, activation, budget);
-          current = applyMutation(mutation, fromCel(result), current, this.typeOf(req.resource));
+          current = applyMutation(mutation, fromCel(result), current, this.typeOf(as.resource));
           // Later mutations (and their variables) see the object as this one left it.
           activation.object = toCel(current);
           activation.variables = await bindVariables(policy, activation);
@@ -203,6 +215,15 @@ export class MutatingPolicyEvaluator {
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         return fail(message, message === OUT_OF_BUDGET ? 'out_of_budget' : running && !running.expression.program ? 'compile_error' : 'invalid_error');
+      }
+      // Unchanged in the matched version: nothing to convert back (a round trip could reorder keys).
+      if (as.resource !== req.resource && JSON.stringify(current) === JSON.stringify(as.object)) current = structuredClone(req.object!) as JsonObject;
+      else if (as.resource !== req.resource) {
+        try {
+          current = await this.convert(current, as.resource, req.resource);
+        } catch (e) {
+          return fail(`failed to convert the mutated object back: ${e instanceof Error ? e.message : String(e)}`);
+        }
       }
       this.deps.applyDefaults(req.resource, current);
       const mutated = JSON.stringify(current) !== JSON.stringify(req.object);

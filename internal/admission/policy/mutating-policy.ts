@@ -1,7 +1,8 @@
 // internal/admission/policy/mutating-policy owns the MutatingAdmissionPolicy admission plugin
 // (mutating phase, behind the MutatingAdmissionPolicy gate): bindings and policies read from
 // this replica's watch cache (policy-source.ts, as the validating plugin reads its own), matching
-// (match.ts: the policy's matchConstraints, the binding's matchResources), the binding's params
+// (match.ts: the policy's matchConstraints, the binding's matchResources; under matchPolicy
+// Equivalent the object is mutated as the version the policy named and converted back), the binding's params
 // (each param runs the mutations once), matchConditions and variables, then each mutation in
 // order on the object as the previous one left it: an ApplyConfiguration's `Object{…}` merged
 // with structured-merge semantics (the resource's schema: maps merged, atomic lists replaced,

@@ -106,6 +106,29 @@ describe('RaftReplicator', () => {
     }
   });
 
+  it('hears of leadership as an event of the node: its listeners know in the turn the node reports the change', async () => {
+    const net = new LocalNetwork();
+    const ids = [1, 2, 3];
+    const rs = await Promise.all(ids.map((id) => startReplica(net, id, ids)));
+    const mismatches: string[] = [];
+    for (const r of rs) {
+      let told = false;
+      r.replicator.onLeadership((leads) => (told = leads));
+      // Subscribed after the replicator: by the time this runs, the replicator has been told.
+      r.replicator.raft.onLeaderChange(() => {
+        const leads = r.replicator.raft.status().role === 'leader';
+        if (leads !== told) mismatches.push(`replica ${r.id}: node says leader=${leads}, listener was told ${told}`);
+      });
+    }
+    await waitFor(() => leaderOf(rs) !== undefined, 'a leader');
+    const leader = leaderOf(rs)!;
+    const next = rs.find((r) => r !== leader)!;
+    await leader.replicator.raft.transferLeadership(next.id);
+    await waitFor(() => leaderOf(rs) === next && !leader.replicator.isLeader(), 'the transfer');
+    expect(mismatches).toEqual([]);
+    expect(next.replicator.leaderChanges).toBeGreaterThanOrEqual(1);
+  });
+
   it('applies writes from any replica at the same revision everywhere, and follower reads see them', async () => {
     const net = new LocalNetwork();
     const ids = [1, 2, 3];

@@ -51,7 +51,7 @@ export class RaftReplicator implements Replicator {
   private readonly leaderWaitMs: number;
   private readonly leaderListeners = new Set<(isLeader: boolean) => void>();
   private wasLeader = false;
-  private leaderPoll: NodeJS.Timeout | undefined;
+  private unsubscribeLeader: (() => void) | undefined;
   /** Leader changes seen (metrics). */
   leaderChanges = 0;
   private lastLeader = 0;
@@ -92,8 +92,10 @@ export class RaftReplicator implements Replicator {
         onFatal?.(err);
       },
     });
-    this.leaderPoll = setInterval(() => this.checkLeader(), Math.max(20, Math.floor((this.options.node.tickMs ?? 100) / 2)));
-    this.leaderPoll.unref();
+    // Leadership is an event of the node: listeners hear of a change in the same turn, and no
+    // timer polls the node's status.
+    this.unsubscribeLeader = this.node.onLeaderChange(() => this.checkLeader());
+    this.checkLeader();
   }
 
   get raft(): RaftNode {
@@ -248,12 +250,22 @@ export class RaftReplicator implements Replicator {
   private async waitForLeader(deadline: number): Promise<void> {
     const node = this.node!;
     while (node.leader() === 0) {
-      if (Date.now() >= deadline) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
         throw new StoreError('STORE_NOT_PROPOSED', 'the cluster has no leader (an election is in progress or a quorum of replicas is unreachable); the write was not made', {
           retryAfterSeconds: 1,
         });
       }
-      await sleep(20);
+      // Woken by the election's outcome rather than a poll, so a write waits no longer than it.
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          off();
+          resolve();
+        };
+        const timer = setTimeout(done, left);
+        const off = node.onLeaderChange(done);
+      });
     }
   }
 
@@ -276,7 +288,7 @@ export class RaftReplicator implements Replicator {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.leaderPoll);
+    this.unsubscribeLeader?.();
     await this.node?.stop();
   }
 }

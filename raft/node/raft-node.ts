@@ -605,6 +605,17 @@ export class RaftNode {
     return this.rn.leader();
   }
 
+  /**
+   * Calls `listener` each time the leader this member knows changes (to another member, to
+   * itself, or to none), once the Ready that reports it is carried out; returns the
+   * unsubscribe. For work that moves with leadership, instead of polling status(). The
+   * listener runs inside the node's loop: it must not throw, and should only note the change.
+   */
+  onLeaderChange(listener: () => void): () => void {
+    this.leaderWaiters.add(listener);
+    return () => this.leaderWaiters.delete(listener);
+  }
+
   /** Running totals since start (a copy). */
   stats(): RaftNodeStats {
     return { ...this.counters };

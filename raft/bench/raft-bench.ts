@@ -194,7 +194,6 @@ function describeStats(a: Record<string, number>, b: Record<string, number>): st
     `${per(d('entriesSaved'), d('saves'))} entries/save`,
     `${per(d('saveMs'), d('saves'))} ms/save`,
     `${per(d('messagesSent'), d('readies'))} msgs/ready`,
-    `${d('appendsHeld')} appends held for the leader's own write`,
     `${per(d('entriesApplied'), d('readies'))} applied/ready`,
     `${d('entriesAppliedAhead')} applied ahead of the leader's own write`,
     `apply ${d('applyMs').toFixed(0)} ms`,

@@ -279,14 +279,6 @@ export class Raft {
     this.send(makeMessage({ type: MessageType.Heartbeat, to, commit, context: ctx ?? new Uint8Array(0) }));
   }
 
-  /**
-   * Leader: sends every peer an append, empty when it is up to date, so that each learns the
-   * current commit index (RawNode uses it for a commit index an early message held back).
-   */
-  announceCommit(): void {
-    if (this.state === StateType.Leader) this.bcastAppend();
-  }
-
   private bcastAppend(): void {
     this.trk.visit((id) => {
       if (id !== this.id) this.sendAppend(id);

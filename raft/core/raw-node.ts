@@ -96,11 +96,6 @@ export class RawNode {
   private prevSoftState: SoftState;
   private prevHardState: HardState;
   private outstanding = false;
-  /**
-   * The commit index a leader's early appends or heartbeats were lowered to (see
-   * earlyCommits), -1 when none was: once more is durable on a quorum, the rest is announced.
-   */
-  private commitClampedTo = -1;
 
   /**
    * Starts (or restarts) a node from its storage. The storage must hold the node's durable
@@ -331,25 +326,20 @@ export class RawNode {
    */
   takeEarlyMessages(persisted: { term: number; vote: NodeId; leader: boolean }): Message[] {
     const r = this.raft;
-    if (r.msgs.length === 0 && this.commitClampedTo < 0) return [];
+    if (r.msgs.length === 0) return [];
     const forwarded = (m: Message): boolean => m.type === MessageType.Prop || m.type === MessageType.ReadIndex;
     // Term and vote are on disk: nothing this node says can rest on an unwritten vote.
     const stable =
       r.term === persisted.term && r.vote === persisted.vote && r.term === this.prevHardState.term && r.vote === this.prevHardState.vote;
     const leader = stable && r.state === StateType.Leader;
     const safeCommit = leader ? this.durablyCommittedIndex() : 0;
-    if (r.state !== StateType.Leader) this.commitClampedTo = -1;
-    else if (leader && persisted.leader && this.commitClampedTo >= 0 && safeCommit > this.commitClampedTo) {
-      // More of a commit index held back from early messages is durable on a quorum now:
-      // tell the followers (they apply, and answer their clients, on it).
-      this.commitClampedTo = -1;
-      r.announceCommit();
-    }
-    if (r.msgs.length === 0) return [];
-    if (leader && persisted.leader && r.msgs.every((m) => forwarded(m) || m.type === MessageType.App || m.type === MessageType.Heartbeat)) {
-      const out = this.earlyCommits(r.msgs);
-      r.msgs = [];
-      return out;
+    if (leader && persisted.leader) {
+      const early = r.msgs.every((m) => forwarded(m) || ((m.type === MessageType.App || m.type === MessageType.Heartbeat) && m.commit <= safeCommit));
+      if (early) {
+        const out = r.msgs;
+        r.msgs = [];
+        return out;
+      }
     }
     const keepsAlive = (m: Message): boolean =>
       stable &&
@@ -368,29 +358,6 @@ export class RawNode {
     }
     r.msgs = rest;
     return out;
-  }
-
-  /**
-   * A leader's messages as they may leave before its write in flight completes: the commit
-   * index of appends and heartbeats lowered to what is durable on a quorum
-   * (durablyCommittedIndex). The core counts the leader's own appended entries towards its
-   * commit index at once, so under a steady stream of proposals the appends of new entries
-   * usually announce a commit that rests on the leader's unfinished write; held back whole,
-   * they waited for that write, and the followers' writes came after it instead of beside it
-   * (no pipelining). Lowering a commit index only delays what a follower learns; the rest is
-   * announced as soon as it is durable on a quorum (takeEarlyMessages).
-   */
-  earlyCommits(msgs: Message[]): Message[] {
-    const r = this.raft;
-    if (r.state !== StateType.Leader) return msgs;
-    let safe = -1;
-    return msgs.map((m) => {
-      if (m.type !== MessageType.App && m.type !== MessageType.Heartbeat) return m;
-      if (safe < 0) safe = this.durablyCommittedIndex();
-      if (m.commit <= safe) return m;
-      this.commitClampedTo = this.commitClampedTo < 0 ? safe : Math.min(this.commitClampedTo, safe);
-      return { ...m, commit: safe };
-    });
   }
 
   /**

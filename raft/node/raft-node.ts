@@ -46,7 +46,7 @@ import {
   type RandomSource,
   type Ready,
 } from '../core/index.js';
-import { ConfChangeType, EntryType, MessageType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot, type SnapshotMetadata } from '../types.js';
+import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot, type SnapshotMetadata } from '../types.js';
 import type { DurableLogStore } from '../storage/log-store.js';
 import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
 import { RaftNodeError } from './node-errors.js';
@@ -195,12 +195,6 @@ export interface RaftNodeStats {
   entriesAppliedAhead: number;
   /** Messages handed to the transport. */
   messagesSent: number;
-  /**
-   * Appends carrying entries that a leader sent only after its own write of a Ready completed
-   * rather than beside it (RawNode.takeEarlyMessages held them): each costs its followers'
-   * writes the leader's fsync first.
-   */
-  appendsHeld: number;
   /** propose() calls accepted by the core. */
   proposals: number;
   /** propose() calls refused at once because maxPendingProposals were pending (PROPOSAL_QUEUE_FULL). */
@@ -353,7 +347,6 @@ export class RaftNode {
     entriesApplied: 0,
     entriesAppliedAhead: 0,
     messagesSent: 0,
-    appendsHeld: 0,
     proposals: 0,
     proposalsRefusedQueueFull: 0,
     saveMs: 0,
@@ -693,12 +686,11 @@ export class RaftNode {
   }
 
   /** Sends what the core allows to go out before the outstanding Ready's write (RawNode.takeEarlyMessages). */
-  private sendEarlyMessages(afterWrite = false): void {
+  private sendEarlyMessages(): void {
     const msgs = this.rn.takeEarlyMessages({ term: this.term, vote: this.vote, leader: this.readyMessagesSent });
     if (msgs.length === 0) return;
     this.transport.send(msgs);
     this.counters.messagesSent += msgs.length;
-    if (afterWrite) this.counters.appendsHeld += countAppends(msgs);
   }
 
   private kick(): void {
@@ -758,21 +750,21 @@ export class RaftNode {
     // A leader may send in parallel with its own disk write (Raft thesis §10.2.1, as etcd
     // does): its appends promise nothing about its own log. Only when this Ready changes
     // neither term nor vote, so no vote can be on the wire unpersisted; and only when no
-    // message carries a commit index beyond what is durable on a quorum: the core counts the
+    // message carries a commit index beyond what is durable here: the core counts the
     // leader's own entries towards a commit as soon as they are appended, so a single voter
     // commits its new entries in the very Ready that appends them, and learners told so early
     // would apply entries that a crash of the leader before its write completes takes back.
-    // Appends and heartbeats go with their commit index lowered to that (RawNode.earlyCommits,
-    // which announces the rest once it is durable); other messages go early only when they
-    // carry no commit index beyond what is durable here.
+    // (With other voters, a commit needs their acknowledgements of entries already sent,
+    // which reach the core only while this write is in flight: their messages wait for the
+    // next Ready, which comes after this write.)
     const sendEarly =
       this.role === StateType.Leader &&
       (!rd.hardState || (rd.hardState.term === this.term && rd.hardState.vote === this.vote)) &&
       !rd.snapshot &&
-      rd.messages.every((m) => m.commit <= durable || m.type === MessageType.App || m.type === MessageType.Heartbeat);
+      rd.messages.every((m) => m.commit <= durable);
     const c = this.counters;
     c.readies++;
-    if (sendEarly && rd.messages.length > 0) this.transport.send(this.rn.earlyCommits(rd.messages));
+    if (sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
     this.readyMessagesSent = sendEarly || rd.messages.length === 0;
 
     // 1. Persist, then update the image the core reads. A hard state that only moves the
@@ -814,14 +806,11 @@ export class RaftNode {
       }
       this.notePlacements(rd.entries);
       // 2. Send.
-      if (!sendEarly && rd.messages.length > 0) {
-        this.transport.send(rd.messages);
-        c.appendsHeld += countAppends(rd.messages);
-      }
+      if (!sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
       c.messagesSent += rd.messages.length;
       this.readyMessagesSent = true;
       // What inputs produced meanwhile and may go now need not wait for the applies below.
-      this.sendEarlyMessages(saving !== null);
+      this.sendEarlyMessages();
     })();
 
     // 3a. While that write is in flight, apply the committed entries this member already holds
@@ -1445,11 +1434,4 @@ function parseConfContext(context: Uint8Array): { id: { incarnation: Uint8Array;
   } catch {
     return { id };
   }
-}
-
-/** Appends that carry entries (RaftNodeStats.appendsHeld). */
-function countAppends(msgs: readonly Message[]): number {
-  let n = 0;
-  for (const m of msgs) if (m.type === MessageType.App && m.entries.length > 0) n++;
-  return n;
 }

@@ -19,17 +19,20 @@ export function encodeStored(obj: JsonObject): Buffer {
   return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }), 'utf8');
 }
 
-/** Splices the resource version into stored bytes. Throws on bytes not written by encodeStored. */
-export function withResourceVersion(stored: Uint8Array, revision: number): Buffer {
+/**
+ * Splices the resource version into stored bytes. Throws on bytes not written by encodeStored.
+ * `alloc` gives the result's memory (the watch cache packs what it loads at start).
+ */
+export function withResourceVersion(stored: Uint8Array, revision: number, alloc: (n: number) => Buffer = Buffer.allocUnsafeSlow): Buffer {
   const buf = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   const at = buf.indexOf(METADATA_OPEN);
   if (at < 0) throw new Error('stored object has no metadata');
   const cut = at + METADATA_OPEN.length;
   const empty = buf[cut] === 0x7d; // '}'
   const insert = `"resourceVersion":"${revision}"${empty ? '' : ','}`;
-  // An exact-size allocation of its own: the cache keeps these for long, and a slice of Node's
-  // shared 8 KiB pool would pin the whole slab (and whatever garbage shares it).
-  const out = Buffer.allocUnsafeSlow(buf.length + insert.length);
+  // By default an exact-size allocation of its own: the cache keeps these for long, and a slice
+  // of Node's shared 8 KiB pool would pin the whole pool slab (and whatever garbage shares it).
+  const out = alloc(buf.length + insert.length);
   buf.copy(out, 0, 0, cut);
   out.write(insert, cut, 'latin1');
   buf.copy(out, cut + insert.length, cut);

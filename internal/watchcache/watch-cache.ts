@@ -3,11 +3,12 @@
 // ResourceCache per stored resource. It serves get/list at its current revision, waits for a
 // revision on behalf of consistent reads, and starts watches with replay from its rings or,
 // further back, from the store's history.
-// Imports: store (types), storedobject, types, storage, entry-object, resource-cache, watcher.
+// Imports: store (types), storedobject, types, storage, byte-slab, entry-object, resource-cache, watcher.
 
 import type { AppliedBatch, KeyValue, RevisionStore, StoreEvent } from '../store/types.js';
 import { StoreError } from '../store/types.js';
 import { decodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
+import { ByteSlabs } from './byte-slab.js';
 import { rememberDecoded } from './entry-object.js';
 import { ResourceCache } from './resource-cache.js';
 import { tooLargeRevision } from './storage.js';
@@ -166,11 +167,13 @@ export class WatchCache {
   private async load(): Promise<number> {
     // Paged, so priming never holds every stored value at once on top of the cache itself.
     const revision = this.store.currentRevision();
+    // Everything loaded lives until changed: packed, not one allocation per object (see byte-slab).
+    const slabs = new ByteSlabs();
     let after: string | undefined;
     for (;;) {
       const page = await this.store.range(this.options.root, { revision, limit: 1000, ...(after !== undefined ? { after } : {}) });
       for (const kv of page.kvs) {
-        const entry = this.toEntry(kv, kv.modRevision);
+        const entry = this.toEntry(kv, kv.modRevision, undefined, undefined, false, slabs.alloc);
         if (entry) this.resourceFor(kv.key, revision)?.load(entry);
       }
       if (!page.more || page.kvs.length === 0) return revision;
@@ -287,15 +290,18 @@ export class WatchCache {
     };
   }
 
-  /** `share`: the entry is an applied change, whose other consumers may use what is parsed here. */
-  private toEntry(kv: KeyValue, revision: number, decoded?: unknown, attributes?: Uint8Array, share = false): CacheEntry | undefined {
+  /**
+   * `share`: the entry is an applied change, whose other consumers may use what is parsed here.
+   * `alloc`: where its serving bytes go (exact-size buffers of their own unless given).
+   */
+  private toEntry(kv: KeyValue, revision: number, decoded?: unknown, attributes?: Uint8Array, share = false, alloc?: (n: number) => Buffer): CacheEntry | undefined {
     const prefix = this.prefixOf(kv.key);
     if (!prefix) return undefined;
     // The writer's decoded form, when it was written here, spares a parse; only read from.
     const hinted = decoded !== undefined && typeof decoded === 'object' && decoded !== null;
     // Else what the proposing replica derived from it, carried in the log entry.
     const carried = !hinted && attributes !== undefined ? this.readAttributes(attributes) : undefined;
-    if (carried) return { key: kv.key, ...carried, revision, bytes: withResourceVersion(kv.value, revision) };
+    if (carried) return { key: kv.key, ...carried, revision, bytes: withResourceVersion(kv.value, revision, alloc) };
     let obj: Record<string, unknown>;
     try {
       obj = hinted ? (decoded as Record<string, unknown>) : decodeStored(kv.value, revision);
@@ -315,7 +321,7 @@ export class WatchCache {
         corrupt: `unable to decode stored object ${kv.key}: ${e instanceof Error ? e.message : String(e)}`,
       };
     }
-    const entry: CacheEntry = { key: kv.key, ...this.describe(prefix, obj), revision, bytes: withResourceVersion(kv.value, revision) };
+    const entry: CacheEntry = { key: kv.key, ...this.describe(prefix, obj), revision, bytes: withResourceVersion(kv.value, revision, alloc) };
     // What was parsed for a change being applied (decodeStored gives what parsing the entry's
     // bytes gives, the resourceVersion first in metadata as withResourceVersion writes it)
     // serves the change's other consumers. Not the writer's hint: the writer still holds and

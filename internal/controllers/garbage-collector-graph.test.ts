@@ -1,7 +1,7 @@
 // The dependency graph alone: what each change queues, and (seeded) that any order of
 // observations and removals leaves the dependents index equal to one recomputed from the nodes.
 import { describe, expect, it } from 'vitest';
-import { DependencyGraph, type GraphNode, type OwnerRef } from './garbage-collector-graph.js';
+import { DependencyGraph, nodeFromObject, type GraphNode, type OwnerRef } from './garbage-collector-graph.js';
 import { rng } from '../testserver/seeded-random.js';
 
 const node = (uid: string, owners: OwnerRef[] = [], extra: Partial<GraphNode> = {}): GraphNode => ({
@@ -98,5 +98,21 @@ describe('dependency graph', () => {
       const want = [...live.values()].filter((n) => n.owners.some((o) => o.uid === owner)).map((n) => n.uid).sort();
       expect(g.dependentsOf(owner).map((n) => n.uid).sort()).toEqual(want);
     }
+  });
+});
+
+describe('nodeFromObject', () => {
+  const at = { prefix: '/registry/core/pods/', key: '/registry/core/pods/ns/a', group: '', kind: 'Pod', namespaced: true };
+
+  it('reads owners, finalizers and deletion; objects without them share one empty list', () => {
+    const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'o1', controller: true };
+    const full = nodeFromObject({ metadata: { uid: 'u1', name: 'a', namespace: 'ns', ownerReferences: [owner, { kind: 'no uid' }], finalizers: ['f', 3], deletionTimestamp: 'now' } }, at)!;
+    expect(full).toMatchObject({ uid: 'u1', name: 'a', namespace: 'ns', owners: [owner], finalizers: ['f'], deleting: true });
+    const plain = nodeFromObject({ metadata: { uid: 'u2', name: 'b', namespace: 'ns', finalizers: [] } }, at)!;
+    const other = nodeFromObject({ metadata: { uid: 'u3', name: 'c', namespace: 'ns' } }, at)!;
+    expect(plain).toMatchObject({ owners: [], finalizers: [], deleting: false });
+    expect(other.owners).toBe(plain.owners);
+    expect(other.finalizers).toBe(plain.finalizers);
+    expect(nodeFromObject({ metadata: { name: 'no uid' } }, at)).toBeUndefined();
   });
 });

@@ -29,10 +29,16 @@ export interface GraphNode {
   namespaced: boolean;
   namespace: string;
   name: string;
-  owners: OwnerRef[];
+  owners: readonly OwnerRef[];
   deleting: boolean;
-  finalizers: string[];
+  finalizers: readonly string[];
 }
+
+/**
+ * What a node without owners or finalizers (most objects) holds: one shared empty list, not
+ * two arrays of its own per stored object.
+ */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** Work for the collector's queue. */
 export type WorkItem = { op: 'delete'; uid: string } | { op: 'orphan'; uid: string };
@@ -80,9 +86,9 @@ export function nodeFromObject(obj: Record<string, unknown>, at: { prefix: strin
     namespaced: at.namespaced,
     namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
     name: typeof meta.name === 'string' ? meta.name : '',
-    owners,
+    owners: owners.length > 0 ? owners : NONE,
     deleting: meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null,
-    finalizers: Array.isArray(meta.finalizers) ? (meta.finalizers as unknown[]).filter((f): f is string => typeof f === 'string') : [],
+    finalizers: Array.isArray(meta.finalizers) && meta.finalizers.length > 0 ? (meta.finalizers as unknown[]).filter((f): f is string => typeof f === 'string') : NONE,
   };
 }
 

@@ -122,6 +122,25 @@ describe('Pod', () => {
     ]);
     expect(check('/v1/Pod', pod({ ...podSpec(), tolerations: [{ key: 'a', operator: 'Exists' }] }), old)).toEqual([]);
   });
+
+  const forbidden = 'spec: Forbidden: pod updates may not change fields other than';
+  it.each<[string, Obj, Obj, string | undefined]>([
+    ['unchanged', podSpec(), podSpec(), undefined],
+    ['every image at once, init containers too', { containers: [container(), container('two')], initContainers: [container('init')] }, { containers: [container('app', { image: 'nginx:1.28' }), container('two', { image: 'redis:7.4' })], initContainers: [container('init', { image: 'busybox:1.36' })] }, undefined],
+    ['an image dropped', podSpec(), { containers: [{ name: 'app' }] }, 'spec.containers[0].image: Required value'],
+    ['a container field besides the image', podSpec(), { containers: [container('app', { image: 'nginx:1.28', workingDir: '/w' })] }, forbidden],
+    ['a container added', podSpec(), { containers: [container(), container('two')] }, forbidden],
+    ['an init container list emptied', podSpec({ initContainers: [container('init')] }), podSpec({ initContainers: [] }), forbidden],
+    ['an empty init container list dropped (empty and absent are one)', podSpec({ initContainers: [] }), podSpec(), undefined],
+    ['another spec field', podSpec(), podSpec({ hostname: 'h' }), forbidden],
+    ['a spec field removed', podSpec({ hostname: 'h' }), podSpec(), forbidden],
+    ['a null spec field is an absent one', podSpec({ hostname: null }), podSpec(), undefined],
+    ['a shorter deadline', podSpec({ activeDeadlineSeconds: 30 }), podSpec({ activeDeadlineSeconds: 10 }), undefined],
+    ['a longer deadline', podSpec({ activeDeadlineSeconds: 10 }), podSpec({ activeDeadlineSeconds: 30 }), 'spec.activeDeadlineSeconds: Invalid value: 30: must be less than or equal to previous value'],
+    ['a scheduling gate removed', podSpec({ schedulingGates: [{ name: 'g' }] }), podSpec(), undefined],
+    ['a negative grace period fixed to 1', podSpec({ terminationGracePeriodSeconds: -1 }), podSpec({ terminationGracePeriodSeconds: 1 }), undefined],
+    ['a grace period changed otherwise', podSpec({ terminationGracePeriodSeconds: 30 }), podSpec({ terminationGracePeriodSeconds: 1 }), forbidden],
+  ])('update: %s', (_n, oldSpec, spec, expected) => expectCase(check('/v1/Pod', pod(spec), pod(oldSpec)), expected));
 });
 
 const service = (spec: Obj, name = 'web'): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: meta(name), spec });

@@ -20,7 +20,7 @@ import {
   isValidPortNum,
 } from '../name-rules.js';
 import { validateAnnotations, validateLabels } from '../object-meta.js';
-import { cloneJson, isObject, jsonEqual, type JsonObject } from '../plain-json.js';
+import { arrayAt, isObject, jsonEqual, type JsonObject } from '../plain-json.js';
 import { compareQuantities, formatQuantity, parseQuantity } from '../quantity.js';
 import { list, obj, str, type KindValidator } from './common.js';
 
@@ -552,21 +552,43 @@ function podUpdateErrors(spec: JsonObject, oldSpec: JsonObject): FieldError[] {
   if (list(spec, 'schedulingGates').some((g) => !oldGates.includes(str(g, 'name')))) {
     errs.push(fieldErrors.forbidden('spec.schedulingGates', 'only deletion is allowed, but found new scheduling gate'));
   }
-  // Compare everything else after copying the mutable fields over from the new spec.
-  const comparable = cloneJson(oldSpec);
-  for (const key of ['containers', 'initContainers']) {
-    const newList = list(spec, key);
-    const oldList = list(comparable, key);
-    if (newList.length !== oldList.length) continue;
-    oldList.forEach((c, i) => {
-      if (isObject(c) && isObject(newList[i])) c.image = (newList[i] as JsonObject).image;
-    });
-  }
-  for (const key of ['activeDeadlineSeconds', 'tolerations', 'schedulingGates']) comparable[key] = spec[key];
-  const oldGrace = oldSpec.terminationGracePeriodSeconds;
-  if (typeof oldGrace === 'number' && oldGrace < 0 && spec.terminationGracePeriodSeconds === 1) comparable.terminationGracePeriodSeconds = 1;
-  if (!jsonEqual(comparable, spec)) errs.push(fieldErrors.forbidden('spec', POD_UPDATE_MESSAGE));
+  if (!specEqualButMutable(spec, oldSpec)) errs.push(fieldErrors.forbidden('spec', POD_UPDATE_MESSAGE));
   return errs;
+}
+
+/** What a pod update may change in the spec besides container images (compared apart). */
+const POD_SPEC_MUTABLE: ReadonlySet<string> = new Set(['activeDeadlineSeconds', 'tolerations', 'schedulingGates']);
+
+/**
+ * Whether the spec equals the old one (jsonEqual) once the fields an update may change are
+ * taken from the new spec: images of containers and init containers (when the list keeps its
+ * length), the mutable fields, and a negative grace period replaced by 1. Compared in place:
+ * copying the old spec to patch it cost a deep clone per pod update.
+ */
+function specEqualButMutable(spec: JsonObject, oldSpec: JsonObject): boolean {
+  const oldGrace = oldSpec.terminationGracePeriodSeconds;
+  const graceFixed = typeof oldGrace === 'number' && oldGrace < 0 && spec.terminationGracePeriodSeconds === 1;
+  for (const key of new Set([...Object.keys(oldSpec), ...Object.keys(spec)])) {
+    if (POD_SPEC_MUTABLE.has(key) || (key === 'terminationGracePeriodSeconds' && graceFixed)) continue;
+    if (key === 'containers' || key === 'initContainers') {
+      const newList = list(spec, key);
+      const oldList = arrayAt(oldSpec, key);
+      if (oldList && newList.length === oldList.length) {
+        if (!oldList.every((c, i) => (isObject(c) && isObject(newList[i]) ? equalButImage(c, newList[i] as JsonObject) : jsonEqual(c, newList[i])))) return false;
+        // Equal items make equal lists, except that jsonEqual takes an empty list for an absent one.
+        if (newList.length > 0 || jsonEqual(oldSpec[key], spec[key])) continue;
+        return false;
+      }
+    }
+    if (!jsonEqual(oldSpec[key], spec[key])) return false;
+  }
+  return true;
+}
+
+/** jsonEqual of two containers, the old one's image taken as the new one's. */
+function equalButImage(c: JsonObject, next: JsonObject): boolean {
+  for (const k of new Set([...Object.keys(c), ...Object.keys(next)])) if (k !== 'image' && !jsonEqual(c[k], next[k])) return false;
+  return true;
 }
 
 export const validatePod: KindValidator = (pod, old) => {

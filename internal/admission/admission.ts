@@ -74,7 +74,9 @@ export class AdmissionChain {
     let seen: Array<[AdmissionPlugin, string]> | undefined;
     for (const p of this.plugins) {
       if (!p.admit || !p.handles(req.operation)) continue;
-      await p.admit(req);
+      // Most plugins answer synchronously: awaiting only promises spares a microtask per plugin.
+      const admitted = p.admit(req);
+      if (admitted) await admitted;
       if (p.reinvoke && req.object && p.reinvocable?.(req) !== false) (seen ??= []).push([p, JSON.stringify(req.object)]);
     }
     if (!seen) return;
@@ -85,7 +87,11 @@ export class AdmissionChain {
   }
 
   async validate(req: AdmissionRequest): Promise<void> {
-    for (const p of this.plugins) if (p.validate && p.handles(req.operation)) await p.validate(req);
+    for (const p of this.plugins) {
+      if (!p.validate || !p.handles(req.operation)) continue;
+      const validated = p.validate(req);
+      if (validated) await validated;
+    }
   }
 
   release(req: AdmissionRequest): void {

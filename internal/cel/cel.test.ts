@@ -20,6 +20,9 @@ describe('compileExpression', () => {
     expect(run('claims.email.split("@")[1].lowerAscii()')).toBe('example.com');
     expect(run('claims.roles.exists(r, r == "b") && claims.email.matches("^[A-Z]")')).toBe(true);
     expect(run('claims.?missing.orValue("none")')).toBe('none');
+    // cel.bind (upstream's base environment has the bindings extension since 1.27).
+    expect(run('cel.bind(parts, claims.email.split("@"), parts[0] + "/" + parts[1])')).toBe('Ada/Example.com');
+    expect(run('cel.bind(r, claims.roles, r.all(x, x.size() == 1) && size(r) == 2)')).toBe(true);
     expect(compileExpression(env, 'name == "n"', 'p', ['bool']).type).toBe('bool');
   });
 

@@ -9,7 +9,12 @@ import { ClusterProcess, sleep } from './support/cluster-process.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are free-form JSON
 
-describe('ResourceQuota on three replicas', () => {
+// The quota logic is the same under both namings; what differs is the CA ConfigMap's name
+// (the namespace's one object before the test's) and the groups the replicas serve.
+describe.each([
+  { naming: 'kubernetes', caConfigMap: 'kube-root-ca.crt' },
+  { naming: 'cluster', caConfigMap: 'cluster-root-ca.crt' },
+])('ResourceQuota on three replicas (--naming=$naming)', ({ naming, caConfigMap }) => {
   let cluster: ClusterProcess;
   const NS = '/api/v1/namespaces/quota';
   const call = (replica: string, method: string, path: string, body?: unknown) => cluster.http.json<Obj>(cluster.url(replica), method, path, body, 30_000);
@@ -41,13 +46,13 @@ describe('ResourceQuota on three replicas', () => {
   }
 
   beforeAll(async () => {
-    cluster = await ClusterProcess.create({ extraArgs: ['--naming=kubernetes'] });
+    cluster = await ClusterProcess.create({ extraArgs: [`--naming=${naming}`] });
     await cluster.startAll();
     await cluster.waitAllReady();
     const leader = await cluster.waitForLeader();
     expect((await call(leader, 'POST', '/api/v1/namespaces', { metadata: { name: 'quota' } })).status).toBeLessThan(300);
     // The namespace's default ServiceAccount and CA ConfigMap come from the leader's controllers.
-    await until('the namespace objects', async () => (await call(leader, 'GET', `${NS}/serviceaccounts/default`)).status === 200 && (await call(leader, 'GET', `${NS}/configmaps/kube-root-ca.crt`)).status === 200);
+    await until('the namespace objects', async () => (await call(leader, 'GET', `${NS}/serviceaccounts/default`)).status === 200 && (await call(leader, 'GET', `${NS}/configmaps/${caConfigMap}`)).status === 200);
     // Five slots each: the CA ConfigMap holds one of the six.
     expect((await call(leader, 'POST', `${NS}/resourcequotas`, { metadata: { name: 'objects' }, spec: { hard: { pods: '5', configmaps: '6' } } })).status).toBeLessThan(300);
     await until('the quota status', async () => (await used(leader)).configmaps === '1' && (await used(leader)).pods === '0');
@@ -73,7 +78,7 @@ describe('ResourceQuota on three replicas', () => {
     const follower = cluster.names.find((n) => n !== leader)!;
     const pods = ((await call(follower, 'GET', `${NS}/pods`)).body.items as Obj[]).slice(0, 2);
     for (const p of pods) expect((await call(follower, 'DELETE', `${NS}/pods/${p.metadata.name}?gracePeriodSeconds=0`)).status).toBe(200);
-    const cms = ((await call(follower, 'GET', `${NS}/configmaps`)).body.items as Obj[]).filter((c) => c.metadata.name !== 'kube-root-ca.crt').slice(0, 2);
+    const cms = ((await call(follower, 'GET', `${NS}/configmaps`)).body.items as Obj[]).filter((c) => c.metadata.name !== caConfigMap).slice(0, 2);
     for (const c of cms) expect((await call(follower, 'DELETE', `${NS}/configmaps/${c.metadata.name}`)).status).toBe(200);
     await until('the reclaim', async () => {
       const u = await used(follower);
@@ -90,7 +95,7 @@ describe('ResourceQuota on three replicas', () => {
 
   it('gives back the charge of creates that fail after it (names taken), under concurrency through every replica', async () => {
     const leader = await cluster.waitForLeader();
-    const names = ((await call(leader, 'GET', `${NS}/configmaps`)).body.items as Obj[]).map((c) => c.metadata.name as string).filter((n) => n !== 'kube-root-ca.crt');
+    const names = ((await call(leader, 'GET', `${NS}/configmaps`)).body.items as Obj[]).map((c) => c.metadata.name as string).filter((n) => n !== caConfigMap);
     expect((await call(leader, 'DELETE', `${NS}/configmaps/${names[0]}`)).status).toBe(200);
     await until('the reclaim', async () => (await used(leader)).configmaps === '5');
     // Every replica at once re-creates the names that exist: each create that gets the free slot

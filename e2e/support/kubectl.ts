@@ -9,11 +9,16 @@ export interface KubectlResult {
   stderr: string;
 }
 
+/**
+ * Whether kubectl runs here. Under CI=true a missing kubectl is an error, not a skip: the suites
+ * that ask must fail rather than pass having run nothing.
+ */
 export function kubectlAvailable(): boolean {
   try {
     execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
     return true;
-  } catch {
+  } catch (e) {
+    if (process.env.CI === 'true') throw new Error(`kubectl is required under CI=true and does not run: ${(e as Error).message}`);
     return false;
   }
 }

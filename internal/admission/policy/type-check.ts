@@ -1,9 +1,10 @@
 // internal/admission/policy/type-check owns checking a policy's validations against the
-// schemas of the built-in resources its matchConstraints name, as upstream's policy type
-// checker does for status.typeChecking: for each group/version/resource the rules name
-// explicitly (a wildcard names no particular schema: nothing is checked, as upstream), `object`
-// and `oldObject` are typed from the kind's OpenAPI schema (params too, when paramKind is a
-// built-in kind) and each validation's expression and messageExpression is checked; an error
+// schemas of the resources its matchConstraints name, as upstream's policy type checker does
+// for status.typeChecking: for each group/version/resource the rules name explicitly (a
+// wildcard names no particular schema: nothing is checked, as upstream), `object` and
+// `oldObject` are typed from the kind's OpenAPI schema or the custom resource version's
+// openAPIV3Schema (params too, from paramKind) and each validation's expression and
+// messageExpression is checked; an error
 // becomes an expressionWarning `<group/version, Kind=…>: <error>` on that field. Admission
 // never uses these typed environments: evaluation stays on the dynamic one (compile.ts).
 // For a MutatingAdmissionPolicy (which has no status upstream) the field names its
@@ -110,8 +111,8 @@ function typedEnvironment(schemas: SchemaIndex, object: ResourceInfo, params: Re
   return env;
 }
 
-/** The explicitly named resources of a policy's resourceRules (none when a wildcard is involved): built-in ones, and custom ones when `custom`. */
-function namedResources(catalog: ApiCatalog, matchConstraints: unknown, custom = false): ResourceInfo[] {
+/** The explicitly named resources of a policy's resourceRules, built-in and custom (none when a wildcard is involved). */
+function namedResources(catalog: ApiCatalog, matchConstraints: unknown): ResourceInfo[] {
   const out: ResourceInfo[] = [];
   const rules = isObj(matchConstraints) && Array.isArray(matchConstraints.resourceRules) ? matchConstraints.resourceRules.filter(isObj) : [];
   for (const rule of rules) {
@@ -122,7 +123,7 @@ function namedResources(catalog: ApiCatalog, matchConstraints: unknown, custom =
     for (const g of groups) for (const v of versions) for (const res of resources) {
       if (res.includes('/')) continue;
       const r = catalog.resource(g, v, res);
-      if (r && (custom || !r.custom) && !out.includes(r)) out.push(r);
+      if (r && !out.includes(r)) out.push(r);
     }
   }
   return out;
@@ -131,7 +132,7 @@ function namedResources(catalog: ApiCatalog, matchConstraints: unknown, custom =
 /** The expression warnings of a policy, field by field, for status.typeChecking. */
 export function typeCheckPolicy(policy: Obj, catalog: ApiCatalog, schemas: SchemaIndex): ExpressionWarning[] {
   const spec = isObj(policy.spec) ? policy.spec : {};
-  const targets = namedResources(catalog, spec.matchConstraints, true);
+  const targets = namedResources(catalog, spec.matchConstraints);
   if (targets.length === 0) return [];
   let params: ResourceInfo | undefined;
   if (isObj(spec.paramKind)) {
@@ -172,7 +173,7 @@ export function typeCheckPolicy(policy: Obj, catalog: ApiCatalog, schemas: Schem
  */
 export function typeCheckMutatingPolicy(policy: Obj, catalog: ApiCatalog, typeOf: (r: ResourceInfo) => SmdType): ExpressionWarning[] {
   const spec = isObj(policy.spec) ? policy.spec : {};
-  const targets = namedResources(catalog, spec.matchConstraints, true);
+  const targets = namedResources(catalog, spec.matchConstraints);
   if (targets.length === 0) return [];
   const out: ExpressionWarning[] = [];
   (Array.isArray(spec.mutations) ? spec.mutations.filter(isObj) : []).forEach((m, i) => {

@@ -158,10 +158,7 @@ describe.skipIf(!kubectlAvailable())('admission webhooks on three replicas', () 
 
   beforeAll(async () => {
     hook = await startHttpsWebhookServer({ dnsNames: ['admission-hook.default.svc'], handler: reply });
-    cluster = await ClusterProcess.create();
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started();
   });
   afterAll(async () => {
     await cluster?.destroy();

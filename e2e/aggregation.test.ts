@@ -153,10 +153,7 @@ describe.skipIf(!kubectlAvailable())('aggregation layer in a three-replica clust
     writeFileSync(join(dir, 'proxy.crt'), client.certPem);
     writeFileSync(join(dir, 'proxy.key'), client.keyPem);
     ext = await startExtensionApiServer({ group: GROUP, version: 'v1', dnsNames: ['widgets.default.svc'] });
-    cluster = await ClusterProcess.create({ extraArgs: [`--proxy-client-cert-file=${join(dir, 'proxy.crt')}`, `--proxy-client-key-file=${join(dir, 'proxy.key')}`] });
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started({ extraArgs: [`--proxy-client-cert-file=${join(dir, 'proxy.crt')}`, `--proxy-client-key-file=${join(dir, 'proxy.key')}`] });
   });
   afterAll(async () => {
     await cluster?.destroy();

@@ -69,7 +69,7 @@ ${caLines}
     groups: { claim: groups, prefix: "oidc:" }
 `,
     );
-    cluster = await ClusterProcess.create({
+    cluster = await ClusterProcess.started({
       extraArgs: [
         `--authentication-config=${join(dir, 'authn.yaml')}`,
         `--token-auth-file=${join(dir, 'tokens.csv')}`,
@@ -81,9 +81,6 @@ ${caLines}
         '--requestheader-allowed-names=front-proxy',
       ],
     });
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
     caPem = readFileSync(join(cluster.pkiDir, 'ca.crt'), 'utf8');
   }, 180_000);
 

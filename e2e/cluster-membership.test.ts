@@ -40,10 +40,7 @@ describe('catch-up, join and removal', () => {
   const members = async (via: string): Promise<MemberStatus[]> => cluster.members(via);
 
   beforeAll(async () => {
-    cluster = await ClusterProcess.create({ compactionInterval: '2s', log });
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started({ compactionInterval: '2s', log });
   });
   afterAll(async () => {
     await cluster?.destroy();

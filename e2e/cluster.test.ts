@@ -22,10 +22,7 @@ describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
   };
 
   beforeAll(async () => {
-    cluster = await ClusterProcess.create();
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started();
   });
   afterAll(async () => {
     await cluster?.destroy();

@@ -171,10 +171,7 @@ describe.skipIf(!available)('the kubernetes endpoints of three replicas', () => 
     until(`endpoints of ${names.join(',')}`, async () => (JSON.stringify(await ports(via)) === JSON.stringify(expected(names)) ? true : undefined), timeoutMs);
 
   beforeAll(async () => {
-    cluster = await ClusterProcess.create();
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started();
   });
   afterAll(async () => {
     await cluster?.destroy();

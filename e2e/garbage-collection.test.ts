@@ -161,10 +161,7 @@ describe.skipIf(!haveKubectl)('garbage collection on three replicas (leader-only
 
   beforeAll(async () => {
     // Info logs name what the collector deletes: they show on which replica it runs.
-    cluster = await ClusterProcess.create({ extraArgs: ['--log-level=info'] });
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started({ extraArgs: ['--log-level=info'] });
   });
   afterAll(async () => {
     await cluster?.destroy();

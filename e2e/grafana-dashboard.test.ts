@@ -118,10 +118,7 @@ describe('Grafana dashboard', () => {
     let cluster: ClusterProcess;
     const scraped = new Map<string, Exposition>();
     beforeAll(async () => {
-      cluster = await ClusterProcess.create();
-      await cluster.startAll();
-      await cluster.waitAllReady();
-      await cluster.waitForLeader();
+      cluster = await ClusterProcess.started();
       for (const name of cluster.names) {
         const r = await cluster.http.request(cluster.url(name), 'GET', '/metrics');
         expect(r.status, `${name} /metrics`).toBe(200);

@@ -144,10 +144,7 @@ describe.skipIf(!kubectlAvailable())('a ValidatingAdmissionPolicy on three repli
   let cluster: ClusterProcess;
   const k = (replica: string, args: string[], input?: string) => kubectl(cluster.kubeconfig(replica), args, input);
   beforeAll(async () => {
-    cluster = await ClusterProcess.create();
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    cluster = await ClusterProcess.started();
   });
   afterAll(async () => {
     await cluster?.destroy();

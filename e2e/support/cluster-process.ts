@@ -139,12 +139,20 @@ export class ClusterProcess {
     return cluster;
   }
 
-  /** A cluster created, started, ready on every replica and with a leader. */
+  /**
+   * A cluster created, started, ready on every replica and with a leader. A start that fails
+   * destroys what it started: the caller holds no cluster its afterAll could stop.
+   */
   static async started(options: ClusterOptions = {}): Promise<ClusterProcess> {
     const cluster = await ClusterProcess.create(options);
-    await cluster.startAll();
-    await cluster.waitAllReady();
-    await cluster.waitForLeader();
+    try {
+      await cluster.startAll();
+      await cluster.waitAllReady();
+      await cluster.waitForLeader();
+    } catch (err) {
+      await cluster.destroy();
+      throw err;
+    }
     return cluster;
   }
 

@@ -128,6 +128,28 @@ export class FieldSet {
     return new FieldSet(mergeSorted(this.members, other.members, (x) => x, true, false, false), children);
   }
 
+  /** Whether every member path of this set is a member path of `other`. */
+  isSubsetOf(other: FieldSet): boolean {
+    if (this === other) return true;
+    const m = this.members;
+    const om = other.members;
+    for (let i = 0, j = 0; i < m.length; i++) {
+      while (j < om.length && compareElements(om[j]!, m[i]!) < 0) j++;
+      if (j >= om.length || !elementsEqual(om[j]!, m[i]!)) return false;
+    }
+    const c = this.children;
+    const oc = other.children;
+    for (let i = 0, j = 0; i < c.length; i++) {
+      while (j < oc.length && compareElements(oc[j]!.pe, c[i]!.pe) < 0) j++;
+      if (j >= oc.length || !elementsEqual(oc[j]!.pe, c[i]!.pe)) {
+        if (c[i]!.set.isEmpty()) continue;
+        return false;
+      }
+      if (!c[i]!.set.isSubsetOf(oc[j]!.set)) return false;
+    }
+    return true;
+  }
+
   equals(other: FieldSet): boolean {
     if (this === other) return true;
     if (this.members.length !== other.members.length || this.children.length !== other.children.length) return false;

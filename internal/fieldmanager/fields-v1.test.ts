@@ -92,6 +92,24 @@ describe('field sets', () => {
     expect(x.withPrefix(f('zz')).isEmpty()).toBe(true);
   });
 
+  it.each([
+    ['equal sets', s(abc, [f('x')]), s(abc, [f('x')]), true],
+    ['a parent is not below its child', s([f('a'), f('b')]), s(abc), false],
+    ['a child is not below its parent', s(abc), s([f('a'), f('b')]), false],
+    ['fewer members at a level', s([f('a')]), s([f('a')], [f('b')]), true],
+    ['a member the other lacks', s([f('a')], [f('c')]), s([f('a')], [f('b')]), false],
+    ['a deeper path the other lacks', s(abc, [f('a'), f('b'), f('d')]), s(abc), false],
+    ['list items by key', s([f('l'), keyElement([['name', 'x']])]), s([f('l'), keyElement([['name', 'x']])], [f('l'), keyElement([['name', 'y']])]), true],
+    ['a list item by another key', s([f('l'), keyElement([['name', 'z']])]), s([f('l'), keyElement([['name', 'x']])]), false],
+    ['the empty set', s(), s([f('a')]), true],
+    ['into the empty set', s([f('a')]), s(), false],
+  ])('isSubsetOf: %s', (_name, x, y, want) => {
+    expect(x.isSubsetOf(y)).toBe(want);
+    // The definition: every member path of x is one of y.
+    const ys = new Set(paths(y));
+    expect(paths(x).every((p) => ys.has(p))).toBe(want);
+  });
+
   it('iterates members before children at each level', () => {
     expect(paths(s([f('spec'), f('template'), f('x')], [f('spec'), f('replicas')]))).toEqual(['.spec.replicas', '.spec.template.x']);
   });

@@ -84,7 +84,7 @@ export class Updater {
     let set = toFieldSet(config, t);
     if (this.options.ignored) set = set.recursiveDifference(this.options.ignored);
     reconciled.set(manager, { set, apiVersion: version, applied: true });
-    merged = this.prune(merged, reconciled, lastSet);
+    merged = this.prune(merged, reconciled, lastSet, set);
     const { managers: out } = this.transfer(live, merged, reconciled, manager, force);
     if (set.isEmpty()) out.delete(manager);
     const unchanged = live !== undefined && valuesEqual(live, merged);
@@ -146,24 +146,37 @@ export class Updater {
    * Removes what the applier applied last time but not now, unless another manager (or the new
    * body) owns it; fields nobody ever applied (set by updaters or defaults) stay.
    */
-  private prune(merged: JsonValue, managers: ManagedSets, lastSet: VersionedSet | undefined): JsonValue {
+  private prune(merged: JsonValue, managers: ManagedSets, lastSet: VersionedSet | undefined, applied: FieldSet): JsonValue {
     if (!lastSet || lastSet.set.isEmpty()) return merged;
-    const t = this.type;
-    const ensure = (s: FieldSet) => ensureNamedFieldsAreMembers(s, t);
-    const last = ensure(lastSet.set);
-    const pruned = root(removeItems(merged, last, t));
-
-    // Add back what any manager (the applier's new body included) owns.
-    let owned = new FieldSet();
-    for (const vs of managers.values()) owned = owned.union(vs.set);
-    const mergedSet = ensure(toFieldSet(merged, t));
-    const prunedSet = ensure(toFieldSet(pruned, t));
-    const prunedOwned = root(removeItems(merged, mergedSet.difference(prunedSet.union(ensure(owned))), t));
-
-    // Add back what the applier never owned (dangling items): only its own fields go.
-    const finalSet = ensure(toFieldSet(prunedOwned, t));
-    return root(removeItems(merged, mergedSet.difference(finalSet).intersection(last), t));
+    // An applier that still applies everything it applied last time relinquishes nothing: the
+    // new body's set, with its named parents, holds every prefix of every path it had, so the
+    // full computation below removes nothing. The common case (the same fields, new values)
+    // skips its four walks of the merged object.
+    if (lastSet.set.isSubsetOf(applied)) return merged;
+    return pruneRelinquished(merged, managers, lastSet.set, this.type);
   }
+}
+
+/**
+ * structured-merge-diff's prune: `merged` without the fields of `last` (the applier's previous
+ * set) that no manager in `managers` (the applier's new set included) owns; fields nobody ever
+ * applied stay. Exported for the test that checks the shortcut in Updater.prune against it.
+ */
+export function pruneRelinquished(merged: JsonValue, managers: ManagedSets, lastSet: FieldSet, t: SmdType): JsonValue {
+  const ensure = (s: FieldSet) => ensureNamedFieldsAreMembers(s, t);
+  const last = ensure(lastSet);
+  const pruned = root(removeItems(merged, last, t));
+
+  // Add back what any manager (the applier's new body included) owns.
+  let owned = new FieldSet();
+  for (const vs of managers.values()) owned = owned.union(vs.set);
+  const mergedSet = ensure(toFieldSet(merged, t));
+  const prunedSet = ensure(toFieldSet(pruned, t));
+  const prunedOwned = root(removeItems(merged, mergedSet.difference(prunedSet.union(ensure(owned))), t));
+
+  // Add back what the applier never owned (dangling items): only its own fields go.
+  const finalSet = ensure(toFieldSet(prunedOwned, t));
+  return root(removeItems(merged, mergedSet.difference(finalSet).intersection(last), t));
 }
 
 const root = (v: JsonValue): JsonValue => (v === null || !isJsonObject(v) ? (v ?? {}) : v);

@@ -18,8 +18,17 @@ export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 
 export const anonymousUser: UserInfo = { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] };
 
+/**
+ * The users withAuthenticatedGroup made, by the user they were made from: authenticators that
+ * keep their answer (per connection, per cached token) get the same object back on every
+ * request instead of a copy. Users are read-only from here on.
+ */
+const authenticatedUsers = new WeakMap<UserInfo, UserInfo>();
+
 /** Every authenticated (non-anonymous) user is also in system:authenticated, once. */
 export function withAuthenticatedGroup(user: UserInfo): UserInfo {
   if (user.name === ANONYMOUS_USER || user.groups.includes(AUTHENTICATED_GROUP)) return user;
-  return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+  let out = authenticatedUsers.get(user);
+  if (!out) authenticatedUsers.set(user, (out = { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] }));
+  return out;
 }

@@ -134,6 +134,25 @@ function contentTypeOf(rep: Representation, _deps: HttpDeps): string {
 
 const NEWLINE = Buffer.from('\n');
 
+/**
+ * A cached object's bytes with the newline Go's encoder ends compact JSON with, made once per
+ * stored version that is read by GET (a polled object is served many times), and dropped with
+ * the cache entry's bytes.
+ */
+const newlineTerminated = new WeakMap<Buffer, Buffer>();
+function withNewline(bytes: Buffer): Buffer {
+  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return bytes;
+  let out = newlineTerminated.get(bytes);
+  if (!out) {
+    // Its own memory, not a slice of the shared pool (which a kept slice would pin whole).
+    out = Buffer.allocUnsafeSlow(bytes.length + 1);
+    bytes.copy(out);
+    out[bytes.length] = 0x0a;
+    newlineTerminated.set(bytes, out);
+  }
+  return out;
+}
+
 /** Response headers every representation shares; gzip when allowed, asked for and worth it. */
 function respond(c: Context<Env>, deps: HttpDeps, body: Buffer, contentType: string, status: number): Response {
   // A plain record: the node adapter writes it as it is, where a Headers object is converted
@@ -196,7 +215,7 @@ export function writeObject(
 
 /** Writes one cached object in full view: from its memoised encoding when the format keeps one. */
 export function writeEntry(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, entry: CacheEntry): Response {
-  if (rep.serializer.name === 'json') return respond(c, deps, entry.bytes, 'application/json', 200);
+  if (rep.serializer.name === 'json') return respond(c, deps, withNewline(entry.bytes), 'application/json', 200);
   if (rep.serializer.cachedObject) return respond(c, deps, rep.serializer.cachedObject(entry, schemasOf(resource, 'full')), contentTypeOf(rep, deps), 200);
   return writeObject(c, deps, rep, resource, itemObject({ entry }));
 }

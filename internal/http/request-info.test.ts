@@ -26,6 +26,10 @@ describe('parseRequestInfo', () => {
     ['GET', '/api/v1', { isResourceRequest: false, apiVersion: 'v1' }],
     ['GET', '/healthz', { isResourceRequest: false, verb: 'get', path: '/healthz' }],
     ['POST', '/version', { isResourceRequest: false, verb: 'post' }],
+    // Segments are decoded one by one; empty segments (doubled or trailing slashes) are skipped.
+    ['GET', '/api/v1/namespaces/ns1/configmaps/a%3Ab', { verb: 'get', namespace: 'ns1', resource: 'configmaps', name: 'a:b' }],
+    ['GET', '/api//v1/namespaces//ns1/pods/', { verb: 'list', namespace: 'ns1', resource: 'pods', name: '' }],
+    ['GET', '/api/v1/namespaces/ns1/configmaps/%zz', { name: '%zz' }],
   ];
   it.each(cases)('%s %s', (method, url, expected) => {
     const u = new URL(url, 'https://x');

@@ -32,7 +32,8 @@ export function isWatchQuery(query: URLSearchParams): boolean {
 }
 
 export function parseRequestInfo(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
-  const path = rawPath.split('?')[0]!;
+  const q = rawPath.indexOf('?');
+  const path = q < 0 ? rawPath : rawPath.slice(0, q);
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -46,7 +47,9 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     name: '',
     parts: [],
   };
-  const segments = path.replace(/^\/+|\/+$/g, '').split('/').filter((s) => s.length > 0).map(safeDecode);
+  // Every request parses its path: one pass, decoding only segments that need it.
+  const segments: string[] = [];
+  for (const s of path.split('/')) if (s.length > 0) segments.push(s.includes('%') ? safeDecode(s) : s);
   const prefix = segments[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;

@@ -52,6 +52,7 @@ export function requestKind(f: RequestFacts): 'readOnly' | 'mutating' {
 /** upstream's cleanDryRun: the dryRun values, deduplicated and sorted; "invalid" unless all are "All". */
 export function dryRunLabel(query: URLSearchParams): string {
   // An empty value is accepted as no dry run (request-info's check), so it is not a value here.
+  if (!query.has('dryRun')) return '';
   const values = query.getAll('dryRun').filter((v) => v !== '');
   if (values.length === 0) return '';
   if (values.some((v) => v !== 'All')) return 'invalid';

@@ -67,7 +67,13 @@ export function requestChain(c: { get(k: 'authorizers'): Env['Variables']['autho
 
 export function withAuthorization(source: AuthorizerSource): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const attrs = attributesOf(c, { fieldSelector: c.req.query('fieldSelector'), labelSelector: c.req.query('labelSelector') });
+    // The query request info parsed (hono's c.req.query parses the URL again per call); a chain
+    // without request info (tests of this filter alone) asks hono.
+    const query = c.get('query') as URLSearchParams | undefined;
+    const selectors = query
+      ? { fieldSelector: query.get('fieldSelector') ?? undefined, labelSelector: query.get('labelSelector') ?? undefined }
+      : { fieldSelector: c.req.query('fieldSelector'), labelSelector: c.req.query('labelSelector') };
+    const attrs = attributesOf(c, selectors);
     const decision = await authorize(requestChain(c, source), attrs);
     c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
     if (decision.decision !== 'allow' && decision.evaluationError) return errorResponse(c, errors.internal(decision.evaluationError));

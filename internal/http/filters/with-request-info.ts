@@ -15,22 +15,34 @@ import { parseGoDuration } from '../go-duration.js';
 import { parseRequestInfo } from '../request-info.js';
 import { errorResponse } from '../respond.js';
 
-/** The request target's path exactly as received (undefined when the adapter does not expose it). */
-function rawPath(c: Parameters<MiddlewareHandler<Env>>[0]): string | undefined {
+/**
+ * The request target's path exactly as received and its query, or undefined when the adapter
+ * does not expose an origin-form target. Read from the target itself: a WHATWG URL per request
+ * costs more than everything else this filter does.
+ */
+function rawTarget(c: Parameters<MiddlewareHandler<Env>>[0]): { path: string; query: URLSearchParams } | undefined {
   const target = (c.env?.incoming as { url?: unknown } | undefined)?.url;
   if (typeof target !== 'string' || !target.startsWith('/')) return undefined;
   const q = target.indexOf('?');
-  return q < 0 ? target : target.slice(0, q);
+  if (q < 0) return { path: target, query: new URLSearchParams() };
+  // A fragment is no part of the query (clients do not send one; the URL parser drops it).
+  const hash = target.indexOf('#', q);
+  return { path: target.slice(0, q), query: new URLSearchParams(hash < 0 ? target.slice(q + 1) : target.slice(q + 1, hash)) };
 }
 
 export function withRequestInfo(): MiddlewareHandler<Env> {
   return async (c, next) => {
-    const url = new URL(c.req.url);
-    c.set('query', url.searchParams);
+    let target = rawTarget(c);
+    if (!target) {
+      const url = new URL(c.req.url);
+      target = { path: url.pathname, query: url.searchParams };
+    }
+    const query = target.query;
+    c.set('query', query);
     c.set('warnings', []);
-    const info = parseRequestInfo(c.req.method, rawPath(c) ?? url.pathname, url.searchParams);
+    const info = parseRequestInfo(c.req.method, target.path, query);
     c.set('info', info);
-    const timeout = url.searchParams.get('timeout');
+    const timeout = query.get('timeout');
     if (timeout && info.verb !== 'watch') {
       const parsed = parseGoDuration(timeout);
       if (!parsed.ok) return errorResponse(c, errors.badRequest(`invalid timeout specified in the request URL - ${parsed.error}`));

@@ -3,15 +3,29 @@
 // issuing the certificate a signer grants for it from a CA: the request's subject and public
 // key, the key usages and extended key usages named by the CSR's `usages`, valid from five
 // minutes back (clock skew, as upstream backdates) for the granted duration, never past the
-// CA's own expiry. Imports: pki/certificates.
+// CA's own expiry. The certificate library (about 0.3 s of CPU and 11 MB to load) is required
+// on first use, not at import: validation and admission import this module, and a server start
+// that reads no certificate request must not pay for it. Imports: pki/certificates (types).
 
-import 'reflect-metadata';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import { createRequire } from 'node:module';
+import type * as X509 from '@peculiar/x509';
 import type { CertificateAuthority } from './certificates.js';
 
+let library: typeof X509 | undefined;
+/** @peculiar/x509, loaded synchronously on first use (validation is synchronous). */
+function x509(): typeof X509 {
+  if (!library) {
+    const require = createRequire(import.meta.url);
+    // Its dependency injection needs the polyfill loaded first.
+    require('reflect-metadata');
+    library = require('@peculiar/x509') as typeof X509;
+  }
+  return library;
+}
+
 export interface ParsedRequest {
-  csr: x509.Pkcs10CertificateRequest;
+  csr: X509.Pkcs10CertificateRequest;
   commonName: string;
   organizations: string[];
 }
@@ -22,9 +36,9 @@ export function parseCertificateRequest(pem: string): ParsedRequest {
   if (!m) throw new Error('PEM block type must be CERTIFICATE REQUEST');
   if (m[1] !== 'CERTIFICATE REQUEST') throw new Error('PEM block type must be CERTIFICATE REQUEST');
   const der = Buffer.from(m[2]!.replace(/\s+/g, ''), 'base64');
-  let csr: x509.Pkcs10CertificateRequest;
+  let csr: X509.Pkcs10CertificateRequest;
   try {
-    csr = new x509.Pkcs10CertificateRequest(der);
+    csr = new (x509().Pkcs10CertificateRequest)(der);
   } catch (e) {
     throw new Error(`x509: malformed certificate request: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -39,33 +53,40 @@ export function parseCertificateRequest(pem: string): ParsedRequest {
   return { csr, commonName: csr.subjectName.getField('CN')[0] ?? '', organizations: csr.subjectName.getField('O') };
 }
 
-const KEY_USAGE: Record<string, number> = {
-  'signing': x509.KeyUsageFlags.digitalSignature,
-  'digital signature': x509.KeyUsageFlags.digitalSignature,
-  'content commitment': x509.KeyUsageFlags.nonRepudiation,
-  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
-  'key agreement': x509.KeyUsageFlags.keyAgreement,
-  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
-  'cert sign': x509.KeyUsageFlags.keyCertSign,
-  'crl sign': x509.KeyUsageFlags.cRLSign,
-  'encipher only': x509.KeyUsageFlags.encipherOnly,
-  'decipher only': x509.KeyUsageFlags.decipherOnly,
-};
-const EXT_KEY_USAGE: Record<string, string> = {
-  'any': '2.5.29.37.0',
-  'server auth': x509.ExtendedKeyUsage.serverAuth,
-  'client auth': x509.ExtendedKeyUsage.clientAuth,
-  'code signing': x509.ExtendedKeyUsage.codeSigning,
-  'email protection': x509.ExtendedKeyUsage.emailProtection,
-  's/mime': x509.ExtendedKeyUsage.emailProtection,
-  'ipsec end system': '1.3.6.1.5.5.7.3.5',
-  'ipsec tunnel': '1.3.6.1.5.5.7.3.6',
-  'ipsec user': '1.3.6.1.5.5.7.3.7',
-  'timestamping': x509.ExtendedKeyUsage.timeStamping,
-  'ocsp signing': x509.ExtendedKeyUsage.ocspSigning,
-  'microsoft sgc': '1.3.6.1.4.1.311.10.3.3',
-  'netscape sgc': '2.16.840.1.113730.4.1',
-};
+let usageTables: { keyUsage: Record<string, number>; extKeyUsage: Record<string, string> } | undefined;
+/** The names of key usages and extended key usages as the library spells them. */
+function usageTable(): { keyUsage: Record<string, number>; extKeyUsage: Record<string, string> } {
+  if (usageTables) return usageTables;
+  const x = x509();
+  const KEY_USAGE: Record<string, number> = {
+    'signing': x.KeyUsageFlags.digitalSignature,
+    'digital signature': x.KeyUsageFlags.digitalSignature,
+    'content commitment': x.KeyUsageFlags.nonRepudiation,
+    'key encipherment': x.KeyUsageFlags.keyEncipherment,
+    'key agreement': x.KeyUsageFlags.keyAgreement,
+    'data encipherment': x.KeyUsageFlags.dataEncipherment,
+    'cert sign': x.KeyUsageFlags.keyCertSign,
+    'crl sign': x.KeyUsageFlags.cRLSign,
+    'encipher only': x.KeyUsageFlags.encipherOnly,
+    'decipher only': x.KeyUsageFlags.decipherOnly,
+  };
+  const EXT_KEY_USAGE: Record<string, string> = {
+    'any': '2.5.29.37.0',
+    'server auth': x.ExtendedKeyUsage.serverAuth,
+    'client auth': x.ExtendedKeyUsage.clientAuth,
+    'code signing': x.ExtendedKeyUsage.codeSigning,
+    'email protection': x.ExtendedKeyUsage.emailProtection,
+    's/mime': x.ExtendedKeyUsage.emailProtection,
+    'ipsec end system': '1.3.6.1.5.5.7.3.5',
+    'ipsec tunnel': '1.3.6.1.5.5.7.3.6',
+    'ipsec user': '1.3.6.1.5.5.7.3.7',
+    'timestamping': x.ExtendedKeyUsage.timeStamping,
+    'ocsp signing': x.ExtendedKeyUsage.ocspSigning,
+    'microsoft sgc': '1.3.6.1.4.1.311.10.3.3',
+    'netscape sgc': '2.16.840.1.113730.4.1',
+  };
+  return (usageTables = { keyUsage: KEY_USAGE, extKeyUsage: EXT_KEY_USAGE });
+}
 
 /** Upstream's KeyUsage values, in its order. */
 export const KNOWN_USAGES: readonly string[] = [
@@ -78,21 +99,23 @@ export const KNOWN_USAGES: readonly string[] = [
 const BACKDATE_MS = 5 * 60 * 1000;
 
 export async function signCertificateRequest(ca: CertificateAuthority, request: ParsedRequest, usages: readonly string[], durationMs: number, now = new Date()): Promise<string> {
+  const x = x509();
+  const { keyUsage: KEY_USAGE, extKeyUsage: EXT_KEY_USAGE } = usageTable();
   let keyUsage = 0;
   const ekus: string[] = [];
   for (const u of usages) {
     if (KEY_USAGE[u] !== undefined) keyUsage |= KEY_USAGE[u]!;
     else if (EXT_KEY_USAGE[u] !== undefined && !ekus.includes(EXT_KEY_USAGE[u]!)) ekus.push(EXT_KEY_USAGE[u]!);
   }
-  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
-  if (keyUsage) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
-  if (ekus.length) extensions.push(new x509.ExtendedKeyUsageExtension(ekus));
-  extensions.push(await x509.AuthorityKeyIdentifierExtension.create(ca.cert));
+  const extensions: X509.Extension[] = [new x.BasicConstraintsExtension(false, undefined, true)];
+  if (keyUsage) extensions.push(new x.KeyUsagesExtension(keyUsage, true));
+  if (ekus.length) extensions.push(new x.ExtendedKeyUsageExtension(ekus));
+  extensions.push(await x.AuthorityKeyIdentifierExtension.create(ca.cert));
   const notAfter = new Date(Math.min(now.getTime() + durationMs, ca.cert.notAfter.getTime()));
   const publicKey = await request.csr.publicKey.export();
   const serial = randomBytes(16);
   serial[0]! &= 0x7f;
-  const cert = await x509.X509CertificateGenerator.create({
+  const cert = await x.X509CertificateGenerator.create({
     serialNumber: serial.toString('hex'),
     subject: request.csr.subjectName,
     issuer: ca.cert.subject,

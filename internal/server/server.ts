@@ -87,7 +87,6 @@ import { ensureTokenTracking, legacyTokenCleaner } from '../controllers/legacy-t
 import { GarbageCollector } from '../controllers/garbage-collector.js';
 import { migrateSeparateEvents } from './migrate-events.js';
 import { csrSigner } from '../controllers/csr-signer.js';
-import { loadCertificateAuthority } from '../pki/certificates.js';
 import { disruptionController } from '../controllers/disruption-controller.js';
 import { nodeTaintController } from '../controllers/node-taints.js';
 import { pvcProtectionController, pvProtectionController } from '../controllers/storage-protection.js';
@@ -630,7 +629,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     ...(enabled('node-lifecycle-controller') ? [nodeTaintController(controllerEnv)] : []),
     ...(enabled('persistentvolumeclaim-protection-controller') ? [pvcProtectionController(controllerEnv)] : []),
     ...(enabled('persistentvolume-protection-controller') ? [pvProtectionController(controllerEnv)] : []),
-    ...(enabled('certificatesigningrequest-signing-controller') ? [csrSigner(controllerEnv, () => loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8')))] : []),
+    ...(enabled('certificatesigningrequest-signing-controller') ? [
+          // The certificate library is loaded when the first request is signed, not at start.
+          csrSigner(controllerEnv, async () => (await import('../pki/certificates.js')).loadCertificateAuthority(caPem, readFileSync(pki.caKey, 'utf8'))),
+        ] : []),
     // The API server's own (not selectable): the kubernetes Endpoints from the replicas' leases.
     kubernetesEndpointsController(controllerEnv),
     // The API server's own too, as upstream's ClusterIP and NodePort repair loops: the Service

@@ -135,7 +135,8 @@ export class GarbageCollector {
     // in the graph before a dependent is judged by it.
     const fresh = [...stored.values()].filter((reg) => !this.watchers.has(reg.prefix));
     const changes: GraphChange[] = [];
-    for (const reg of fresh) changes.push(...this.follow(reg));
+    const held = this.graph.uidsUnder(new Set(fresh.map((reg) => reg.prefix)));
+    for (const reg of fresh) changes.push(...this.follow(reg, held.get(reg.prefix) ?? []));
     for (const c of changes) {
       // A dependent observed before its owner was queued to look for it: not needed once the
       // owner is in the graph.
@@ -144,10 +145,11 @@ export class GarbageCollector {
   }
 
   /**
-   * The resource's current state (each object observed, objects of it no longer stored
-   * forgotten), then a watch of its changes from that state's revision.
+   * The resource's current state (each object observed, and those of `held`, the graph's
+   * nodes of it before, forgotten when no longer stored), then a watch of its changes from
+   * that state's revision.
    */
-  private follow(reg: GenericRegistry): GraphChange[] {
+  private follow(reg: GenericRegistry, held: readonly string[]): GraphChange[] {
     const prefix = reg.prefix;
     const revision = this.cache.revision;
     const changes: GraphChange[] = [];
@@ -158,7 +160,7 @@ export class GarbageCollector {
       seen.add(node.uid);
       changes.push(this.graph.observe(node));
     }
-    for (const uid of this.graph.uidsUnder(prefix)) if (!seen.has(uid)) changes.push(this.forget(uid));
+    for (const uid of held) if (!seen.has(uid) && this.graph.get(uid)?.prefix === prefix) changes.push(this.forget(uid));
     const watcher = this.cache.watch({ prefix, filter: () => true, fromRevision: revision });
     this.watchers.set(prefix, watcher);
     const epoch = this.epoch;
@@ -182,7 +184,9 @@ export class GarbageCollector {
         this.log.info('garbage collector: following again after its watch ended', { prefix });
         setTimeout(() => {
           const current = [...this.registries.all()].find((r) => r.prefix === prefix);
-          if (current && this.running && epoch === this.epoch && !this.watchers.has(prefix)) for (const c of this.follow(current)) this.apply(c);
+          if (current && this.running && epoch === this.epoch && !this.watchers.has(prefix)) {
+            for (const c of this.follow(current, this.graph.uidsUnder(new Set([prefix])).get(prefix) ?? [])) this.apply(c);
+          }
         }, 0).unref();
       }
     })();

@@ -241,6 +241,38 @@ describe('mergeValues (apply)', () => {
   });
 });
 
+describe('mergeValues carries live subtrees the body does not touch', () => {
+  const live = (containers: JsonValue[]): JsonObject => ({
+    metadata: { labels: { a: '1' } },
+    spec: { replicas: 1, template: { spec: { containers } } },
+    status: { replicas: 1, conditions: [{ type: 'Available', status: 'True' }] },
+  });
+  const body: JsonObject = { spec: { replicas: 2 } };
+  const containersOf = (v: JsonValue | undefined) => ((v as JsonObject).spec as { template: { spec: { containers: JsonValue } } }).template.spec.containers;
+
+  it('shares well-formed subtrees instead of rebuilding them', () => {
+    const l = live([{ name: 'a', env: [{ name: 'X', value: '1' }] }]);
+    const merged = mergeValues(l, body, deployment) as JsonObject;
+    expect(merged.status).toBe(l.status);
+    expect(merged.metadata).toBe(l.metadata);
+    expect((merged.spec as JsonObject).template).toBe((l.spec as JsonObject).template);
+    expect(merged).toEqual({ ...l, spec: { ...(l.spec as JsonObject), replicas: 2 } });
+  });
+
+  // Lists the merge normalizes are rebuilt as before: a repeated key is grouped at its first
+  // place, an item without a key (not an object here: a missing name defaults to "") is dropped.
+  it.each([
+    ['a repeated key', [{ name: 'a' }, { name: 'b' }, { name: 'a', image: 'x' }], [{ name: 'a' }, { name: 'a', image: 'x' }, { name: 'b' }]],
+    ['an item that is not an object', [{ name: 'a' }, 'junk'], [{ name: 'a' }]],
+    ['a repeated key deeper down', [{ name: 'a', env: [{ name: 'E', value: '1' }, { name: 'F' }, { name: 'E', value: '2' }] }], [{ name: 'a', env: [{ name: 'E', value: '1' }, { name: 'E', value: '2' }, { name: 'F' }] }]],
+  ])('rebuilds a list with %s', (_name, containers, want) => {
+    const l = live(containers as JsonValue[]);
+    const merged = mergeValues(l, body, deployment);
+    expect(containersOf(merged)).toEqual(want);
+    expect(containersOf(l)).toEqual(containers);
+  });
+});
+
 describe('removeItems', () => {
   it('removes members with everything below them and keeps emptied containers', () => {
     const obj: JsonObject = { metadata: { labels: { a: '1' } }, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } } };

@@ -424,7 +424,9 @@ function isEmptyObject(o: JsonObject): boolean {
 /**
  * `rhs` (an apply body) merged into `lhs` (the live object): leaves take the body's value,
  * maps merge by key, associative lists by item (order: the body's for the items it names,
- * live items it does not name stay where they were), atomic values are replaced.
+ * live items it does not name stay where they were), atomic values are replaced. The result
+ * shares values with both inputs: the body's leaves, and the live subtrees the body does not
+ * touch (carried over as they are), so callers copy before mutating it.
  */
 export function mergeValues(lhs: JsonValue | undefined, rhs: JsonValue | undefined, t: SmdType): JsonValue | undefined {
   if (lhs === undefined && rhs === undefined) return undefined;
@@ -459,7 +461,7 @@ function mergeAtom(atom: Atom, lhs: JsonValue | undefined, rhs: JsonValue | unde
           const rv = r && Object.hasOwn(r, key) ? r[key] : undefined;
           const ft = map.field(key) ?? map.element();
           // A live field the schema does not declare is carried along untouched.
-          const child = ft ? mergeValues(l[key], rv, ft) : keepRhs(l[key], rv);
+          const child = ft ? (rv === undefined ? carried(l[key]!, ft) : mergeValues(l[key], rv, ft)) : keepRhs(l[key], rv);
           if (child !== undefined) {
             out[key] = child;
             any = true;
@@ -533,7 +535,7 @@ function mergeListItems(l: JsonValue[], r: JsonValue[], list: SmdList): JsonValu
         const occ = lhs.byId.get(pe.id)!;
         // Live duplicates the body does not touch stay as they are.
         if (occ.all) for (const v of occ.all) out.push(v);
-        else push(mergeValues(occ.first, undefined, elem));
+        else push(carried(occ.first, elem));
         lI++;
         continue;
       }
@@ -546,6 +548,52 @@ function mergeListItems(l: JsonValue[], r: JsonValue[], list: SmdList): JsonValu
     }
   }
   return out.length > 0 ? out : undefined;
+}
+
+/** A live value the body does not touch, as the merge leaves it: itself when it can. */
+function carried(v: JsonValue, t: SmdType): JsonValue | undefined {
+  return mergesToItself(v, t) ? v : mergeValues(v, undefined, t);
+}
+
+/**
+ * Whether merging nothing into `v` gives `v` back (equal, members in the same order), so the
+ * merge can share it instead of rebuilding it: true unless some associative list below has an
+ * item without a valid key or a repeated key (the merge drops or regroups those) or a value
+ * has no type to merge by.
+ */
+function mergesToItself(v: JsonValue, t: SmdType): boolean {
+  switch (atomOf(t, v)) {
+    case 'scalar':
+      return true;
+    case 'list': {
+      const list = t.list!;
+      if (list.atomic || !Array.isArray(v) || v.length === 0) return true;
+      const elem = list.element();
+      const seen = v.length > 1 ? new Set<string>() : undefined;
+      for (let i = 0; i < v.length; i++) {
+        const pe = listItemElement(list, v[i]!, i);
+        if (typeof pe === 'string') return false;
+        if (seen) {
+          if (seen.has(pe.id)) return false;
+          seen.add(pe.id);
+        }
+        if (!mergesToItself(v[i]!, elem)) return false;
+      }
+      return true;
+    }
+    case 'map': {
+      const map = t.map!;
+      if (map.atomic || !isJsonObject(v)) return true;
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        const ft = map.field(key) ?? map.element();
+        if (ft && !mergesToItself(v[key]!, ft)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 // ---- removeItems ----------------------------------------------------------------------------

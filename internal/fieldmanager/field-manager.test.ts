@@ -3,7 +3,7 @@ import { StatusError } from '../apierrors/status.js';
 import type { JsonObject } from '../patch/json-value.js';
 import { builtinTypeNode, customResourceTypeNode } from '../patch/type-node.js';
 import { SchemaIndex } from '../schema/openapi-index.js';
-import { FieldManager, fieldPaths, type ApplyOptions } from './field-manager.js';
+import { FieldManager, fieldPaths, formatTime, type ApplyOptions } from './field-manager.js';
 import { decodeFieldsV1 } from './fields-v1.js';
 import type { ManagedFieldsEntry } from './managed-fields.js';
 import { pathString } from './path-element.js';
@@ -628,5 +628,23 @@ describe('repeated applies', () => {
       if (i % 3 === 2) expect(again.spec).toEqual(first.spec);
       else expect(again.spec).not.toEqual(first.spec);
     }
+  });
+});
+
+describe('formatTime', () => {
+  it.each([
+    [new Date('2026-11-28T17:00:00.999Z'), '2026-11-28T17:00:00Z'],
+    [new Date('2026-11-28T17:00:00.001Z'), '2026-11-28T17:00:00Z'],
+    [new Date('2026-11-28T17:00:01.000Z'), '2026-11-28T17:00:01Z'],
+    // Back to an earlier second (the remembered one is replaced, not reused).
+    [new Date('2026-11-28T17:00:00.500Z'), '2026-11-28T17:00:00Z'],
+    ['2024-05-01T10:00:00.123+02:00', '2024-05-01T08:00:00Z'],
+    [new Date('1969-12-31T23:59:59.500Z'), '1969-12-31T23:59:59Z'],
+  ])('formats %s as %s', (time, want) => {
+    expect(formatTime(time)).toBe(want);
+  });
+
+  it('refuses an invalid time', () => {
+    expect(() => formatTime('not a time')).toThrow('invalid time not a time');
   });
 });

@@ -100,11 +100,21 @@ export function fieldPaths(...paths: ReadonlyArray<readonly string[]>): FieldSet
   return FieldSet.of(...paths.map((p) => p.map(fieldElement)));
 }
 
+/** The last second formatted: every write formats "now", and writes come many to a second. */
+let lastSecond = NaN;
+let lastFormatted = '';
+
 /** RFC 3339 in UTC with seconds precision, as metav1.Time serializes. */
 export function formatTime(time: Date | string): string {
   const d = typeof time === 'string' ? new Date(time) : time;
-  if (Number.isNaN(d.getTime())) throw new Error(`invalid time ${String(time)}`);
-  return d.toISOString().replace(/\.\d+Z$/, 'Z');
+  const ms = d.getTime();
+  if (Number.isNaN(ms)) throw new Error(`invalid time ${String(time)}`);
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastFormatted = d.toISOString().replace(/\.\d+Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastFormatted;
 }
 
 export class FieldManager {

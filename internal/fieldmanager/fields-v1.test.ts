@@ -33,6 +33,25 @@ describe('path elements', () => {
     expect(compareElements(a, b)).toBeLessThan(0);
   });
 
+  it.each([
+    ['one string key', [['name', 'web']], 'k:{"name":"web"}'],
+    ['two keys given in any order', [['protocol', 'TCP'], ['containerPort', 80]], 'k:{"containerPort":80,"protocol":"TCP"}'],
+    ['a number and the string of it', [['port', '80']], 'k:{"port":"80"}'],
+    ['a boolean and null', [['a', true], ['b', null]], 'k:{"a":true,"b":null}'],
+    ['an object value (not interned)', [['o', { y: 1, x: 2 }]], 'k:{"o":{"x":2,"y":1}}'],
+  ] as Array<[string, Array<[string, string | number | boolean | null | Record<string, number>]>, string]>)(
+    'key elements are interned by their values: %s',
+    (_name, fields, id) => {
+      const a = keyElement(fields);
+      const b = keyElement(fields.map(([n, x]) => [n, x]));
+      expect(a.id).toBe(id);
+      expect(b.id).toBe(id);
+      // Scalar keys give the very same element; the id decides equality either way.
+      expect(a === b).toBe(fields.every(([, x]) => x === null || typeof x !== 'object'));
+      expect(keyElement([['port', 80]]).id).toBe('k:{"port":80}');
+    },
+  );
+
   it('orders field names by UTF-8 bytes', () => {
     // U+FF5E sorts before U+1F600 in UTF-8 but after its surrogates in UTF-16.
     expect(compareElements(f('\uff5e'), f('\u{1f600}'))).toBeLessThan(0);

@@ -8,6 +8,7 @@ import {
   encodeManagedFields,
   isResetManagedFields,
   managerIdentifier,
+  parseManagerIdentifier,
   type ManagedFieldsEntry,
 } from './managed-fields.js';
 import { fieldElement as f } from './path-element.js';
@@ -30,6 +31,11 @@ describe('manager identifiers', () => {
     [{ manager: '', operation: 'Update' as const, apiVersion: 'v1' }, '{"operation":"Update","apiVersion":"v1"}'],
   ])('identifies %j as %s', (info, id) => {
     expect(managerIdentifier(info)).toBe(id);
+    // And back, the same answer when asked again (identifiers are remembered).
+    const { apiVersion, ...rest } = info;
+    const parts = info.operation === 'Update' ? info : rest;
+    expect(parseManagerIdentifier(id)).toEqual(parts);
+    expect(parseManagerIdentifier(id)).toEqual(parts);
   });
 
   it.each([

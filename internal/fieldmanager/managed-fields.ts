@@ -58,8 +58,23 @@ export function managerIdentifier(info: ManagerInfo): string {
   return JSON.stringify(id);
 }
 
-/** The parts of an identifier (the inverse of managerIdentifier). */
-export function parseManagerIdentifier(id: string): ManagerInfo {
+// Identifiers recur on every write of every object (a handful of managers), so their parts
+// are remembered; bounded because manager names come from requests.
+const PARSED_LIMIT = 4096;
+const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();
+
+/** The parts of an identifier (the inverse of managerIdentifier). Shared: do not modify. */
+export function parseManagerIdentifier(id: string): Readonly<ManagerInfo> {
+  let info = parsedIdentifiers.get(id);
+  if (info === undefined) {
+    info = Object.freeze(parseIdentifier(id));
+    if (parsedIdentifiers.size >= PARSED_LIMIT) parsedIdentifiers.delete(parsedIdentifiers.keys().next().value!);
+    parsedIdentifiers.set(id, info);
+  }
+  return info;
+}
+
+function parseIdentifier(id: string): ManagerInfo {
   try {
     const parsed = JSON.parse(id) as Partial<ManagerInfo>;
     return {
@@ -133,6 +148,7 @@ const byteCompare = compareStrings;
 export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
   if (managed.sets.size === 0) return undefined;
   const out: ManagedFieldsEntry[] = [];
+  const seconds = new Map<ManagedFieldsEntry, number>();
   for (const [id, vs] of managed.sets) {
     const info = parseManagerIdentifier(id);
     const entry: ManagedFieldsEntry = {};
@@ -151,11 +167,12 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     entry.fieldsV1 = reuse ? stored!.entry.fieldsV1! : encodeFieldsV1(vs.set);
     if (info.subresource) entry.subresource = info.subresource;
     out.push(entry);
+    seconds.set(entry, unixSeconds(time));
   }
   out.sort(
     (p, q) =>
       byteCompare(p.operation!, q.operation!) ||
-      unixSeconds(p.time) - unixSeconds(q.time) ||
+      seconds.get(p)! - seconds.get(q)! ||
       byteCompare(p.manager ?? '', q.manager ?? '') ||
       byteCompare(p.apiVersion ?? '', q.apiVersion ?? '') ||
       byteCompare(p.subresource ?? '', q.subresource ?? ''),

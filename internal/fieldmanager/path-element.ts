@@ -148,8 +148,44 @@ export function fieldElement(name: string): FieldElement {
   return pe;
 }
 
+// Key elements are interned by their scalar key values, as field elements are by name: every
+// walk of an object (merge, diff, field sets, validation) names each list item again, and
+// building the canonical id is most of that cost. A node per key field and value; bounded like
+// the field table, since values come from user data.
+interface KeyNode {
+  element?: KeyElement;
+  next?: Map<string, Map<JsonValue, KeyNode>>;
+}
+const KEY_TABLE_LIMIT = 20000;
+const keyRoot: KeyNode = {};
+let keyNodes = 0;
+
+function keyStep(node: KeyNode, name: string, value: JsonValue): KeyNode | undefined {
+  const byValue = node.next?.get(name);
+  const found = byValue?.get(value);
+  if (found || keyNodes >= KEY_TABLE_LIMIT) return found;
+  const created: KeyNode = {};
+  keyNodes++;
+  if (byValue) byValue.set(value, created);
+  else (node.next ??= new Map()).set(name, new Map([[value, created]]));
+  return created;
+}
+
 /** A list-map item element; `fields` need not be sorted. */
 export function keyElement(fields: ReadonlyArray<readonly [string, JsonValue]>): KeyElement {
+  let node: KeyNode | undefined = keyRoot;
+  for (let i = 0; i < fields.length && node; i++) {
+    const [name, value] = fields[i]!;
+    node = value !== null && typeof value === 'object' ? undefined : keyStep(node, name, value);
+  }
+  if (node === keyRoot) node = undefined;
+  if (node?.element) return node.element;
+  const pe = buildKeyElement(fields);
+  if (node) node.element = pe;
+  return pe;
+}
+
+function buildKeyElement(fields: ReadonlyArray<readonly [string, JsonValue]>): KeyElement {
   const sorted = fields.length > 1 ? [...fields].sort((a, b) => compareStrings(a[0], b[0])) : fields;
   const id = `k:{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   return { kind: KEY, fields: sorted, id };

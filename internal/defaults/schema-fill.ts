@@ -9,8 +9,25 @@ import type { CompiledNode, CompiledObject } from '../validation/schema-compile.
 import { formatQuantity, parseQuantity, roundUpQuantity } from '../validation/quantity.js';
 import { isObject, cloneJson } from '../validation/plain-json.js';
 
+// Canonical spellings of the strings seen, per rounding: every pod write respells the same few
+// quantities, and formatting goes through BigInt. Bounded: cleared when full.
+const CANONICAL_LIMIT = 1024;
+const canonical = [new Map<string, unknown>(), new Map<string, unknown>()] as const;
+
 function canonicalQuantityValue(v: unknown, roundToMilli: boolean): unknown {
-  if (typeof v !== 'string' && typeof v !== 'number') return v;
+  if (typeof v === 'number') return canonicalUncached(v, roundToMilli);
+  if (typeof v !== 'string') return v;
+  const seen = canonical[roundToMilli ? 1 : 0];
+  let out = seen.get(v);
+  if (out === undefined) {
+    out = canonicalUncached(v, roundToMilli);
+    if (seen.size >= CANONICAL_LIMIT) seen.clear();
+    seen.set(v, out);
+  }
+  return out;
+}
+
+function canonicalUncached(v: string | number, roundToMilli: boolean): unknown {
   const q = parseQuantity(v);
   if (!q) return v; // validation reports it
   return formatQuantity(roundToMilli ? roundUpQuantity(q, -3) : q);

@@ -50,3 +50,26 @@ describe('quantity canonical form', () => {
     expect(formatQuantity(roundUpQuantity(parseQuantity('250m')!, -3))).toBe('250m');
   });
 });
+
+describe('parseQuantity remembers what it parsed', () => {
+  it.each(['100m', '128Mi', '1.5', 'abc', '', ' 1', '1e400'])('gives the same answer the second time for %j', (text) => {
+    const first = parseQuantity(text);
+    const second = parseQuantity(text);
+    expect(second).toEqual(first);
+    if (first) expect(formatQuantity(second!)).toBe(formatQuantity(first));
+  });
+
+  it('shares only immutable quantities', () => {
+    const q = parseQuantity('250m')!;
+    expect(Object.isFrozen(q)).toBe(true);
+    expect(() => {
+      (q as { nanos: bigint }).nanos = 1n;
+    }).toThrow(TypeError);
+    expect(parseQuantity('250m')!.nanos).toBe(250_000_000n);
+  });
+
+  it('keeps answering correctly past its bound', () => {
+    for (let i = 0; i < 3000; i++) expect(parseQuantity(`${i}m`)!.nanos).toBe(BigInt(i) * 1_000_000n);
+    expect(formatQuantity(parseQuantity('1024Mi')!)).toBe('1Gi');
+  });
+});

@@ -36,8 +36,24 @@ function divRoundAway(num: bigint, den: bigint): bigint {
   return num < 0n ? q - 1n : q + 1n;
 }
 
+// Every pod write parses the same few spellings (`100m`, `128Mi`) several times over (decode
+// check, schema, kind rules, defaulting), and BigInt arithmetic is slow: remember the answers.
+// Quantities are immutable, so a remembered one can be shared. Bounded: cleared when full.
+const PARSED_LIMIT = 1024;
+const parsed = new Map<string, Quantity | undefined>();
+
 /** Parses a quantity string (or a JSON number); undefined when it is not a quantity. */
 export function parseQuantity(input: string | number): Quantity | undefined {
+  if (typeof input === 'number') return parseUncached(input);
+  const known = parsed.get(input);
+  if (known !== undefined || parsed.has(input)) return known;
+  const q = parseUncached(input);
+  if (parsed.size >= PARSED_LIMIT) parsed.clear();
+  parsed.set(input, q);
+  return q;
+}
+
+function parseUncached(input: string | number): Quantity | undefined {
   let text: string;
   if (typeof input === 'number') {
     if (!Number.isFinite(input)) return undefined;
@@ -76,7 +92,7 @@ export function parseQuantity(input: string | number): Quantity | undefined {
   if (shift >= 0) nanos = num * pow10(shift);
   else nanos = divRoundAway(num, pow10(-shift));
   if (sign === '-') nanos = -nanos;
-  return { nanos, format };
+  return Object.freeze({ nanos, format });
 }
 
 /** -1, 0 or 1. */

@@ -70,3 +70,28 @@ describe('name rules', () => {
     expect(ipFamilyOf('None')).toBeUndefined();
   });
 });
+
+describe('isQualifiedName remembers names that passed', () => {
+  it.each([
+    ['app', 0],
+    ['example.com/team', 0],
+    ['bad key', 1],
+    ['Example.COM/x', 1],
+    ['/name', 1],
+  ])('answers %j the same on every call (%i messages)', (value, messages) => {
+    const first = isQualifiedName(value);
+    expect(first).toHaveLength(messages);
+    for (let i = 0; i < 3; i++) expect(isQualifiedName(value)).toEqual(first);
+  });
+
+  it('hands each caller its own result array', () => {
+    const a = isQualifiedName('app');
+    a.push('changed by a caller');
+    expect(isQualifiedName('app')).toEqual([]);
+  });
+
+  it('keeps answering correctly past its bound', () => {
+    for (let i = 0; i < 5000; i++) expect(isQualifiedName(`key-${i}`)).toEqual([]);
+    expect(isQualifiedName('-bad-')).toHaveLength(1);
+  });
+});

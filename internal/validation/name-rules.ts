@@ -107,8 +107,23 @@ export function isPathSegmentPrefix(value: string): string[] {
 const QUALIFIED_NAME_RULE =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
+// Label and annotation keys and finalizer names repeat on every write of an object: remember
+// the ones that passed (only those: a failure builds fresh messages). Bounded: cleared when full.
+const QUALIFIED_LIMIT = 4096;
+const qualified = new Set<string>();
+
 /** A label key / qualified name: optional DNS-subdomain prefix and `/`, then a ≤63-character name. */
 export function isQualifiedName(value: string): string[] {
+  if (qualified.has(value)) return [];
+  const errs = qualifiedNameErrors(value);
+  if (errs.length === 0) {
+    if (qualified.size >= QUALIFIED_LIMIT) qualified.clear();
+    qualified.add(value);
+  }
+  return errs;
+}
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;

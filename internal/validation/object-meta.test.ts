@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../apierrors/field-errors.js';
 import { createNaming } from '../naming/naming.js';
 import { ApiCatalog } from '../schema/catalog.js';
-import { finalizerWarnings, nameValidatorFor, validateObjectMetaCreate, validateObjectMetaUpdate } from './object-meta.js';
+import { finalizerWarnings, nameValidatorFor, validateFieldManager, validateObjectMetaCreate, validateObjectMetaUpdate } from './object-meta.js';
 
 const catalog = new ApiCatalog(createNaming('cluster'));
 const res = (group: string, resource: string) => {
@@ -121,5 +121,20 @@ describe('validateObjectMetaUpdate', () => {
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/b"}',
     ]);
     expect(validateObjectMetaUpdate({ ...deleting, finalizers: [] }, deleting, ctx)).toEqual([]);
+  });
+});
+
+describe('validateFieldManager', () => {
+  it.each([
+    ['kubectl-client-side-apply', []],
+    ['with space ~!', []],
+    ['', []],
+    ['déjà-vu', []],
+    ['tab\there', ['f: Invalid value: "tab\\there": invalid character U+0009 (at position 3)']],
+    ['nul\u0000', ['f: Invalid value: "nul\\u0000": invalid character U+0000 (at position 3)']],
+    ['é\u007f', ['f: Invalid value: "é\u007f": invalid character U+007F (at position 2)']],
+    ['x'.repeat(129), ['f: Too long: may not be more than 128 bytes']],
+  ])('%j', (manager, expected) => {
+    expect(validateFieldManager(manager, 'f').map(formatFieldError)).toEqual(expected);
   });
 });

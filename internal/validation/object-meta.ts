@@ -195,6 +195,8 @@ export function finalizerWarnings(meta: unknown, naming?: Naming): string[] {
 export function validateFieldManager(manager: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (manager.length > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldErrors.tooLong(path, FIELD_MANAGER_MAX_LENGTH));
+  // Printable ASCII is the common case: no per-character Unicode test then.
+  if (PRINTABLE_ASCII.test(manager)) return errs;
   let i = 0;
   for (const ch of manager) {
     if (!isPrintable(ch)) {
@@ -205,6 +207,8 @@ export function validateFieldManager(manager: string, path: string): FieldError[
   }
   return errs;
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 // Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
 const isPrintable = (ch: string): boolean => ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);

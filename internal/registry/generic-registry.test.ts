@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { StatusError } from '../apierrors/status.js';
 import { StoreError } from '../store/types.js';
-import { translateStoreError } from './generic-registry.js';
+import { equalButVersion, translateStoreError } from './generic-registry.js';
+import { deepEqual } from './strategy.js';
 
 describe('translateStoreError', () => {
   it.each([
@@ -15,5 +16,36 @@ describe('translateStoreError', () => {
     const out = translateStoreError(err) as StatusError;
     expect(out).toBeInstanceOf(StatusError);
     expect(out.status).toMatchObject({ code, reason });
+  });
+});
+
+describe('equalButVersion', () => {
+  // The definition it replaces: both objects copied without metadata.resourceVersion, compared.
+  const reference = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+    const strip = (o: Record<string, unknown>) => {
+      const meta = { ...((o.metadata as Record<string, unknown> | undefined) ?? {}) };
+      delete meta.resourceVersion;
+      return { ...o, metadata: meta };
+    };
+    return deepEqual(strip(a), strip(b));
+  };
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', resourceVersion: '5', labels: { a: '1' } }, spec: { containers: [{ name: 'c' }] } };
+  it.each([
+    ['identical', pod, structuredClone(pod), true],
+    ['only the resourceVersion differs', pod, { ...pod, metadata: { ...pod.metadata, resourceVersion: '9' } }, true],
+    ['resourceVersion on one side only', pod, { ...pod, metadata: { name: 'p', labels: { a: '1' } } }, true],
+    ['a label differs', pod, { ...pod, metadata: { ...pod.metadata, labels: { a: '2' } } }, false],
+    ['a metadata field more', pod, { ...pod, metadata: { ...pod.metadata, uid: 'u' } }, false],
+    ['the spec differs', pod, { ...pod, spec: { containers: [] } }, false],
+    ['a top-level field more', pod, { ...pod, status: {} }, false],
+    ['an undefined top-level field more', pod, { ...pod, status: undefined }, false],
+    ['no metadata vs an empty one', { kind: 'X' }, { kind: 'X', metadata: {} }, true],
+    ['no metadata vs only a resourceVersion', { kind: 'X' }, { kind: 'X', metadata: { resourceVersion: '3' } }, true],
+    ['null metadata vs an empty one', { kind: 'X', metadata: null }, { kind: 'X', metadata: {} }, true],
+    ['metadata with a name vs none', { kind: 'X', metadata: { name: 'a' } }, { kind: 'X' }, false],
+  ] as Array<[string, Record<string, unknown>, Record<string, unknown>, boolean]>)('%s', (_what, a, b, equal) => {
+    expect(equalButVersion(a, b)).toBe(equal);
+    expect(equalButVersion(b, a)).toBe(equal);
+    expect(reference(a, b)).toBe(equal);
   });
 });

@@ -679,7 +679,7 @@ export class GenericRegistry {
         if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
         await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
 
-        const unchanged = deepEqual(withoutVersion(obj), withoutVersion(old));
+        const unchanged = equalButVersion(obj, old);
         if (unchanged) return { object: old, created: false };
         if (ctx.dryRun) return { object: await this.dryRunRoundTrip(r, obj), created: false };
 
@@ -917,10 +917,28 @@ function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-function withoutVersion(obj: JsonObject): JsonObject {
-  const meta = { ...((obj.metadata as JsonObject | undefined) ?? {}) };
-  delete meta.resourceVersion;
-  return { ...obj, metadata: meta };
+/**
+ * Whether two objects are equal apart from metadata.resourceVersion (an absent metadata counts
+ * as an empty one), without copying either: this runs on every update.
+ */
+export function equalButVersion(a: JsonObject, b: JsonObject): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    if (k === 'metadata') continue;
+    const has = Object.prototype.hasOwnProperty;
+    if (has.call(a, k) !== has.call(b, k) || !deepEqual(a[k], b[k])) return false;
+  }
+  return metaEqualButVersion(a.metadata, b.metadata);
+}
+
+function metaEqualButVersion(a: unknown, b: unknown): boolean {
+  const ma = (a ?? {}) as JsonObject;
+  const mb = (b ?? {}) as JsonObject;
+  if (typeof ma !== 'object' || typeof mb !== 'object' || Array.isArray(ma) || Array.isArray(mb)) return deepEqual(a, b);
+  const ka = Object.keys(ma).filter((k) => k !== 'resourceVersion');
+  const kb = Object.keys(mb).filter((k) => k !== 'resourceVersion');
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(mb, k) && deepEqual(ma[k], mb[k]));
 }
 
 export { StoreError };

@@ -7,7 +7,7 @@
 // knows about HTTP.
 // Imports: apierrors, store (types), storedobject, watchcache (storage and types), admission,
 // schema, auth (types), strategy, object-rules, conversion, webhook-conversion, keys,
-// delete-options.
+// delete-options, validation (plain-json: cloneJson).
 
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type Qualified } from '../apierrors/status.js';
@@ -28,6 +28,7 @@ import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
 import { deepEqual, type Strategy, type StrategyGates } from './strategy.js';
 import { claimChanges, claimKeys, describeClaim, hasClaims } from './claims.js';
+import { cloneJson } from '../validation/plain-json.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
@@ -173,7 +174,7 @@ const metaOf = (obj: JsonObject): JsonObject => {
   if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
   return obj.metadata as JsonObject;
 };
-const clone = <T>(v: T): T => structuredClone(v);
+const clone = cloneJson;
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Names from generateName: the prefix plus five characters as upstream (no vowels, no look-alikes). */

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { StatusError } from '../apierrors/status.js';
 import { StoreError } from '../store/types.js';
 import { equalButVersion, translateStoreError } from './generic-registry.js';
-import { deepEqual } from './strategy.js';
+import { deepEqual, specChanged } from './strategy.js';
 
 describe('translateStoreError', () => {
   it.each([
@@ -47,5 +47,27 @@ describe('equalButVersion', () => {
     expect(equalButVersion(a, b)).toBe(equal);
     expect(equalButVersion(b, a)).toBe(equal);
     expect(reference(a, b)).toBe(equal);
+  });
+});
+
+describe('specChanged', () => {
+  // The definition it replaces: both objects copied without metadata and status, compared.
+  const reference = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+    const strip = ({ metadata: _m, status: _s, ...rest }: Record<string, unknown>) => rest;
+    return !deepEqual(strip(a), strip(b));
+  };
+  const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', generation: 1 }, spec: { replicas: 1 }, status: { replicas: 0 } };
+  it.each([
+    ['identical', d, structuredClone(d), false],
+    ['metadata and status differ', d, { ...d, metadata: { name: 'd', generation: 4 }, status: { replicas: 3 } }, false],
+    ['spec differs', d, { ...d, spec: { replicas: 2 } }, true],
+    ['spec missing on one side', d, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }, true],
+    ['status missing on one side', d, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata, spec: { replicas: 1 } }, false],
+    ['another top-level field', d, { ...d, data: {} }, true],
+    ['an undefined top-level field more', d, { ...d, extra: undefined }, true],
+  ] as Array<[string, Record<string, unknown>, Record<string, unknown>, boolean]>)('%s', (_what, a, b, changed) => {
+    expect(specChanged(a, b)).toBe(changed);
+    expect(specChanged(b, a)).toBe(changed);
+    expect(reference(a, b)).toBe(changed);
   });
 });

@@ -175,7 +175,17 @@ const metaOf = (obj: JsonObject): JsonObject => {
   return obj.metadata as JsonObject;
 };
 const clone = cloneJson;
-const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** The last second formatted: writes in the same second share the string. */
+let lastSecond = NaN;
+let lastSecondText = '';
+const rfc3339 = (d: Date): string => {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecondText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastSecondText;
+};
 
 /** Names from generateName: the prefix plus five characters as upstream (no vowels, no look-alikes). */
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';

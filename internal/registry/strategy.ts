@@ -112,11 +112,16 @@ const overridesFor = (naming: Naming, gates: StrategyGates): Record<string, Kind
 
 /** Spec changed? Everything but metadata and status counts, as for custom resources upstream. */
 export function specChanged(obj: JsonObject, old: JsonObject): boolean {
-  const strip = (o: JsonObject) => {
-    const { metadata: _m, status: _s, ...rest } = o;
-    return rest;
-  };
-  return !deepEqual(strip(obj), strip(old));
+  // Compared in place: this runs on every update of a kind with a spec.
+  const has = Object.prototype.hasOwnProperty;
+  let counted = 0;
+  for (const k of Object.keys(obj)) {
+    if (k === 'metadata' || k === 'status') continue;
+    if (!has.call(old, k) || !deepEqual(obj[k], old[k])) return true;
+    counted++;
+  }
+  for (const k of Object.keys(old)) if (k !== 'metadata' && k !== 'status') counted--;
+  return counted !== 0;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -933,13 +933,18 @@ function stringList(v: unknown): string[] {
  * as an empty one), without copying either: this runs on every update.
  */
 export function equalButVersion(a: JsonObject, b: JsonObject): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) {
+  // Metadata first: an update that changes anything usually changes it (labels, annotations,
+  // managedFields' time), and then the spec need not be walked.
+  if (!metaEqualButVersion(a.metadata, b.metadata)) return false;
+  const has = Object.prototype.hasOwnProperty;
+  let counted = 0;
+  for (const k of Object.keys(a)) {
     if (k === 'metadata') continue;
-    const has = Object.prototype.hasOwnProperty;
-    if (has.call(a, k) !== has.call(b, k) || !deepEqual(a[k], b[k])) return false;
+    if (!has.call(b, k) || !deepEqual(a[k], b[k])) return false;
+    counted++;
   }
-  return metaEqualButVersion(a.metadata, b.metadata);
+  for (const k of Object.keys(b)) if (k !== 'metadata') counted--;
+  return counted === 0;
 }
 
 function metaEqualButVersion(a: unknown, b: unknown): boolean {

@@ -97,89 +97,131 @@ function enumError(path: string, value: unknown, values: ReadonlySet<unknown>): 
   return fieldErrors.notSupported(path, value, [...values].map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
 }
 
+/** How a path segment joins its parent: `.name`, `[index]` or `[mapKey]` (fieldPath's forms). */
+const CHILD = 0;
+const INDEX = 1;
+const KEY = 2;
+
 class Walker {
   readonly errors: FieldError[] = [];
+  // The path of the value being checked, as segments: the string is only built for an error
+  // (this walk visits every value of every write, and most writes have no error).
+  private readonly segments: (string | number)[] = [];
+  private readonly joins: number[] = [];
 
-  value(v: unknown, node: CompiledNode, path: string): void {
-    if (v === null || v === undefined) return;
-    // One property test on the hot path; only custom-resource schemas carry rules.
-    if (node.rules !== undefined && !checkValueRules(v, node.rules, path, this.errors)) return;
-    this.typed(v, node, path);
+  constructor(private readonly root: string) {}
+
+  private path(): string {
+    let p = this.root;
+    for (let i = 0; i < this.segments.length; i++) {
+      const s = this.segments[i]!;
+      const j = this.joins[i]!;
+      p = j === CHILD ? fieldPath.child(p, s as string) : j === INDEX ? fieldPath.index(p, s as number) : fieldPath.key(p, s as string);
+    }
+    return p;
   }
 
-  private typed(v: unknown, node: CompiledNode, path: string): void {
+  private enter(segment: string | number, join: number): void {
+    this.segments.push(segment);
+    this.joins.push(join);
+  }
+
+  private leave(): void {
+    this.segments.pop();
+    this.joins.pop();
+  }
+
+  value(v: unknown, node: CompiledNode): void {
+    if (v === null || v === undefined) return;
+    // One property test on the hot path; only custom-resource schemas carry rules.
+    if (node.rules !== undefined && !checkValueRules(v, node.rules, this.path(), this.errors)) return;
+    this.typed(v, node);
+  }
+
+  private typed(v: unknown, node: CompiledNode): void {
     switch (node.kind) {
       case 'any':
         return;
       case 'string':
-        if (typeof v !== 'string') return void this.errors.push(typeError(path, 'string', v));
-        if (node.enumValues && !node.enumValues.has(v)) return void this.errors.push(enumError(path, v, node.enumValues));
+        if (typeof v !== 'string') return void this.errors.push(typeError(this.path(), 'string', v));
+        if (node.enumValues && !node.enumValues.has(v)) return void this.errors.push(enumError(this.path(), v, node.enumValues));
         if (node.format === 'date-time' && !isRFC3339(v)) {
+          const path = this.path();
           this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type date-time: "${v}"`));
         } else if (node.format === 'byte' && !isBase64(v)) {
+          const path = this.path();
           this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type byte: "${v.length > 64 ? `${v.slice(0, 64)}…` : v}"`));
         }
         return;
       case 'integer':
-        if (typeof v !== 'number' || !Number.isInteger(v)) return void this.errors.push(typeError(path, 'integer', v));
+        if (typeof v !== 'number' || !Number.isInteger(v)) return void this.errors.push(typeError(this.path(), 'integer', v));
         if (node.bits === 32 ? v < INT32_MIN || v > INT32_MAX : Math.abs(v) >= INT64_LIMIT) {
+          const path = this.path();
           this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type int${node.bits}: "${v}"`));
         } else if (node.enumValues && !node.enumValues.has(v)) {
-          this.errors.push(enumError(path, v, node.enumValues));
+          this.errors.push(enumError(this.path(), v, node.enumValues));
         }
         return;
       case 'number':
-        if (typeof v !== 'number') return void this.errors.push(typeError(path, 'number', v));
-        if (node.enumValues && !node.enumValues.has(v)) this.errors.push(enumError(path, v, node.enumValues));
+        if (typeof v !== 'number') return void this.errors.push(typeError(this.path(), 'number', v));
+        if (node.enumValues && !node.enumValues.has(v)) this.errors.push(enumError(this.path(), v, node.enumValues));
         return;
       case 'boolean':
-        if (typeof v !== 'boolean') this.errors.push(typeError(path, 'boolean', v));
+        if (typeof v !== 'boolean') this.errors.push(typeError(this.path(), 'boolean', v));
         return;
       case 'int-or-string':
         if (typeof v === 'string') return;
-        if (typeof v !== 'number' || !Number.isInteger(v)) return void this.errors.push(typeError(path, 'integer,string', v));
-        if (v < INT32_MIN || v > INT32_MAX) this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type int32: "${v}"`));
+        if (typeof v !== 'number' || !Number.isInteger(v)) return void this.errors.push(typeError(this.path(), 'integer,string', v));
+        if (v < INT32_MIN || v > INT32_MAX) {
+          const path = this.path();
+          this.errors.push(fieldErrors.invalid(path, v, `${path} in body must be of type int32: "${v}"`));
+        }
         return;
       case 'quantity':
-        if (typeof v !== 'string' && typeof v !== 'number') return void this.errors.push(typeError(path, 'string,number', v));
-        if (!parseQuantity(v)) this.errors.push(fieldErrors.invalid(path, v, QUANTITY_FORMAT_MESSAGE));
+        if (typeof v !== 'string' && typeof v !== 'number') return void this.errors.push(typeError(this.path(), 'string,number', v));
+        if (!parseQuantity(v)) this.errors.push(fieldErrors.invalid(this.path(), v, QUANTITY_FORMAT_MESSAGE));
         return;
       case 'array':
-        return this.array(v, node, path);
+        return this.array(v, node);
       case 'object':
-        return this.object(v, node, path);
+        return this.object(v, node);
     }
   }
 
-  private object(v: unknown, node: CompiledObject, path: string): void {
-    if (!isObject(v)) return void this.errors.push(typeError(path, 'object', v));
+  private object(v: unknown, node: CompiledObject): void {
+    if (!isObject(v)) return void this.errors.push(typeError(this.path(), 'object', v));
     for (const key of node.required) {
-      if (v[key] === undefined || v[key] === null) this.errors.push(fieldErrors.required(fieldPath.child(path, key), ''));
+      if (v[key] === undefined || v[key] === null) this.errors.push(fieldErrors.required(fieldPath.child(this.path(), key), ''));
     }
     if (node.properties.size > 0) {
-      for (const [key, child] of Object.entries(v)) {
+      for (const key in v) {
         const prop = node.properties.get(key);
         if (!prop) continue;
-        if (child === null && prop.nullValue === 'invalid') {
-          this.errors.push(typeError(fieldPath.child(path, key), expectedTypeName(prop.node), null));
-        } else {
-          this.value(child, prop.node, fieldPath.child(path, key));
-        }
+        const child = v[key];
+        this.enter(key, CHILD);
+        if (child === null && prop.nullValue === 'invalid') this.errors.push(typeError(this.path(), expectedTypeName(prop.node), null));
+        else this.value(child, prop.node);
+        this.leave();
       }
     } else if (node.additional && (node.additional.kind !== 'any' || node.additional.rules || node.additionalNull === 'invalid')) {
-      for (const [key, child] of Object.entries(v)) {
-        if (child === null && node.additionalNull === 'invalid') this.errors.push(typeError(fieldPath.key(path, key), expectedTypeName(node.additional), null));
-        else this.value(child, node.additional, fieldPath.key(path, key));
+      for (const key in v) {
+        const child = v[key];
+        this.enter(key, KEY);
+        if (child === null && node.additionalNull === 'invalid') this.errors.push(typeError(this.path(), expectedTypeName(node.additional), null));
+        else this.value(child, node.additional);
+        this.leave();
       }
     }
   }
 
-  private array(v: unknown, node: CompiledArray, path: string): void {
-    if (!Array.isArray(v)) return void this.errors.push(typeError(path, 'array', v));
+  private array(v: unknown, node: CompiledArray): void {
+    if (!Array.isArray(v)) return void this.errors.push(typeError(this.path(), 'array', v));
     if (node.items.kind !== 'any' || node.items.rules || node.itemNull === 'invalid') {
       for (let i = 0; i < v.length; i++) {
-        if (v[i] === null && node.itemNull === 'invalid') this.errors.push(typeError(fieldPath.index(path, i), expectedTypeName(node.items), null));
-        else this.value(v[i], node.items, fieldPath.index(path, i));
+        this.enter(i, INDEX);
+        if (v[i] === null && node.itemNull === 'invalid') this.errors.push(typeError(this.path(), expectedTypeName(node.items), null));
+        else this.value(v[i], node.items);
+        this.leave();
       }
     }
     if (node.skipUniqueness || v.length < 2) return;
@@ -187,7 +229,7 @@ class Walker {
       const seen = new Set<string>();
       v.forEach((item, i) => {
         const key = JSON.stringify(item);
-        if (seen.has(key)) this.errors.push(fieldErrors.duplicate(fieldPath.index(path, i), item));
+        if (seen.has(key)) this.errors.push(fieldErrors.duplicate(fieldPath.index(this.path(), i), item));
         seen.add(key);
       });
     } else if (node.listType === 'map' && node.mapKeys.length > 0) {
@@ -198,7 +240,7 @@ class Walker {
         if (node.mapKeys.some((k) => item[k] === undefined || item[k] === null)) return;
         const keyObj = Object.fromEntries(node.mapKeys.map((k) => [k, item[k]]));
         const key = JSON.stringify(keyObj);
-        if (seen.has(key)) this.errors.push(fieldErrors.duplicate(fieldPath.index(path, i), keyObj));
+        if (seen.has(key)) this.errors.push(fieldErrors.duplicate(fieldPath.index(this.path(), i), keyObj));
         seen.add(key);
       });
     }
@@ -207,8 +249,8 @@ class Walker {
 
 /** Validates a value against a compiled node; paths start at `path` ('' for a whole object). */
 export function validateNode(value: unknown, node: CompiledNode, path = ''): FieldError[] {
-  const w = new Walker();
-  w.value(value, node, path);
+  const w = new Walker(path);
+  w.value(value, node);
   return w.errors;
 }
 

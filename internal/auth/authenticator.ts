@@ -61,24 +61,55 @@ export interface UnionOptions {
 
 const isResponse = (r: UserInfo | AuthnResponse): r is AuthnResponse => 'user' in r;
 
-/** Runs authenticators in order. Returns an error when the request must get 401. */
-export async function authenticate(
-  authenticators: readonly Authenticator[],
-  req: AuthnRequest,
-  options: UnionOptions,
-): Promise<AuthnResult | { error: string }> {
+type UnionResult = AuthnResult | { error: string };
+
+/**
+ * Runs authenticators in order. Returns an error when the request must get 401. Answers
+ * synchronously while every authenticator it asks answers synchronously (a client certificate,
+ * the authenticating proxy's headers): most requests then take no promise turn here.
+ */
+export function authenticate(authenticators: readonly Authenticator[], req: AuthnRequest, options: UnionOptions): UnionResult | Promise<UnionResult> {
   const failures: string[] = [];
-  for (const a of authenticators) {
+  for (let i = 0; i < authenticators.length; i++) {
+    const a = authenticators[i]!;
+    let r: ReturnType<Authenticator['authenticate']>;
     try {
-      const r = await a.authenticate(req);
-      if (!r) continue;
-      if (isResponse(r)) return { user: withAuthenticatedGroup(r.user), authenticator: a.name, ...(r.audiences ? { audiences: r.audiences } : {}), ...(r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {}) };
-      return { user: withAuthenticatedGroup(r), authenticator: a.name };
+      r = a.authenticate(req);
     } catch (e) {
-      // Upstream's aggregate: the messages, without the authenticators' names.
-      failures.push(e instanceof Error ? e.message : String(e));
+      failures.push(failureMessage(e));
+      continue;
+    }
+    if (isThenable(r)) return settleFrom(authenticators, i, r, req, options, failures);
+    if (r) return resultOf(a, r);
+  }
+  return noUser(failures, options);
+}
+
+/** The rest of the union once an authenticator answered with a promise. */
+async function settleFrom(authenticators: readonly Authenticator[], at: number, pending: Promise<UserInfo | AuthnResponse | null>, req: AuthnRequest, options: UnionOptions, failures: string[]): Promise<UnionResult> {
+  for (let i = at; i < authenticators.length; i++) {
+    const a = authenticators[i]!;
+    try {
+      const r = await (i === at ? pending : a.authenticate(req));
+      if (r) return resultOf(a, r);
+    } catch (e) {
+      failures.push(failureMessage(e));
     }
   }
+  return noUser(failures, options);
+}
+
+const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
+
+// Upstream's aggregate: the messages, without the authenticators' names.
+const failureMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+function resultOf(a: Authenticator, r: UserInfo | AuthnResponse): AuthnResult {
+  if (isResponse(r)) return { user: withAuthenticatedGroup(r.user), authenticator: a.name, ...(r.audiences ? { audiences: r.audiences } : {}), ...(r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {}) };
+  return { user: withAuthenticatedGroup(r), authenticator: a.name };
+}
+
+function noUser(failures: string[], options: UnionOptions): UnionResult {
   // Credentials that were presented and rejected are a 401 even when anonymous access is on.
   if (failures.length > 0) return { error: failures.join('; ') };
   if (options.anonymous) return { user: anonymousUser, authenticator: 'anonymous' };

@@ -3,9 +3,9 @@
 // Failure is a 401 Status. Runs before authorization, which needs the user.
 // Imports: auth, apierrors, http/context, http/respond.
 
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { TLSSocket } from 'node:tls';
-import { authenticate, type Authenticator, type PeerCertificate } from '../../auth/authenticator.js';
+import { authenticate, type Authenticator, type AuthnResult, type PeerCertificate } from '../../auth/authenticator.js';
 import { errors } from '../../apierrors/status.js';
 import type { Logger } from '../../log/logger.js';
 import type { Env } from '../context.js';
@@ -59,8 +59,21 @@ function rawHeaderValues(env: Env['Bindings'] | undefined, name: string): string
 }
 
 export function withAuthentication(authenticators: readonly Authenticator[], anonymous: boolean | ((path: string) => boolean), log?: Logger): MiddlewareHandler<Env> {
-  return async (c, next) => {
-    const result = await authenticate(
+  const proceed = (c: Context<Env>, next: Next, result: AuthnResult | { error: string }): Promise<Response | void> => {
+    if ('error' in result) {
+      // The reason, never the credential: no authenticator's message contains the token. The
+      // client gets upstream's bare 401 Status.
+      log?.debug('unable to authenticate the request', { reason: result.error });
+      return Promise.resolve(errorResponse(c, errors.unauthorized()));
+    }
+    c.set('user', result.user);
+    if (result.auditAnnotations) for (const [k, v] of Object.entries(result.auditAnnotations)) c.get('audit')?.annotate(k, v);
+    return next();
+  };
+  // Not async: a client certificate is answered synchronously, and the request goes on
+  // without a promise turn here.
+  return (c, next) => {
+    const result = authenticate(
       authenticators,
       {
         header: (name) => c.req.header(name),
@@ -70,14 +83,6 @@ export function withAuthentication(authenticators: readonly Authenticator[], ano
       },
       { anonymous: typeof anonymous === 'function' ? anonymous(c.req.path) : anonymous },
     );
-    if ('error' in result) {
-      // The reason, never the credential: no authenticator's message contains the token. The
-      // client gets upstream's bare 401 Status.
-      log?.debug('unable to authenticate the request', { reason: result.error });
-      return errorResponse(c, errors.unauthorized());
-    }
-    c.set('user', result.user);
-    if (result.auditAnnotations) for (const [k, v] of Object.entries(result.auditAnnotations)) c.get('audit')?.annotate(k, v);
-    await next();
+    return 'then' in result ? result.then((r) => proceed(c, next, r)) : proceed(c, next, result);
   };
 }

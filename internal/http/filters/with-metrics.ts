@@ -19,7 +19,8 @@ export function withMetrics(metrics: ServerMetrics): MiddlewareHandler<Env> {
   return async (c, next) => {
     const started = performance.now();
     const info = c.get('info');
-    const series = metrics.request(requestLabels(info, c.req.method, c.req.header('content-type'), c.get('query')));
+    // The content type matters only to tell an apply from other patches.
+    const series = metrics.request(requestLabels(info, c.req.method, info.verb === 'patch' ? c.req.header('content-type') : undefined, c.get('query')));
     const longRunning = isLongRunning(info);
     const kind = requestKind(info);
     let endLongRunning: (() => void) | undefined;

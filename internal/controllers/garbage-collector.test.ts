@@ -2,9 +2,13 @@
 // the legacy orphanDependents), a policy switched by a second delete, blocking and
 // non-blocking dependents, owners that are gone, never existed, live in another namespace or
 // are of a kind the server does not serve, a cluster-scoped dependent of a namespaced owner, a
-// custom resource as owner (its definition created after the collector started) and a
-// three-level chain.
+// custom resource as owner (its definition created after the collector started), a
+// three-level chain, and a restart with more stored objects than one turn observes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeStored } from '../storedobject/stored-object.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import { rng } from '../testserver/seeded-random.js';
 
@@ -414,5 +418,40 @@ describe('without the garbage collector (--controllers=*,-garbagecollector)', ()
       expect(res.json<Obj>().kind).toBe('Status');
       expect((await t.admin.get(path)).status).toBe(404);
     }
+  });
+});
+
+describe('garbage collector at a restart with more stored objects than it observes per turn', () => {
+  let t: TestServer | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'clusterd-gc-restart-'));
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('collects the dependent of a missing owner and keeps that of an owner observed turns after it', async () => {
+    t = await startTestServer({ storage: 'leveldb', dataDir });
+    expect((await t.admin.post('/api/v1/namespaces', { metadata: { name: 'bulk' } })).status).toBeLessThan(300);
+    // Written straight to the store (thousands through the API take long on a loaded machine):
+    // the owner sorts after 2,500 others, so it is observed turns after its dependent.
+    const stored = (name: string, uid: string, owners?: Obj[]) =>
+      encodeStored({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'bulk', uid, creationTimestamp: '2026-01-01T00:00:00Z', ...(owners ? { ownerReferences: owners } : {}) } });
+    const key = (name: string) => `/registry/core/configmaps/bulk/${name}`;
+    const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'zz-owner', uid: 'owner-uid' };
+    const ops = [
+      { type: 'put' as const, key: key('aa-dependent'), value: stored('aa-dependent', 'dependent-uid', [owner]) },
+      { type: 'put' as const, key: key('aa-orphan'), value: stored('aa-orphan', 'orphan-uid', [{ ...owner, name: 'never-stored', uid: 'missing-uid' }]) },
+      ...Array.from({ length: 2500 }, (_, i) => ({ type: 'put' as const, key: key(`m-${String(i).padStart(4, '0')}`), value: stored(`m-${i}`, `filler-${i}`) })),
+      { type: 'put' as const, key: key('zz-owner'), value: stored('zz-owner', 'owner-uid') },
+    ];
+    expect((await t.server.store.execute({ type: 'txn', compares: [], ops })).succeeded).toBe(true);
+    await t.stop();
+    t = await startTestServer({ storage: 'leveldb', dataDir });
+    const status = async (name: string) => (await t!.admin.get(`${CM('bulk')}/${name}`)).status;
+    for (let i = 0; i < 400 && (await status('aa-orphan')) !== 404; i++) await sleep(25);
+    expect(await status('aa-orphan')).toBe(404);
+    await sleep(600);
+    expect(await status('aa-dependent')).toBe(200);
+    expect(await status('zz-owner')).toBe(200);
   });
 });

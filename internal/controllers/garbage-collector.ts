@@ -30,6 +30,12 @@ const USER = { name: 'system:serviceaccount:kube-system:generic-garbage-collecto
 const ABSENT_CAPACITY = 500;
 /** Workers by default: each waits mostly on the store (upstream runs 20). */
 const WORKERS = 8;
+/**
+ * Stored objects observed per turn of the event loop when a resource is first followed: with
+ * tens of thousands stored, observing them all at once held the event loop for seconds at
+ * start (readiness probes and requests waited behind it).
+ */
+const OBSERVE_CHUNK = 1000;
 const IGNORED = new Set(['/events', 'events.k8s.io/events']);
 /** What a stored object holds when the graph cares about an update of it. */
 const GRAPH_FIELDS = ['"ownerReferences"', '"finalizers"', '"deletionTimestamp"'];
@@ -101,6 +107,9 @@ export class GarbageCollector {
     this.followAll();
   }
 
+  /** The runs of followAll, one after another (a catalog change may come during one). */
+  private following: Promise<void> = Promise.resolve();
+
   stop(): void {
     this.wanted = false;
     this.running = false;
@@ -120,9 +129,18 @@ export class GarbageCollector {
 
   // ---- following the resources ---------------------------------------------------------
 
-  /** Follows every stored resource not yet followed; stops following those no longer stored. */
+  /**
+   * Follows every stored resource not yet followed and stops following those no longer
+   * stored: queued behind a run under way, and given up when the collector stops meanwhile.
+   */
   private followAll(): void {
-    if (!this.running) return;
+    const epoch = this.epoch;
+    this.following = this.following
+      .then(() => (this.running && epoch === this.epoch ? this.followAllNow(epoch) : undefined))
+      .catch((e: unknown) => this.log.error('garbage collector: following the stored resources failed', { error: e instanceof Error ? e : String(e) }));
+  }
+
+  private async followAllNow(epoch: number): Promise<void> {
     const stored = new Map<string, GenericRegistry>();
     // Events are not followed (upstream's default GC-ignored resources): many, never owners.
     for (const reg of this.registries.all()) if (!IGNORED.has(reg.storage.storageResource)) stored.set(reg.prefix, reg);
@@ -131,40 +149,53 @@ export class GarbageCollector {
       watcher.close();
       this.watchers.delete(prefix);
     }
-    // All current states first, then the work they imply: owners stored in any resource are
-    // in the graph before a dependent is judged by it.
+    // All current states first, then the work they imply, then the changes after them: owners
+    // stored in any resource are in the graph before a dependent is judged by it.
     const fresh = [...stored.values()].filter((reg) => !this.watchers.has(reg.prefix));
     const changes: GraphChange[] = [];
+    const consume: Array<() => void> = [];
     const held = this.graph.uidsUnder(new Set(fresh.map((reg) => reg.prefix)));
-    for (const reg of fresh) changes.push(...this.follow(reg, held.get(reg.prefix) ?? []));
+    for (const reg of fresh) {
+      const followed = await this.follow(reg, held.get(reg.prefix) ?? [], epoch);
+      if (!followed || epoch !== this.epoch) return;
+      changes.push(...followed.changes);
+      consume.push(followed.consume);
+    }
     for (const c of changes) {
       // A dependent observed before its owner was queued to look for it: not needed once the
       // owner is in the graph.
       this.apply({ invalidNamespace: c.invalidNamespace, work: c.work.filter((w) => w.op !== 'delete' || this.graph.needsAttention(w.uid)) });
     }
+    for (const start of consume) start();
   }
 
   /**
-   * The resource's current state (each object observed, and those of `held`, the graph's
-   * nodes of it before, forgotten when no longer stored), then a watch of its changes from
-   * that state's revision.
+   * The resource's current state (each object observed, a chunk per turn of the event loop,
+   * and those of `held`, the graph's nodes of it before, forgotten when no longer stored), and
+   * a watch of its changes from that state's revision, consumed once `consume` is called.
+   * Undefined when the collector stopped meanwhile.
    */
-  private follow(reg: GenericRegistry, held: readonly string[]): GraphChange[] {
+  private async follow(reg: GenericRegistry, held: readonly string[], epoch: number): Promise<{ changes: GraphChange[]; consume: () => void } | undefined> {
     const prefix = reg.prefix;
     const revision = this.cache.revision;
+    const entries = this.cache.resource(prefix).list().entries;
+    // Registered at the state's revision: what changes while the state is observed waits in it.
+    const watcher = this.cache.watch({ prefix, filter: () => true, fromRevision: revision });
+    this.watchers.set(prefix, watcher);
     const changes: GraphChange[] = [];
     const seen = new Set<string>();
-    for (const entry of this.cache.resource(prefix).list().entries) {
-      const node = this.toNode(reg, entry);
+    for (let i = 0; i < entries.length; i++) {
+      if (i > 0 && i % OBSERVE_CHUNK === 0) {
+        await new Promise((r) => setImmediate(r));
+        if (epoch !== this.epoch) return undefined;
+      }
+      const node = this.toNode(reg, entries[i]!);
       if (!node) continue;
       seen.add(node.uid);
       changes.push(this.graph.observe(node));
     }
     for (const uid of held) if (!seen.has(uid) && this.graph.get(uid)?.prefix === prefix) changes.push(this.forget(uid));
-    const watcher = this.cache.watch({ prefix, filter: () => true, fromRevision: revision });
-    this.watchers.set(prefix, watcher);
-    const epoch = this.epoch;
-    void (async () => {
+    const consume = async (): Promise<void> => {
       for await (const out of watcher) {
         // Events a closed watcher still hands over belong to a graph that is gone.
         if (epoch !== this.epoch) break;
@@ -182,15 +213,10 @@ export class GarbageCollector {
       if (this.running && epoch === this.epoch && this.watchers.get(prefix) === watcher) {
         this.watchers.delete(prefix);
         this.log.info('garbage collector: following again after its watch ended', { prefix });
-        setTimeout(() => {
-          const current = [...this.registries.all()].find((r) => r.prefix === prefix);
-          if (current && this.running && epoch === this.epoch && !this.watchers.has(prefix)) {
-            for (const c of this.follow(current, this.graph.uidsUnder(new Set([prefix])).get(prefix) ?? [])) this.apply(c);
-          }
-        }, 0).unref();
+        this.followAll();
       }
-    })();
-    return changes;
+    };
+    return { changes, consume: () => void consume() };
   }
 
   private toNode(reg: GenericRegistry, entry: CacheEntry): GraphNode | undefined {

@@ -497,7 +497,17 @@ function toSubjects(spec: string, rbacGroup: string): Subject[] {
   });
 }
 
+/** The policy built once per naming mode: a start asks for it several times (RBAC, Node, reconcile). */
+const built = new Map<string, BootstrapPolicy>();
+
+/** The bootstrap policy in this naming's group names: a copy of its own for each caller to change. */
 export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
+  let policy = built.get(naming.mode);
+  if (!policy) built.set(naming.mode, (policy = buildBootstrapPolicy(naming)));
+  return JSON.parse(JSON.stringify(policy)) as BootstrapPolicy;
+}
+
+function buildBootstrapPolicy(naming: Naming): BootstrapPolicy {
   const keys = policyKeys(naming);
   const apiVersion = `${keys.rbacGroup}/v1`;
   const meta = (name: string, namespace?: string, extraLabels: Record<string, string> = {}): ObjectMeta => ({

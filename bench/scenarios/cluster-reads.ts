@@ -11,7 +11,7 @@ import { cpuNote, CREATED, type BenchContext, type Measured } from '../context.j
 import type { HttpJob } from '../load/protocol.js';
 import { ratioOf } from '../report/rows.js';
 import type { ClusterdCluster } from '../targets/clusterd-cluster.js';
-import { adminClient, ensureNamespace, spread, withClusters } from './cluster-setup.js';
+import { adminClient, ensureNamespace, raftSnapshot, spread, withClusters } from './cluster-setup.js';
 
 const NAMESPACE = 'bench-reads';
 const FOLLOWER_FACTOR = 1.5;
@@ -43,19 +43,46 @@ export async function clusterReadsScenario(ctx: BenchContext): Promise<void> {
     const on = (name: string, connections: number, request: HttpJob['request']): HttpJob[] =>
       spread(connections, 2).map((c) => ({ kind: 'http', baseUrl: clusterd.url(name), tls: clusterd.tls, ...timed, connections: c, modulo: count, request, okStatus: [200] }));
 
+    const reads = { getFollower: new ReadCounts(), getLeader: new ReadCounts(), listFollower: new ReadCounts(), listLeader: new ReadCounts() };
     const [getFollower, getLeader] = await ctx.alternate(plan.rounds, [
-      (r) => ctx.measureSpread(`cluster-reads: consistent GET on follower ${follower}, round ${r + 1}`, on(follower, plan.getConnections, getRequest), clusterd.pids()),
-      (r) => ctx.measureSpread(`cluster-reads: consistent GET on leader ${leader}, round ${r + 1}`, on(leader, plan.getConnections, getRequest), clusterd.pids()),
+      (r) => reads.getFollower.around(clusterd, follower, () => ctx.measureSpread(`cluster-reads: consistent GET on follower ${follower}, round ${r + 1}`, on(follower, plan.getConnections, getRequest), clusterd.pids())),
+      (r) => reads.getLeader.around(clusterd, leader, () => ctx.measureSpread(`cluster-reads: consistent GET on leader ${leader}, round ${r + 1}`, on(leader, plan.getConnections, getRequest), clusterd.pids())),
     ]);
     const [listFollower, listLeader] = await ctx.alternate(plan.rounds, [
-      (r) => ctx.measureSpread(`cluster-reads: consistent LIST on follower ${follower}, round ${r + 1}`, on(follower, plan.clusterListConnections, listRequest), clusterd.pids()),
-      (r) => ctx.measureSpread(`cluster-reads: consistent LIST on leader ${leader}, round ${r + 1}`, on(leader, plan.clusterListConnections, listRequest), clusterd.pids()),
+      (r) => reads.listFollower.around(clusterd, follower, () => ctx.measureSpread(`cluster-reads: consistent LIST on follower ${follower}, round ${r + 1}`, on(follower, plan.clusterListConnections, listRequest), clusterd.pids())),
+      (r) => reads.listLeader.around(clusterd, leader, () => ctx.measureSpread(`cluster-reads: consistent LIST on leader ${leader}, round ${r + 1}`, on(leader, plan.clusterListConnections, listRequest), clusterd.pids())),
     ]);
     const leaderAfter = await clusterd.leader();
     const stable = leaderAfter === leader ? `leader ${leader} throughout` : `leader ${leader} then ${leaderAfter} (an election during the run: the figures mix roles)`;
-    addRows(ctx, `3 replicas: consistent GET of one of ${count.toLocaleString('en-US')} pods, ${plan.getConnections} connections`, 'GETs/s', getFollower!, getLeader!, `${Math.round(listed.bytes / count)}-byte pods (mean as listed); follower ${follower}, ${stable}`);
-    addRows(ctx, `3 replicas: consistent LIST of ${count.toLocaleString('en-US')} pods, ${plan.clusterListConnections} connections`, 'LISTs/s', listFollower!, listLeader!, `${(listed.bytes / 1e6).toFixed(2)} MB per list; follower ${follower}, ${stable}`);
+    const batching = (f: ReadCounts, l: ReadCounts) => `; consistent reads per read-index request (warm-ups included) — on the follower ${f.perRequest()}, on the leader ${l.perRequest()}`;
+    addRows(ctx, `3 replicas: consistent GET of one of ${count.toLocaleString('en-US')} pods, ${plan.getConnections} connections`, 'GETs/s', getFollower!, getLeader!, `${Math.round(listed.bytes / count)}-byte pods (mean as listed); follower ${follower}, ${stable}${batching(reads.getFollower, reads.getLeader)}`);
+    addRows(ctx, `3 replicas: consistent LIST of ${count.toLocaleString('en-US')} pods, ${plan.clusterListConnections} connections`, 'LISTs/s', listFollower!, listLeader!, `${(listed.bytes / 1e6).toFixed(2)} MB per list; follower ${follower}, ${stable}${batching(reads.listFollower, reads.listLeader)}`);
   });
+}
+
+/**
+ * The read barriers one replica served and the read-index requests it sent over the rounds of
+ * one phase (from its Raft counters before and after each round): how many reads share a
+ * request, the batching that keeps a follower's reads from costing a round of heartbeats each.
+ */
+class ReadCounts {
+  private reads = 0;
+  private requests = 0;
+
+  async around(clusterd: ClusterdCluster, name: string, run: () => Promise<Measured>): Promise<Measured> {
+    const before = (await raftSnapshot(clusterd)).get(name);
+    const m = await run();
+    const after = (await raftSnapshot(clusterd)).get(name);
+    if (before && after) {
+      this.reads += (after['reads_total'] ?? 0) - (before['reads_total'] ?? 0);
+      this.requests += (after['read_index_requests_total'] ?? 0) - (before['read_index_requests_total'] ?? 0);
+    }
+    return m;
+  }
+
+  perRequest(): string {
+    return this.requests > 0 ? `${(this.reads / this.requests).toFixed(1)} (${this.reads} reads, ${this.requests} requests)` : 'n/a';
+  }
 }
 
 async function listCount(clusterd: ClusterdCluster, name: string, path: string): Promise<{ items: number; bytes: number }> {

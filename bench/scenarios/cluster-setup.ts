@@ -93,7 +93,11 @@ export async function raftNote(cluster: ClusterdCluster, before: Map<string, Rec
     const fsyncs = d('wal_fsyncs_total');
     const committed = d('proposals_committed_total');
     const per = (x: number) => (fsyncs > 0 ? (x / fsyncs).toFixed(1) : 'n/a');
-    parts.push(`${name}${name === leader ? ' (leader)' : ''}: ${committed} entries, ${fsyncs} log fsyncs (${per(committed)} entries and ${per(d('wal_fsync_seconds_total') * 1000)} ms each), ${d('process_cpu_seconds_total').toFixed(1)} CPU s${committed > 0 ? ` (${((d('process_cpu_seconds_total') * 1000) / committed).toFixed(2)} ms per entry)` : ''}`);
+    const batches = d('apply_batches_total');
+    const applied = d('proposals_applied_total');
+    const applies = batches > 0 ? `, ${batches} apply batches (${(applied / batches).toFixed(1)} entries each)` : '';
+    const messages = committed > 0 && d('messages_sent_total') > 0 ? `, ${(d('messages_sent_total') / committed).toFixed(2)} messages sent per entry` : '';
+    parts.push(`${name}${name === leader ? ' (leader)' : ''}: ${committed} entries, ${fsyncs} log fsyncs (${per(committed)} entries and ${per(d('wal_fsync_seconds_total') * 1000)} ms each)${applies}${messages}, ${d('process_cpu_seconds_total').toFixed(1)} CPU s${committed > 0 ? ` (${((d('process_cpu_seconds_total') * 1000) / committed).toFixed(2)} ms per entry)` : ''}`);
   }
   return parts.length ? `Raft logs over the clusterd rounds — ${parts.join('; ')}` : 'Raft counters unavailable';
 }

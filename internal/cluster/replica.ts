@@ -495,6 +495,10 @@ export class ClusterReplica {
     counter('clusterd_raft_snapshot_save_seconds_total', 'Time spent writing Raft snapshots.', () => (stats()?.snapshotSaveMs ?? 0) / 1000);
     counter('clusterd_raft_wal_fsyncs_total', 'Synced Raft log writes.', () => stats()?.syncedSaves ?? 0);
     counter('clusterd_raft_wal_fsync_seconds_total', 'Time spent in Raft log writes.', () => (stats()?.saveMs ?? 0) / 1000);
+    counter('clusterd_raft_apply_batches_total', 'Batches of committed entries applied to this replica\'s store (each one store write).', () => stats()?.applyBatches ?? 0);
+    counter('clusterd_raft_messages_sent_total', 'Raft messages this replica handed to its peer transport.', () => stats()?.messagesSent ?? 0);
+    counter('clusterd_raft_read_index_requests_total', 'Read-index requests this replica sent (one covers every consistent read that arrived before it; resends included).', () => stats()?.readRequests ?? 0);
+    counter('clusterd_raft_reads_total', 'Consistent reads confirmed through ReadIndex on this replica.', () => stats()?.readsServed ?? 0);
     this.liveness.registerMetrics(registry);
     gauge('clusterd_config_hash_mismatch', 'Whether this replica loaded another authentication/authorization configuration than the leader.', () =>
       this.leaderHash !== undefined && this.leaderHash !== this.deps.files.loaded.hash ? 1 : 0,

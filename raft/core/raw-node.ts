@@ -188,6 +188,20 @@ export class RawNode {
     this.raft.step(makeMessage({ type: MessageType.ReadIndex, from: this.raft.id, context: ctx }));
   }
 
+  /**
+   * Takes the read states answered so far, at any time, also while a Ready is outstanding
+   * (they are then not in the next Ready). A read state promises nothing about this node's
+   * storage: it is served once the state machine has applied its index, whatever Ready is in
+   * flight, so a driver need not hold a confirmed read behind a write and the apply after it.
+   */
+  takeReadStates(): ReadState[] {
+    const r = this.raft;
+    if (r.readStates.length === 0) return [];
+    const out = r.readStates;
+    r.readStates = [];
+    return out;
+  }
+
   /** Asks the leader to hand leadership to `transferee` (thesis §3.10). Forwarded if we're a follower. */
   transferLeader(transferee: NodeId): void {
     this.raft.step(makeMessage({ type: MessageType.TransferLeader, from: transferee, to: this.raft.id }));

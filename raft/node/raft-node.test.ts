@@ -639,6 +639,111 @@ describe('RaftNode', () => {
   });
 });
 
+describe('RaftNode read barriers', () => {
+  /** The contexts (hex) of the read-index requests `id` handed to its transport, in order. */
+  const readRequestsSent = (c: Cluster, id: NodeId): string[] =>
+    c.sent
+      .get(id)!
+      .flat()
+      .filter((m) => m.type === MessageType.ReadIndex)
+      .map((m) => Buffer.from(m.context).toString('hex'));
+
+  it('concurrent reads on a follower share one request to the leader', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const w = await c.drive(leader.propose(put('k', 'v')));
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    const before = readRequestsSent(c, follower.id).length;
+    const reads = Array.from({ length: 20 }, () => follower.readIndex());
+    const indexes = await c.drive(Promise.all(reads));
+    for (const i of indexes) expect(i).toBeGreaterThanOrEqual(w.index);
+    expect(readRequestsSent(c, follower.id).length - before).toBe(1);
+    expect(follower.stats().readsServed).toBe(20);
+  });
+
+  it('a read that arrives while a request is in flight goes with the next one, and a lost request is sent again', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('k', 'v')));
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    c.net.cut(follower.id, leader.id);
+    const first = follower.readIndex();
+    await settle();
+    const sent = readRequestsSent(c, follower.id);
+    expect(sent.length).toBeGreaterThan(0);
+    // A write acknowledged after the first request left: the second read must see it, so it
+    // cannot be answered by the first request.
+    c.net.healAll();
+    const w = await c.drive(leader.propose(put('k', 'w')));
+    let distinctWhenServed = 0;
+    const second = follower.readIndex().then((i) => ((distinctWhenServed = new Set(readRequestsSent(c, follower.id)).size), i));
+    const [i1, i2] = await c.drive(Promise.all([first, second]));
+    expect(i1).toBeGreaterThan(0);
+    expect(i2).toBeGreaterThanOrEqual(w.index);
+    const all = readRequestsSent(c, follower.id);
+    // The first request went twice (lost, then sent again with the same context), the second once.
+    expect(all.filter((k) => k === sent[0]).length).toBeGreaterThanOrEqual(2);
+    expect(distinctWhenServed).toBe(new Set(sent).size + 1);
+  });
+
+  it('serves a confirmed read at once while a write of this member is in flight', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const warm = await c.drive(leader.propose(put('warm', 'up')));
+    const [f1, f2] = [...c.nodes.values()].filter((n) => n !== leader);
+    // f2 cut off and f1's write held: `a` cannot commit, and f1 has a write in flight.
+    c.net.isolate(f2!.id);
+    await c.runUntil(() => f1!.status().applied >= warm.index);
+    const gate = c.gates.get(f1!.id)!;
+    gate.closed = true;
+    const a = leader.propose(put('a', '1')).catch((e: unknown) => e);
+    await c.runUntil(() => gate.held === 1);
+    const read = await c.drive(f1!.readIndex(), 50);
+    expect(read).toBeGreaterThanOrEqual(warm.index);
+    expect(gate.held).toBe(1);
+    gate.closed = false;
+    gate.release();
+    c.net.healAll();
+    await c.drive(a);
+  });
+
+  it('a request whose leader is deposed before answering goes to the new leader', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('k', 'v')));
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    c.net.isolate(leader.id);
+    const read = follower.readIndex();
+    const others = [...c.nodes.values()].filter((n) => n !== leader);
+    const next = await c.electLeader(others);
+    expect(next.id).not.toBe(leader.id);
+    const w = await c.drive(next.propose(put('k', 'after')));
+    expect(await c.drive(read)).toBeGreaterThan(0);
+    // And reads after the change are answered by the new leader.
+    expect(await c.drive(follower.readIndex())).toBeGreaterThanOrEqual(w.index);
+    c.net.healAll();
+  });
+
+  it('a read that cannot be confirmed fails with READ_INDEX_FAILED after readTimeoutMs, and later reads are served', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('k', 'v')));
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    c.net.isolate(follower.id);
+    const err = await c.drive(follower.readIndex().catch((e: unknown) => e));
+    expect(isRaftNodeError(err, 'READ_INDEX_FAILED')).toBe(true);
+    c.net.healAll();
+    await c.electLeader();
+    const w = await c.drive(leader.propose(put('k', 'w')).catch(() => c.leader()!.propose(put('k', 'w'))));
+    expect(await c.drive(follower.readIndex())).toBeGreaterThanOrEqual(w.index);
+  });
+});
+
 describe('RaftNode membership changes', () => {
   /** Every conf change entry a member's store was asked to write. */
   const confChangesWritten = (c: Cluster, id: NodeId): number =>

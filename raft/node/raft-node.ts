@@ -9,7 +9,9 @@
 //   3. install a received snapshot, then apply committed entries in log order (those already
 //      durable here from earlier Readies while step 1's write is in flight): one at a time, or
 //      each run of commands between membership changes in one StateMachine.applyBatch call;
-//   4. serve read barriers whose index has been applied;
+//   4. serve read barriers whose index has been applied (they are served as soon as it is,
+//      wherever `applied` moves: answers are taken from the core as they arrive, not held for
+//      the next Ready);
 //   5. advance the core; maybe take a snapshot and compact the log.
 //
 // Everything runs on one loop, so the state machine sees exactly one apply/restore/snapshot
@@ -31,6 +33,8 @@
 //     are committed (maybeApplyAhead), and every member applies entries durable from earlier
 //     writes while the current one is in flight;
 //   - a hard state that only moves the commit index is not written on its own;
+//   - read barriers share requests: one read-index request in flight covers every read that
+//     arrived before it was sent (readIndex);
 //   - snapshots are captured on the loop but encoded, written and compacted beside it.
 
 import { randomBytes, randomInt } from 'node:crypto';
@@ -193,6 +197,12 @@ export interface RaftNodeStats {
   entriesApplied: number;
   /** Of those, entries a leader applied before its own write of them completed (maybeApplyAhead). */
   entriesAppliedAhead: number;
+  /**
+   * Calls into the state machine that applied commands (applyBatch calls, or apply() calls
+   * without it): entriesApplied / applyBatches is the batching a replica's store sees, each
+   * call one write of its own.
+   */
+  applyBatches: number;
   /** Messages handed to the transport. */
   messagesSent: number;
   /** propose() calls accepted by the core. */
@@ -203,6 +213,10 @@ export interface RaftNodeStats {
   saveMs: number;
   /** Milliseconds spent applying committed entries (the state machine included). */
   applyMs: number;
+  /** Read-index requests this member sent (to the leader, or to itself as leader), resends included. */
+  readRequests: number;
+  /** Read barriers served: readIndex() calls resolved (readsServed / readRequests is the batching). */
+  readsServed: number;
   /** Snapshots made durable. */
   snapshots: number;
   /** Milliseconds the loop spent taking snapshot images (making them durable runs beside it). */
@@ -245,12 +259,24 @@ interface PendingProposal {
 }
 
 interface PendingRead {
-  ctx: string;
+  id: number;
   resolve: (index: number) => void;
   reject: (e: Error) => void;
-  timer: unknown;
-  /** Answered by the leader: serve once applied reaches it. */
+  /** The tick (see RaftNode.ticks) at which it fails with READ_INDEX_FAILED. */
+  deadline: number;
+  /** Confirmed by the leader: served once applied reaches it. */
   index?: number;
+}
+
+/** The one read-index request in flight (see RaftNode.readIndex). */
+interface ReadRequest {
+  /** Its context as sent, and as a map key (hex): the answer carries it back. */
+  ctx: Uint8Array;
+  key: string;
+  /** The reads that arrived before it was sent: one answer serves them all. */
+  reads: PendingRead[];
+  /** The tick of its last sending (see retryReadRequest). */
+  sentAt: number;
 }
 
 const ROLE: Record<StateType, RaftRole> = {
@@ -297,8 +323,18 @@ export class RaftNode {
    * with the tick at which they fail (see orphanUnplaced): seq → deadline tick.
    */
   private readonly orphaned = new Map<number, number>();
-  private readonly reads = new Map<string, PendingRead>();
+  /** Every read barrier not settled yet, by id, in arrival order (so in deadline order too). */
+  private readonly reads = new Map<number, PendingRead>();
   private nextReadId = 1;
+  private nextReadCtx = 1;
+  /** A sendReadRequest() is scheduled (scheduleReadRequest). */
+  private readRequestScheduled = false;
+  /** Reads that arrived after the request in flight was sent: they go with the next one. */
+  private readBatch: PendingRead[] = [];
+  /** The read-index request in flight, at most one (etcd's linearizable read loop). */
+  private readRequest: ReadRequest | null = null;
+  /** Reads the leader confirmed at an index this member has not applied yet. */
+  private readsToServe: PendingRead[] = [];
   private readonly leaderWaiters = new Set<() => void>();
   private applied = 0;
   private snapshotIndex = 0;
@@ -346,11 +382,14 @@ export class RaftNode {
     entriesSaved: 0,
     entriesApplied: 0,
     entriesAppliedAhead: 0,
+    applyBatches: 0,
     messagesSent: 0,
     proposals: 0,
     proposalsRefusedQueueFull: 0,
     saveMs: 0,
     applyMs: 0,
+    readRequests: 0,
+    readsServed: 0,
     snapshots: 0,
     snapshotMs: 0,
     snapshotSaveMs: 0,
@@ -446,6 +485,10 @@ export class RaftNode {
       this.ticks++;
       this.input(() => this.rn.tick());
       this.expireProposals();
+      if (this.reads.size > 0) {
+        this.expireReads();
+        this.retryReadRequest();
+      }
     }, o.tickMs);
     this.loopDone = this.loop();
   }
@@ -497,26 +540,95 @@ export class RaftNode {
    * (by any member) before readIndex() was called is included. Read the state machine right
    * after the promise resolves, before yielding to other work that could apply more — or
    * accept that later state is also linearizable. Rejects with READ_INDEX_FAILED (retry) when
-   * no leader is known, leadership changes meanwhile, or it times out.
+   * no leader is known or it times out (readTimeoutMs).
+   *
+   * Concurrent reads share requests, as etcd's linearizable read loop does: at most one
+   * read-index request is in flight, and it covers every read that arrived before it was
+   * sent; reads arriving meanwhile go with the next one, sent as soon as the answer comes
+   * back. So a busy member sends one request (one round of heartbeats on the leader) per
+   * round trip instead of one per read. An answer is served as soon as this member has
+   * applied its index, not behind an unrelated write in flight. A request left unanswered
+   * (a message lost, the leader changed) is sent again, to the leader known then.
    */
   readIndex(): Promise<number> {
     const closed = this.closedError();
     if (closed) return Promise.reject(closed);
     if (this.lead === NONE) return Promise.reject(new RaftNodeError('READ_INDEX_FAILED', 'no leader known'));
-    const ctxBytes = new Uint8Array(INCARNATION_BYTES + 8);
-    ctxBytes.set(this.incarnation);
-    new DataView(ctxBytes.buffer).setFloat64(INCARNATION_BYTES, this.nextReadId++);
-    const ctx = Buffer.from(ctxBytes).toString('hex');
     return new Promise((resolve, reject) => {
-      const r: PendingRead = {
-        ctx,
-        resolve,
-        reject,
-        timer: this.o.clock.setTimeout(() => this.failRead(ctx, 'read index timed out'), this.o.readTimeoutMs),
-      };
-      this.reads.set(ctx, r);
-      this.input(() => this.rn.readIndex(ctxBytes));
+      const r: PendingRead = { id: this.nextReadId++, resolve, reject, deadline: this.ticks + Math.max(1, Math.ceil(this.o.readTimeoutMs / this.o.tickMs)) };
+      this.reads.set(r.id, r);
+      this.readBatch.push(r);
+      this.scheduleReadRequest();
     });
+  }
+
+  /**
+   * Sends the waiting reads after the current I/O phase, so that every read the requests of
+   * one socket read started goes in one request; not while one is in flight (its answer sends
+   * the next).
+   */
+  private scheduleReadRequest(): void {
+    if (this.readRequest || this.readRequestScheduled) return;
+    this.readRequestScheduled = true;
+    setImmediate(() => {
+      this.readRequestScheduled = false;
+      this.sendReadRequest();
+    });
+  }
+
+  /** Sends the reads waiting in readBatch as one read-index request (none while one is in flight). */
+  private sendReadRequest(): void {
+    if (this.readRequest || this.stopped) return;
+    const reads = this.readBatch.filter((r) => this.reads.has(r.id));
+    this.readBatch = [];
+    if (reads.length === 0) return;
+    // Unique among this member's requests and, with the incarnation, across the cluster (the
+    // leader tells requests apart by it).
+    const ctx = new Uint8Array(INCARNATION_BYTES + 8);
+    ctx.set(this.incarnation);
+    new DataView(ctx.buffer).setFloat64(INCARNATION_BYTES, this.nextReadCtx++);
+    this.readRequest = { ctx, key: Buffer.from(ctx).toString('hex'), reads, sentAt: this.ticks };
+    this.counters.readRequests++;
+    this.input(() => this.rn.readIndex(ctx));
+  }
+
+  /**
+   * The request in flight got no answer for a while: a message lost on the way, or a leader
+   * that changed and will never answer. It goes again, with the same context, to the leader
+   * known now (the first answer to either copy serves its reads: both were sent after them).
+   * etcd's read loop retries after 500 ms; here half an election timeout.
+   */
+  private retryReadRequest(): void {
+    const req = this.readRequest;
+    if (!req) return;
+    if (!req.reads.some((r) => this.reads.has(r.id))) {
+      // Every read it carried timed out: the reads waiting behind it need not wait more.
+      this.readRequest = null;
+      this.sendReadRequest();
+      return;
+    }
+    if (this.ticks - req.sentAt < Math.max(2, Math.ceil(this.o.electionTicks / 2)) || this.rn.leader() === NONE) return;
+    req.sentAt = this.ticks;
+    this.counters.readRequests++;
+    this.input(() => this.rn.readIndex(req.ctx));
+  }
+
+  /** Read states answered by the core: the request's reads are served once their index is applied. */
+  private onReadStates(states: readonly { index: number; requestCtx: Uint8Array }[]): void {
+    for (const rs of states) {
+      const req = this.readRequest;
+      // An answer to a request already answered (a resent one) is moot.
+      if (!req || Buffer.from(rs.requestCtx).toString('hex') !== req.key) continue;
+      this.readRequest = null;
+      for (const r of req.reads) {
+        if (!this.reads.has(r.id)) continue;
+        r.index = rs.index;
+        this.readsToServe.push(r);
+      }
+    }
+    this.serveReads();
+    // Reads that arrived meanwhile go at once: they have waited a round trip already.
+    if (!this.readRequest) this.sendReadRequest();
   }
 
   /**
@@ -662,6 +774,8 @@ export class RaftNode {
       this.die(err as Error);
       return;
     }
+    const states = this.rn.takeReadStates();
+    if (states.length > 0) this.onReadStates(states);
     if (this.writeInFlight) this.maybeApplyAhead();
     if (this.readyOutstanding) this.sendEarlyMessages();
     this.kick();
@@ -843,11 +957,9 @@ export class RaftNode {
     if (rd.snapshot) await this.installSnapshot(rd.snapshot.metadata.index, rd.snapshot.metadata.confState, rd.snapshot.data);
     await this.applyEntries(rd.committedEntries, appliedEarly, rd.committedEntries.length);
 
-    // 4. Read barriers.
-    for (const rs of rd.readStates) {
-      const r = this.reads.get(Buffer.from(rs.requestCtx).toString('hex'));
-      if (r) r.index = rs.index;
-    }
+    // 4. Read barriers (input() takes them from the core as they are answered; none is left
+    // for a Ready but through another path).
+    if (rd.readStates.length > 0) this.onReadStates(rd.readStates);
     this.serveReads();
 
     // 5. Advance, then maybe compact.
@@ -886,6 +998,7 @@ export class RaftNode {
     } finally {
       this.loopApplying = false;
     }
+    this.serveReads();
   }
 
   /**
@@ -919,6 +1032,7 @@ export class RaftNode {
       this.counters.applyMs += performance.now() - t0;
       this.counters.entriesApplied += n;
       this.counters.entriesAppliedAhead += n;
+      this.serveReads();
     })()
       .catch((err: unknown) => this.die(err as Error))
       .finally(() => {
@@ -949,8 +1063,14 @@ export class RaftNode {
     const changed = lead !== this.lead;
     this.lead = lead;
     if (!changed) return;
-    // A read barrier is answered by the leader it was sent to; a new leader never will.
-    for (const r of [...this.reads.values()]) if (r.index === undefined) this.failRead(r.ctx, 'leadership changed');
+    // A read request is answered by the leader it was sent to; a new leader never will. Its
+    // reads go with the next request, to the new leader (still sent after they arrived).
+    const req = this.readRequest;
+    if (req) {
+      this.readRequest = null;
+      this.readBatch = req.reads.concat(this.readBatch);
+    }
+    if (lead !== NONE) this.sendReadRequest();
     this.orphanUnplaced();
     for (const w of [...this.leaderWaiters]) w();
   }
@@ -980,6 +1100,7 @@ export class RaftNode {
       if (p.placed && p.placed.index <= index) this.failProposal(p.seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'a snapshot replaced the log past the proposal');
     }
     for (const i of [...this.placedAt.keys()]) if (i <= index) this.placedAt.delete(i);
+    this.serveReads();
   }
 
   /**
@@ -997,6 +1118,7 @@ export class RaftNode {
     });
     let results: unknown[] = [];
     if (commands.length > 0) {
+      this.counters.applyBatches++;
       results = await this.o.stateMachine.applyBatch!(commands);
       if (!Array.isArray(results) || results.length !== commands.length) {
         throw new Error(`StateMachine.applyBatch returned ${Array.isArray(results) ? results.length : typeof results} results for ${commands.length} commands`);
@@ -1056,7 +1178,10 @@ export class RaftNode {
     } else {
       const { id, command } = unwrapCommand(e.data);
       let result: unknown;
-      if (command.length > 0 || id) result = await this.o.stateMachine.apply({ index: e.index, term: e.term, data: command });
+      if (command.length > 0 || id) {
+        this.counters.applyBatches++;
+        result = await this.o.stateMachine.apply({ index: e.index, term: e.term, data: command });
+      }
       this.applied = e.index;
       this.settleOwn(id, e, result);
     }
@@ -1142,12 +1267,28 @@ export class RaftNode {
     p.resolve({ index: e.index, result });
   }
 
+  /** Resolves the confirmed reads whose index is applied; called wherever `applied` moves. */
   private serveReads(): void {
-    for (const r of [...this.reads.values()]) {
-      if (r.index === undefined || r.index > this.applied) continue;
-      this.reads.delete(r.ctx);
-      this.o.clock.clearTimeout(r.timer);
-      r.resolve(r.index);
+    if (this.readsToServe.length === 0) return;
+    const waiting: PendingRead[] = [];
+    for (const r of this.readsToServe) {
+      if (!this.reads.has(r.id)) continue;
+      if (r.index! > this.applied) {
+        waiting.push(r);
+        continue;
+      }
+      this.reads.delete(r.id);
+      this.counters.readsServed++;
+      r.resolve(r.index!);
+    }
+    this.readsToServe = waiting;
+  }
+
+  /** Fails reads whose deadline passed. All share one timeout, so map order is deadline order. */
+  private expireReads(): void {
+    for (const r of this.reads.values()) {
+      if (r.deadline > this.ticks) break;
+      this.failRead(r.id, 'read index timed out');
     }
   }
 
@@ -1343,11 +1484,10 @@ export class RaftNode {
     p.reject(new RaftNodeError(code, message));
   }
 
-  private failRead(ctx: string, message: string): void {
-    const r = this.reads.get(ctx);
+  private failRead(id: number, message: string): void {
+    const r = this.reads.get(id);
     if (!r) return;
-    this.reads.delete(ctx);
-    this.o.clock.clearTimeout(r.timer);
+    this.reads.delete(id);
     r.reject(new RaftNodeError('READ_INDEX_FAILED', message));
   }
 
@@ -1359,10 +1499,12 @@ export class RaftNode {
       this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', `${err.message} before the proposal was applied`);
     }
     for (const r of [...this.reads.values()]) {
-      this.reads.delete(r.ctx);
-      this.o.clock.clearTimeout(r.timer);
+      this.reads.delete(r.id);
       r.reject(err);
     }
+    this.readBatch = [];
+    this.readRequest = null;
+    this.readsToServe = [];
   }
 
   /** Storage failure or broken invariant: stop everything, loudly. */

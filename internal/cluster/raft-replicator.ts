@@ -19,6 +19,7 @@ import type { CommittedCommand } from '../store/applier.js';
 import type { ApplyCommitted, Replicator } from '../store/replicator.js';
 import { StoreError, type Command, type TxnResult } from '../store/types.js';
 import { decodeCommand, encodeCommand } from './command-codec.js';
+import { ownRaftState } from './member-status.js';
 
 /** What the replicator needs of the store beyond applying: images for Raft snapshots. */
 export interface SnapshotableStore {
@@ -113,7 +114,7 @@ export class RaftReplicator implements Replicator {
 
   isLeader(): boolean {
     const s = this.node?.status();
-    return s !== undefined && s.role === 'leader';
+    return s !== undefined && ownRaftState(s).isLeader;
   }
 
   /** Calls `listener` whenever this replica gains or loses leadership (and once now). */
@@ -124,13 +125,14 @@ export class RaftReplicator implements Replicator {
   }
 
   private checkLeader(): void {
-    const s = this.node?.status();
-    if (!s) return;
+    const status = this.node?.status();
+    if (!status) return;
+    const s = ownRaftState(status);
     if (s.leader !== this.lastLeader) {
-      if (s.leader !== 0) this.leaderChanges++;
+      if (s.hasLeader) this.leaderChanges++;
       this.lastLeader = s.leader;
     }
-    const leader = s.role === 'leader';
+    const leader = s.isLeader;
     if (leader === this.wasLeader) return;
     this.wasLeader = leader;
     for (const l of this.leaderListeners) l(leader);

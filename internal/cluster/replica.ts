@@ -26,6 +26,7 @@ import type { LevelRevisionStore } from '../store/revision-store.js';
 import { nodeIdOf, REPLICA_NAME } from './ids.js';
 import { RaftReplicator } from './raft-replicator.js';
 import { RaftLivenessMonitor } from './raft-liveness.js';
+import { memberRaftStates, ownRaftState, type MemberRole, type OwnRaftState } from './member-status.js';
 import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
 import { handleJoinTokens, JoinTokens } from './join-tokens.js';
 import { jsonResponse as json, statusBody } from './responses.js';
@@ -55,7 +56,7 @@ export interface MemberRecord {
 export interface MemberStatus {
   name: string;
   id: number;
-  role: 'leader' | 'follower' | 'learner' | 'candidate';
+  role: MemberRole;
   peerAddress: string;
   apiAddress: string;
   term: number;
@@ -132,7 +133,10 @@ export class ClusterReplica {
       id: nodeIdOf(config.name),
       heartbeatIntervalMs: config.heartbeatIntervalMs,
       electionTimeoutMs: config.electionTimeoutMs,
-      status: () => replicator.status(),
+      status: () => {
+        const s = replicator.status();
+        return s && ownRaftState(s);
+      },
       leader: () => {
         try {
           return replicator.raft.leader();
@@ -201,7 +205,7 @@ export class ClusterReplica {
   /** Resolves once a leader is known (logging while it waits). */
   async waitForLeader(): Promise<void> {
     let waited = 0;
-    while (!this.stopped && (this.replicator.status()?.leader ?? 0) === 0) {
+    while (!this.stopped && !this.own()?.hasLeader) {
       await sleep(50);
       waited += 50;
       if (waited % 5000 === 0) this.deps.log.warn('waiting for a Raft leader (a quorum of replicas must be reachable)', { waitedMs: waited });
@@ -240,7 +244,7 @@ export class ClusterReplica {
   /** Writes this replica's record when it differs from what the store holds. */
   private async publishRecord(): Promise<void> {
     const store = this.store;
-    if (!store || (this.replicator.status()?.leader ?? 0) === 0) return;
+    if (!store || !this.own()?.hasLeader) return;
     const key = MEMBER_PREFIX + this.name;
     const record: MemberRecord = { name: this.name, id: this.id, peerAddress: this.peerAddress, apiAddress: this.apiAddress, configHash: this.deps.files.loaded.hash };
     const value = Buffer.from(JSON.stringify(record));
@@ -295,9 +299,15 @@ export class ClusterReplica {
   }
 
   private async readLeaderHash(): Promise<string | undefined> {
-    const s = this.replicator.status();
-    if (!s || s.leader === 0) return undefined;
+    const s = this.own();
+    if (!s?.hasLeader) return undefined;
     return (await this.records()).get(s.leader)?.configHash;
+  }
+
+  /** This replica's own Raft state (member-status), undefined before Raft runs. */
+  private own(): OwnRaftState | undefined {
+    const s = this.replicator.status();
+    return s && ownRaftState(s);
   }
 
   /** This replica's view of the members (authoritative on the leader). */
@@ -305,23 +315,10 @@ export class ClusterReplica {
     const s = this.replicator.status();
     if (!s) return [];
     const records = await this.records();
-    const ids = [...new Set([...s.membership.voters, ...s.membership.votersOutgoing, ...s.membership.learners, ...s.membership.learnersNext])];
-    return ids
-      .map((id): MemberStatus => {
+    return memberRaftStates(s)
+      .map(({ id, role, term, applied, lag }): MemberStatus => {
         const r = records.get(id);
         const isSelf = id === this.id;
-        const progress = s.progress?.get(id);
-        const role: MemberStatus['role'] =
-          s.membership.learners.includes(id) || s.membership.learnersNext.includes(id)
-            ? 'learner'
-            : id === s.leader
-              ? 'leader'
-              : isSelf && (s.role === 'candidate' || s.role === 'pre-candidate')
-                ? 'candidate'
-                : 'follower';
-        // On the leader, a member's replicated index stands for its applied index (what it
-        // holds durably); the member's own figure is exact.
-        const applied = isSelf ? s.applied : (progress?.match ?? 0);
         const peerUrl = s.peers.get(id);
         return {
           name: r?.name ?? (isSelf ? this.name : String(id)),
@@ -329,9 +326,9 @@ export class ClusterReplica {
           role,
           peerAddress: r?.peerAddress ?? (peerUrl ? peerUrl.replace(/^https:\/\//, '') : ''),
           apiAddress: r?.apiAddress ?? (isSelf ? this.apiAddress : ''),
-          term: s.term,
+          term,
           applied,
-          lag: Math.max(0, s.commit - applied),
+          lag,
           configHash: r?.configHash ?? (isSelf ? this.deps.files.loaded.hash : ''),
         };
       })
@@ -340,8 +337,8 @@ export class ClusterReplica {
 
   /** The member list, asked of the leader when this replica is not it (falls back to the local view). */
   async members(): Promise<MemberStatus[]> {
-    const s = this.replicator.status();
-    if (!s || s.role === 'leader' || s.leader === 0) return this.localMembers();
+    const s = this.own();
+    if (!s || s.isLeader || !s.hasLeader) return this.localMembers();
     const leader = (await this.records()).get(s.leader);
     if (leader?.apiAddress) {
       try {
@@ -436,9 +433,9 @@ export class ClusterReplica {
     health.add(['readyz'], {
       name: 'raft',
       check: () => {
-        const s = this.replicator.status();
+        const s = this.own();
         if (!s) throw new Error('raft not started');
-        if (s.leader === 0) throw new Error('no Raft leader known');
+        if (!s.hasLeader) throw new Error('no Raft leader known');
         // The commit index learned at the previous check must be applied by now: a replica
         // under steady load is ready, one that stopped applying is not.
         const target = this.appliedTarget;
@@ -461,7 +458,7 @@ export class ClusterReplica {
   /** The Raft figures an etcd operator looks at, named after etcd's where one exists. */
   registerMetrics(registry: Registry): void {
     const r = this.replicator;
-    const status = () => r.status();
+    const status = () => this.own();
     const stats = () => {
       try {
         return r.raft.stats();
@@ -481,15 +478,15 @@ export class ClusterReplica {
           this.inc(value());
         },
       });
-    gauge('clusterd_raft_has_leader', 'Whether a Raft leader is known (1) or not (0).', () => ((status()?.leader ?? 0) !== 0 ? 1 : 0));
-    gauge('clusterd_raft_is_leader', 'Whether this replica is the Raft leader.', () => (status()?.role === 'leader' ? 1 : 0));
+    gauge('clusterd_raft_has_leader', 'Whether a Raft leader is known (1) or not (0).', () => (status()?.hasLeader ? 1 : 0));
+    gauge('clusterd_raft_is_leader', 'Whether this replica is the Raft leader.', () => (status()?.isLeader ? 1 : 0));
     counter('clusterd_raft_leader_changes_seen_total', 'Leader changes this replica has seen.', () => r.leaderChanges);
     gauge('clusterd_raft_term', 'Current Raft term.', () => status()?.term ?? 0);
     gauge('clusterd_raft_proposals_committed_total', 'Raft commit index (entries committed).', () => status()?.commit ?? 0);
     gauge('clusterd_raft_proposals_applied_total', 'Raft applied index (entries applied to this replica\'s store).', () => status()?.applied ?? 0);
     gauge('clusterd_raft_proposals_pending', 'Writes proposed by this replica and not yet applied here.', () => r.pending);
     counter('clusterd_raft_proposals_failed_total', 'Writes proposed here that failed (not proposed, or of unknown outcome).', () => r.failed.notProposed + r.failed.unknown);
-    gauge('clusterd_raft_apply_lag', 'Committed entries not yet applied on this replica.', () => Math.max(0, (status()?.commit ?? 0) - (status()?.applied ?? 0)));
+    gauge('clusterd_raft_apply_lag', 'Committed entries not yet applied on this replica.', () => status()?.applyLag ?? 0);
     gauge('clusterd_raft_snapshot_index', 'Log index of the latest Raft snapshot.', () => status()?.snapshotIndex ?? 0);
     counter('clusterd_raft_snapshots_total', 'Raft snapshots made durable.', () => stats()?.snapshots ?? 0);
     counter('clusterd_raft_snapshot_save_seconds_total', 'Time spent writing Raft snapshots.', () => (stats()?.snapshotSaveMs ?? 0) / 1000);

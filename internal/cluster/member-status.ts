@@ -1,0 +1,75 @@
+// internal/cluster/member-status owns what a replica says about the Raft state of the members:
+// its own (role, leader, term, commit and applied index, apply lag) and each member's role,
+// term, applied index and lag as its member list shows them. Everything that reports these
+// figures — the member list (/cluster/v1/members), the raft readyz check, the Raft metrics,
+// leadership of the replicator, the liveness log — derives them here from one RaftNode status,
+// so they cannot disagree on what a role or a lag is. Imports: raft node (status type).
+
+import type { RaftNodeStatus, RaftRole } from '../../raft/node/raft-node.js';
+
+export type MemberRole = 'leader' | 'follower' | 'learner' | 'candidate';
+
+/** This replica's own Raft state. */
+export interface OwnRaftState {
+  role: RaftRole;
+  /** The leader this replica knows, 0 when none. */
+  leader: number;
+  hasLeader: boolean;
+  isLeader: boolean;
+  term: number;
+  commit: number;
+  applied: number;
+  /** Committed entries not applied here yet. */
+  applyLag: number;
+  snapshotIndex: number;
+}
+
+/** One member's Raft figures as this replica sees them (see memberRaftStates). */
+export interface MemberRaftState {
+  id: number;
+  role: MemberRole;
+  term: number;
+  applied: number;
+  lag: number;
+}
+
+export function ownRaftState(s: RaftNodeStatus): OwnRaftState {
+  return {
+    role: s.role,
+    leader: s.leader,
+    hasLeader: s.leader !== 0,
+    isLeader: s.role === 'leader',
+    term: s.term,
+    commit: s.commit,
+    applied: s.applied,
+    applyLag: Math.max(0, s.commit - s.applied),
+    snapshotIndex: s.snapshotIndex,
+  };
+}
+
+/** Every member of the membership, voters and learners (joint configurations included). */
+export function memberIds(s: RaftNodeStatus): number[] {
+  const m = s.membership;
+  return [...new Set([...m.voters, ...m.votersOutgoing, ...m.learners, ...m.learnersNext])];
+}
+
+/**
+ * Each member's figures from this replica's status: exact for this replica; on the leader, a
+ * member's replicated index stands for its applied index (what it holds durably); elsewhere
+ * other members are unknown (0), which is why the member list asks the leader.
+ */
+export function memberRaftStates(s: RaftNodeStatus): MemberRaftState[] {
+  return memberIds(s).map((id) => {
+    const isSelf = id === s.id;
+    const role: MemberRole =
+      s.membership.learners.includes(id) || s.membership.learnersNext.includes(id)
+        ? 'learner'
+        : id === s.leader
+          ? 'leader'
+          : isSelf && (s.role === 'candidate' || s.role === 'pre-candidate')
+            ? 'candidate'
+            : 'follower';
+    const applied = isSelf ? s.applied : (s.progress?.get(id)?.match ?? 0);
+    return { id, role, term: s.term, applied, lag: Math.max(0, s.commit - applied) };
+  });
+}

@@ -648,12 +648,18 @@ describe('RaftNode read barriers', () => {
       .filter((m) => m.type === MessageType.ReadIndex)
       .map((m) => Buffer.from(m.context).toString('hex'));
 
-  it('concurrent reads on a follower share one request to the leader', async () => {
+  /** Three members with a leader elected and one write applied; `follower` is one of the others. */
+  async function threeWithWrite(): Promise<{ c: Cluster; leader: RaftNode; follower: RaftNode; w: { index: number } }> {
     const c = (cluster = new Cluster());
     await c.startAll(3);
     const leader = await c.electLeader();
     const w = await c.drive(leader.propose(put('k', 'v')));
     const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    return { c, leader, follower, w };
+  }
+
+  it('concurrent reads on a follower share one request to the leader', async () => {
+    const { c, follower, w } = await threeWithWrite();
     const before = readRequestsSent(c, follower.id).length;
     const reads = Array.from({ length: 20 }, () => follower.readIndex());
     const indexes = await c.drive(Promise.all(reads));
@@ -663,11 +669,7 @@ describe('RaftNode read barriers', () => {
   });
 
   it('a read that arrives while a request is in flight goes with the next one, and a lost request is sent again', async () => {
-    const c = (cluster = new Cluster());
-    await c.startAll(3);
-    const leader = await c.electLeader();
-    await c.drive(leader.propose(put('k', 'v')));
-    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    const { c, leader, follower } = await threeWithWrite();
     c.net.cut(follower.id, leader.id);
     const first = follower.readIndex();
     await settle();
@@ -689,10 +691,7 @@ describe('RaftNode read barriers', () => {
   });
 
   it('serves a confirmed read at once while a write of this member is in flight', async () => {
-    const c = (cluster = new Cluster());
-    await c.startAll(3);
-    const leader = await c.electLeader();
-    const warm = await c.drive(leader.propose(put('warm', 'up')));
+    const { c, leader, w: warm } = await threeWithWrite();
     const [f1, f2] = [...c.nodes.values()].filter((n) => n !== leader);
     // f2 cut off and f1's write held: `a` cannot commit, and f1 has a write in flight.
     c.net.isolate(f2!.id);
@@ -711,11 +710,7 @@ describe('RaftNode read barriers', () => {
   });
 
   it('a request whose leader is deposed before answering goes to the new leader', async () => {
-    const c = (cluster = new Cluster());
-    await c.startAll(3);
-    const leader = await c.electLeader();
-    await c.drive(leader.propose(put('k', 'v')));
-    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    const { c, leader, follower } = await threeWithWrite();
     c.net.isolate(leader.id);
     const read = follower.readIndex();
     const others = [...c.nodes.values()].filter((n) => n !== leader);
@@ -729,11 +724,7 @@ describe('RaftNode read barriers', () => {
   });
 
   it('a read that cannot be confirmed fails with READ_INDEX_FAILED after readTimeoutMs, and later reads are served', async () => {
-    const c = (cluster = new Cluster());
-    await c.startAll(3);
-    const leader = await c.electLeader();
-    await c.drive(leader.propose(put('k', 'v')));
-    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    const { c, leader, follower } = await threeWithWrite();
     c.net.isolate(follower.id);
     const err = await c.drive(follower.readIndex().catch((e: unknown) => e));
     expect(isRaftNodeError(err, 'READ_INDEX_FAILED')).toBe(true);

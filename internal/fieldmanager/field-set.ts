@@ -105,10 +105,12 @@ export class FieldSet {
   /** This set minus `other`'s members, level by level (a parent minus a child keeps the parent). */
   difference(other: FieldSet): FieldSet {
     if (other.isEmptyShallow()) return this;
-    return new FieldSet(
-      mergeSorted(this.members, other.members, (x) => x, true, false, false),
-      mergeChildren(this.children, other.children, (a, b) => a.difference(b), true, false),
-    );
+    const members = mergeSorted(this.members, other.members, (x) => x, true, false, false);
+    const children = mergeChildren(this.children, other.children, (a, b) => a.difference(b), true, false);
+    // Nothing removed: the set itself, so that callers comparing by identity (the reuse of a
+    // stored fieldsV1, remembered schema checks) need not walk it.
+    if (members.length === this.members.length && sameChildren(children, this.children)) return this;
+    return new FieldSet(members, children);
   }
 
   /** Like difference, but a member of `other` also removes everything below it. */
@@ -281,7 +283,7 @@ function mergeChildren(
     } else {
       const set = combine(a[i]!.set, b[j]!.set);
       // Upstream never keeps a child without members below it; neither do we.
-      if (!set.isEmpty()) out.push({ pe: a[i]!.pe, set });
+      if (!set.isEmpty()) out.push(set === a[i]!.set ? a[i]! : { pe: a[i]!.pe, set });
       i++;
       j++;
     }
@@ -289,6 +291,12 @@ function mergeChildren(
   if (keepOnlyA) while (i < a.length) out.push(a[i++]!);
   if (keepOnlyB) while (j < b.length) out.push(b[j++]!);
   return out;
+}
+
+function sameChildren(a: readonly FieldSetChild[], b: readonly FieldSetChild[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export const EMPTY_FIELD_SET = EMPTY;

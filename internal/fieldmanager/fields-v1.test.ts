@@ -99,6 +99,17 @@ describe('field sets', () => {
     expect(paths(s(abc).difference(s([f('a'), f('b')])))).toEqual(['.a.b.c']);
   });
 
+  it('difference answers the set itself when it removes nothing, a new set otherwise', () => {
+    const x = s(abc, [f('x')], [f('l'), keyElement([['name', 'a']])]);
+    expect(x.difference(s([f('y')]))).toBe(x);
+    expect(x.difference(s([f('a'), f('b'), f('z')]))).toBe(x);
+    expect(x.difference(s([f('l'), keyElement([['name', 'b']])]))).toBe(x);
+    const removed = x.difference(s([f('a'), f('b'), f('c')]));
+    expect(removed).not.toBe(x);
+    expect(paths(removed)).toEqual(['.x', '.l[name="a"]']);
+    expect(paths(x)).toEqual(['.x', '.a.b.c', '.l[name="a"]']);
+  });
+
   it('recursive difference also removes what is below a removed member', () => {
     expect(paths(s(abc, [f('x')]).recursiveDifference(s([f('a'), f('b')])))).toEqual(['.x']);
   });

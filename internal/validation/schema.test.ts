@@ -273,3 +273,17 @@ describe('custom resource schemas', () => {
     expect(cr).toEqual({ spec: { size: 1, mode: 'fast', note: null } });
   });
 });
+
+describe('validateAgainstSchema: error paths at every nesting', () => {
+  it.each([
+    ['a required field inside a list item', (d: any) => delete d.spec.template.spec.containers[0].name, ['spec.template.spec.containers[0].name: Required value']],
+    ['a second list item', (d: any) => d.spec.template.spec.containers.push({ name: 'b', image: 'x', ports: [{ containerPort: 'eighty' }] }), ['spec.template.spec.containers[1].ports[0].containerPort: Invalid value: "string": spec.template.spec.containers[1].ports[0].containerPort in body must be of type integer: "string"']],
+    ['a map value under a list item', (d: any) => (d.spec.template.spec.containers[0].resources.limits = { cpu: 1, memory: [] }), ['spec.template.spec.containers[0].resources.limits[memory]: Invalid value: "array": spec.template.spec.containers[0].resources.limits[memory] in body must be of type string,number: "array"']],
+    ['a date-time inside metadata', (d: any) => (d.metadata.creationTimestamp = 'yesterday'), ['metadata.creationTimestamp: Invalid value: "yesterday": metadata.creationTimestamp in body must be of type date-time: "yesterday"']],
+    ['errors in document order after a nested one', (d: any) => { d.spec.template.spec.containers[0].image = 5; d.spec.paused = 'no'; }, ['spec.template.spec.containers[0].image: Invalid value: "integer": spec.template.spec.containers[0].image in body must be of type string: "integer"', 'spec.paused: Invalid value: "string": spec.paused in body must be of type boolean: "string"']],
+  ])('%s', (_what, mutate, expected) => {
+    const d = deployment();
+    mutate(d);
+    expect(msgs(DEPLOYMENT, d)).toEqual(expected);
+  });
+});

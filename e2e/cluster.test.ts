@@ -31,12 +31,7 @@ describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
   it('every replica lists the three members with one leader, its API and peer addresses', async () => {
     // Each replica publishes its member record (name, API address) once a second after it
     // starts: until then the list shows its numeric id. Wait for all three records.
-    for (let waited = 0; ; waited += 200) {
-      const ms = await cluster.members(cluster.names[0]!);
-      if (ms.every((m) => m.apiAddress !== '' && /^[a-z]/.test(m.name))) break;
-      if (waited > 15_000) throw new Error(`member records not published: ${JSON.stringify(ms)}`);
-      await sleep(200);
-    }
+    await cluster.publishedMembers(cluster.names[0]!);
     const views = new Map<string, MemberStatus[]>();
     for (const name of cluster.names) {
       const list = JSON.parse(await ok(name, 'get', '--raw', '/cluster/v1/members')) as { kind: string; members: MemberStatus[] };

@@ -405,6 +405,20 @@ export class ClusterProcess {
   }
 
   /**
+   * The member list from `via` once every member has published its record (name and API
+   * address). A replica publishes it about a second after it has a leader, so a replica can be
+   * ready while the list still shows its numeric id.
+   */
+  async publishedMembers(via: string, timeoutMs = 15_000): Promise<MemberStatus[]> {
+    for (let waited = 0; ; waited += 200) {
+      const ms = await this.members(via);
+      if (ms.every((m) => m.apiAddress !== '' && /^[a-z]/.test(m.name))) return ms;
+      if (waited > timeoutMs) throw new Error(`member records not published: ${JSON.stringify(ms)}`);
+      await sleep(200);
+    }
+  }
+
+  /**
    * The leader: the running replica whose own view says it leads, of the highest term (a
    * deposed leader cut off from the others may still believe it leads an older term).
    */

@@ -26,7 +26,7 @@ import { defaultGarbageCollectionPolicy, deletionFinalizers, normalizeGracePerio
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
-import { deepEqual, type Strategy, type StrategyGates } from './strategy.js';
+import { deepEqual, equalExcept, type Strategy, type StrategyGates } from './strategy.js';
 import { claimChanges, claimKeys, describeClaim, hasClaims } from './claims.js';
 import { cloneJson } from '../validation/plain-json.js';
 
@@ -935,26 +935,17 @@ function stringList(v: unknown): string[] {
 export function equalButVersion(a: JsonObject, b: JsonObject): boolean {
   // Metadata first: an update that changes anything usually changes it (labels, annotations,
   // managedFields' time), and then the spec need not be walked.
-  if (!metaEqualButVersion(a.metadata, b.metadata)) return false;
-  const has = Object.prototype.hasOwnProperty;
-  let counted = 0;
-  for (const k of Object.keys(a)) {
-    if (k === 'metadata') continue;
-    if (!has.call(b, k) || !deepEqual(a[k], b[k])) return false;
-    counted++;
-  }
-  for (const k of Object.keys(b)) if (k !== 'metadata') counted--;
-  return counted === 0;
+  return metaEqualButVersion(a.metadata, b.metadata) && equalExcept(a, b, isMetadata);
 }
+
+const isMetadata = (k: string): boolean => k === 'metadata';
+const isResourceVersion = (k: string): boolean => k === 'resourceVersion';
 
 function metaEqualButVersion(a: unknown, b: unknown): boolean {
   const ma = (a ?? {}) as JsonObject;
   const mb = (b ?? {}) as JsonObject;
   if (typeof ma !== 'object' || typeof mb !== 'object' || Array.isArray(ma) || Array.isArray(mb)) return deepEqual(a, b);
-  const ka = Object.keys(ma).filter((k) => k !== 'resourceVersion');
-  const kb = Object.keys(mb).filter((k) => k !== 'resourceVersion');
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(mb, k) && deepEqual(ma[k], mb[k]));
+  return equalExcept(ma, mb, isResourceVersion);
 }
 
 export { StoreError };

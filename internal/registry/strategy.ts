@@ -110,18 +110,27 @@ const overridesFor = (naming: Naming, gates: StrategyGates): Record<string, Kind
   },
 });
 
-/** Spec changed? Everything but metadata and status counts, as for custom resources upstream. */
-export function specChanged(obj: JsonObject, old: JsonObject): boolean {
-  // Compared in place: this runs on every update of a kind with a spec.
+/**
+ * Whether two objects have the same members apart from the `skip` keys, compared in place
+ * (no copies without those keys: this runs on every update).
+ */
+export function equalExcept(a: JsonObject, b: JsonObject, skip: (key: string) => boolean): boolean {
   const has = Object.prototype.hasOwnProperty;
   let counted = 0;
-  for (const k of Object.keys(obj)) {
-    if (k === 'metadata' || k === 'status') continue;
-    if (!has.call(old, k) || !deepEqual(obj[k], old[k])) return true;
+  for (const k of Object.keys(a)) {
+    if (skip(k)) continue;
+    if (!has.call(b, k) || !deepEqual(a[k], b[k])) return false;
     counted++;
   }
-  for (const k of Object.keys(old)) if (k !== 'metadata' && k !== 'status') counted--;
-  return counted !== 0;
+  for (const k of Object.keys(b)) if (!skip(k)) counted--;
+  return counted === 0;
+}
+
+const metadataOrStatus = (k: string): boolean => k === 'metadata' || k === 'status';
+
+/** Spec changed? Everything but metadata and status counts, as for custom resources upstream. */
+export function specChanged(obj: JsonObject, old: JsonObject): boolean {
+  return !equalExcept(obj, old, metadataOrStatus);
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -13,6 +13,7 @@
 // time, audience and lookup are checked on every request. Messages never contain the token.
 // Imports: authenticator, token-authenticator, user, serviceaccount-keys; jose.
 
+import * as nodeCrypto from 'node:crypto';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { CompactSign, compactVerify, decodeJwt } from 'jose';
 import { AuthnError, type AuthnResponse } from './authenticator.js';
@@ -152,6 +153,13 @@ const refOf = (v: unknown): ObjectRef | undefined => (isRecord(v) && typeof v.na
 
 const ALGORITHMS = ['RS256', 'ES256', 'ES384', 'ES512'];
 
+// crypto.hash (Node 20.12+) digests in one call; a Hash object per request cost more than the
+// digest itself. Older Node 20 releases get the Hash object.
+const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
+/** The key of the verified-token memo: the token itself is not kept. */
+export const tokenDigest = (token: string): string =>
+  oneShotHash ? oneShotHash('sha256', token, 'base64url') : createHash('sha256').update(token).digest('base64url');
+
 export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
   const now = o.now ?? (() => new Date());
   const ttl = o.cacheTtlMs ?? 10_000;
@@ -202,31 +210,48 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
     return auds;
   }
 
-  async function bound(claims: Claims, wanted: readonly string[]): Promise<AuthnResponse> {
-    const t = Math.floor(now().getTime() / 1000);
+  /**
+   * What a bound token's claims say, worked out once per verified claims object: its static
+   * checks' first failure (in the order `bound` reports them) and the user it names. Only the
+   * time, the audiences asked for and the lookups differ between requests.
+   */
+  interface BoundToken {
+    /** The missing-expiry failure, reported before the time checks. */
+    noExpiry?: string;
+    exp: number;
+    nbf: unknown;
+    iat: unknown;
+    aud: string[];
+    /** The first failure of the private claim and subject, reported after the audience check. */
+    malformed?: string;
+    namespace: string;
+    sa: ObjectRef;
+    pod: ObjectRef | undefined;
+    secret: ObjectRef | undefined;
+    node: ObjectRef | undefined;
+    user: UserInfo;
+    warnAfter: unknown;
+    /** The audiences of the last `wanted` list seen (the API audiences, nearly always). */
+    lastWanted?: readonly string[];
+    lastAudiences?: string[];
+  }
+  const boundTokens = new WeakMap<Claims, BoundToken>();
+
+  function boundToken(claims: Claims): BoundToken {
+    const known = boundTokens.get(claims);
+    if (known) return known;
     const exp = claims.exp;
-    const nbf = claims.nbf;
-    const iat = claims.iat;
-    if (typeof exp !== 'number') throw new AuthnError('service account token has no expiration');
-    if (t > exp + LEEWAY_S) throw new AuthnError('service account token has expired');
-    if (typeof nbf === 'number' && t < nbf - LEEWAY_S) throw new AuthnError('service account token is not valid yet');
-    if (typeof iat === 'number' && t < iat - LEEWAY_S) throw new AuthnError('service account token was issued in the future');
     const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === 'string') : [];
-    const audiences = checkAudiences(aud, wanted);
     const priv = claims[d];
-    if (!isRecord(priv)) throw new AuthnError(`service account token lacks the ${d} claim`);
-    const namespace = str(priv.namespace);
-    const sa = refOf(priv.serviceaccount);
-    if (!namespace || !sa || !sa.uid) throw new AuthnError('service account token lacks its namespace or service account');
-    if (claims.sub !== serviceAccountUsername(namespace, sa.name)) throw new AuthnError('service account token subject does not match its claims');
-    const pod = refOf(priv.pod);
-    const secret = refOf(priv.secret);
-    const node = refOf(priv.node);
-    await mustExist('ServiceAccount', namespace, sa, `service account ${namespace}/${sa.name}`);
-    if (pod) await mustExist('Pod', namespace, pod, `pod ${namespace}/${pod.name} the token is bound to`);
-    if (secret) await mustExist('Secret', namespace, secret, `secret ${namespace}/${secret.name} the token is bound to`);
-    // A pod's node is informational; a token bound to a node alone needs the node.
-    if (node && !pod) await mustExist('Node', '', node, `node ${node.name} the token is bound to`);
+    const namespace = isRecord(priv) ? str(priv.namespace) : '';
+    const sa = isRecord(priv) ? refOf(priv.serviceaccount) : undefined;
+    let malformed: string | undefined;
+    if (!isRecord(priv)) malformed = `service account token lacks the ${d} claim`;
+    else if (!namespace || !sa || !sa.uid) malformed = 'service account token lacks its namespace or service account';
+    else if (claims.sub !== serviceAccountUsername(namespace, sa.name)) malformed = 'service account token subject does not match its claims';
+    const pod = isRecord(priv) ? refOf(priv.pod) : undefined;
+    const secret = isRecord(priv) ? refOf(priv.secret) : undefined;
+    const node = isRecord(priv) ? refOf(priv.node) : undefined;
     const extra: Record<string, string[]> = {};
     const x = o.names.extraPrefix;
     if (pod) {
@@ -238,14 +263,57 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
       extra[`${x}node-uid`] = [node.uid];
     }
     if (typeof claims.jti === 'string' && claims.jti) extra[`${x}credential-id`] = [`JTI=${claims.jti}`];
+    // One user object per token: the same object on every request lets the authenticated-group
+    // form and anything else keyed by the user be remembered. Users are read-only downstream.
     const user: UserInfo = {
-      name: serviceAccountUsername(namespace, sa.name),
-      uid: sa.uid,
+      name: serviceAccountUsername(namespace, sa?.name ?? ''),
+      uid: sa?.uid ?? '',
       groups: [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`],
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     };
+    const t: BoundToken = {
+      ...(typeof exp !== 'number' ? { noExpiry: 'service account token has no expiration' } : {}),
+      exp: typeof exp === 'number' ? exp : 0,
+      nbf: claims.nbf,
+      iat: claims.iat,
+      aud,
+      ...(malformed ? { malformed } : {}),
+      namespace,
+      sa: sa ?? { name: '', uid: '' },
+      pod,
+      secret,
+      node,
+      user,
+      warnAfter: isRecord(priv) ? priv.warnafter : undefined,
+    };
+    boundTokens.set(claims, t);
+    return t;
+  }
+
+  async function bound(claims: Claims, wanted: readonly string[]): Promise<AuthnResponse> {
+    const b = boundToken(claims);
+    const t = Math.floor(now().getTime() / 1000);
+    if (b.noExpiry) throw new AuthnError(b.noExpiry);
+    if (t > b.exp + LEEWAY_S) throw new AuthnError('service account token has expired');
+    if (typeof b.nbf === 'number' && t < b.nbf - LEEWAY_S) throw new AuthnError('service account token is not valid yet');
+    if (typeof b.iat === 'number' && t < b.iat - LEEWAY_S) throw new AuthnError('service account token was issued in the future');
+    let audiences: string[];
+    if (b.lastWanted === wanted && b.lastAudiences) audiences = b.lastAudiences;
+    else {
+      audiences = checkAudiences(b.aud, wanted);
+      b.lastWanted = wanted;
+      b.lastAudiences = audiences;
+    }
+    if (b.malformed) throw new AuthnError(b.malformed);
+    const { namespace, sa, pod, secret, node } = b;
+    await mustExist('ServiceAccount', namespace, sa, `service account ${namespace}/${sa.name}`);
+    if (pod) await mustExist('Pod', namespace, pod, `pod ${namespace}/${pod.name} the token is bound to`);
+    if (secret) await mustExist('Secret', namespace, secret, `secret ${namespace}/${secret.name} the token is bound to`);
+    // A pod's node is informational; a token bound to a node alone needs the node.
+    if (node && !pod) await mustExist('Node', '', node, `node ${node.name} the token is bound to`);
+    const user = b.user;
     // An extended token still works after its requested lifetime; its use is made visible.
-    const warnAfter = priv.warnafter;
+    const warnAfter = b.warnAfter;
     if (typeof warnAfter === 'number' && t > warnAfter) {
       o.onStaleToken?.();
       return { user, audiences, auditAnnotations: { [o.names.staleTokenAnnotation]: `subject: ${user.name}, seconds after warning threshold: ${t - warnAfter}` } };
@@ -282,7 +350,7 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
     async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResponse | null> {
       // A token verified a moment ago skips parsing and the signature; time, audience and
       // lookup are checked every time.
-      const digest = createHash('sha256').update(token).digest('base64url');
+      const digest = tokenDigest(token);
       const hit = verified.get(digest);
       let claims: Claims;
       if (hit && hit.until > Date.now()) claims = hit.claims;

@@ -124,6 +124,40 @@ describe.each(['rsa', 'ec'] as const)('service-account tokens signed with %s key
     expect(await run(auth, token)).toEqual({ error: expect.stringContaining('has been deleted') });
   });
 
+  it.each<[string, Record<string, unknown>, string]>([
+    ['no expiry and another audience', { exp: undefined, aud: ['other'] }, 'has no expiration'],
+    ['expired, with a subject not its account', { exp: NOW.getTime() / 1000 - 3600, sub: 'system:serviceaccount:x:y' }, 'has expired'],
+    ['another audience, with a subject not its account', { aud: ['other'], sub: 'system:serviceaccount:x:y' }, 'invalid for the target audiences'],
+    ['another audience, without the private claim', { aud: ['other'], 'kubernetes.io': undefined }, 'invalid for the target audiences'],
+    ['no private claim, with a subject not its account', { 'kubernetes.io': undefined, sub: 'x' }, 'lacks the kubernetes.io claim'],
+    ['no service account uid, with a subject not its account', { 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'sa' } }, sub: 'x' }, 'lacks its namespace or service account'],
+  ])('a token with several faults reports the first in upstream order: %s', async (_name, over, reason) => {
+    const w = world();
+    const auth = bearerTokenAuthenticator(
+      [serviceAccountTokenAuthenticator({ issuers: [ISSUER], keys: [{ key: publicKey, alg: signing.alg, kid: signing.kid }], apiAudiences: API, names, lookup: w.lookup, now: () => NOW, cacheTtlMs: 60_000 })],
+      API,
+    );
+    const token = await forge({ alg: signing.alg, kid: signing.kid }, claims(over), signing.key);
+    // Twice: the second answer comes from the verified-token memo and must not differ.
+    for (let i = 0; i < 2; i++) expect(await run(auth, token)).toEqual({ error: expect.stringContaining(reason) });
+  });
+
+  it('a remembered token answers each audience list asked for, in any order, with one user object', async () => {
+    const w = world();
+    const auth = bearerTokenAuthenticator(
+      [serviceAccountTokenAuthenticator({ issuers: [ISSUER], keys: [{ key: publicKey, alg: signing.alg, kid: signing.kid }], apiAudiences: API, names, lookup: w.lookup, now: () => NOW, cacheTtlMs: 60_000 })],
+      API,
+    );
+    const { token } = await signer.mint({ ...base, audiences: [...API, 'vault'] }, NOW);
+    const first = await run(auth, token);
+    expect(first).toMatchObject({ audiences: API });
+    expect(await run(auth, token, ['vault', 'other'])).toMatchObject({ audiences: ['vault'] });
+    expect(await run(auth, token, ['other'])).toEqual({ error: expect.stringContaining('invalid for the target audiences') });
+    const again = await run(auth, token);
+    expect(again).toMatchObject({ audiences: API });
+    expect('user' in again && 'user' in first && again.user === first.user).toBe(true);
+  });
+
   it('an extended token (warnafter) keeps working after warnafter, counted and annotated as stale; before it, nothing is added', async () => {
     const w = world();
     let now = NOW;

@@ -21,7 +21,7 @@ import type { Logger } from '../log/logger.js';
 import type { Naming } from '../naming/naming.js';
 import { objectKey, resourcePrefix } from '../registry/keys.js';
 import type { RegistrySet } from '../registry/registry-set.js';
-import type { ApiCatalog } from '../schema/catalog.js';
+import type { ApiCatalog, ResourceInfo } from '../schema/catalog.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import type { WatchCache } from '../watchcache/watch-cache.js';
 import type { ReadMode } from '../watchcache/storage.js';
@@ -62,14 +62,25 @@ interface Sources {
 /** Reads core objects the way token lookups want them: cache first, parsed once per version. */
 export class CachedObjects {
   private readonly parsed = new WeakMap<CacheEntry, Record<string, unknown>>();
+  private readonly resources = new Map<string, { r: ResourceInfo; prefix: string }>();
 
   constructor(private readonly s: Pick<Sources, 'catalog' | 'cache' | 'storage'>) {}
 
+  /** The core resource and its key prefix: the catalog's core kinds never change. */
+  private resourceOf(resource: string): { r: ResourceInfo; prefix: string } {
+    let known = this.resources.get(resource);
+    if (!known) {
+      const r = this.s.catalog.resource('', 'v1', resource)!;
+      this.resources.set(resource, (known = { r, prefix: resourcePrefix(r) }));
+    }
+    return known;
+  }
+
   /** `storeFallback` off: the cache only (bootstrap tokens, where any guess would cost a read). */
   async get(resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', namespace: string, name: string, storeFallback = true): Promise<Record<string, unknown> | undefined> {
-    const r = this.s.catalog.resource('', 'v1', resource)!;
+    const { r, prefix } = this.resourceOf(resource);
     const key = objectKey(r, namespace, name);
-    let entry = this.s.cache.resource(resourcePrefix(r)).get(key);
+    let entry = this.s.cache.resource(prefix).get(key);
     // Not in this replica's cache (yet): a token minted on another replica a moment ago, or a
     // deleted object. A consistent read settles it, as upstream's getter falls back to a GET.
     if (!entry && storeFallback) entry = await this.s.storage.get(key, { kind: 'consistent' });
@@ -98,6 +109,9 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
   const signer = new ServiceAccountTokenSigner(signingKey, issuers[0]!, names);
 
   const kinds = { ServiceAccount: 'serviceaccounts', Pod: 'pods', Secret: 'secrets', Node: 'nodes' } as const;
+  // Per parsed object (one per stored version, so a change is a new object): what token
+  // lookups read of it.
+  const lookedUp = new WeakMap<Record<string, unknown>, LookedUpObject>();
   const lookup: ObjectLookup = {
     async get(kind, namespace, name): Promise<LookedUpObject | undefined> {
       let obj: Record<string, unknown> | undefined;
@@ -109,13 +123,18 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
         throw new AuthnError(`looking up the ${kind} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
       if (!obj) return undefined;
-      const meta = metaOf(obj);
-      return {
-        uid: meta.uid ?? '',
-        deleting: Boolean(meta.deletionTimestamp),
-        labels: meta.labels ?? {},
-        ...(kind === 'Secret' ? { data: (obj.data ?? {}) as Record<string, string> } : {}),
-      };
+      let found = lookedUp.get(obj);
+      if (!found) {
+        const meta = metaOf(obj);
+        found = {
+          uid: meta.uid ?? '',
+          deleting: Boolean(meta.deletionTimestamp),
+          labels: meta.labels ?? {},
+          ...(kind === 'Secret' ? { data: (obj.data ?? {}) as Record<string, string> } : {}),
+        };
+        lookedUp.set(obj, found);
+      }
+      return found;
     },
   };
 

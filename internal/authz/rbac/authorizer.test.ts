@@ -209,4 +209,50 @@ describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC authorizer over the w
     expect((await pending).decision).toBe('allow');
     expect(rbac.ready).toBe(true);
   });
+  it('answers a repeated question from memory only until a role or binding changes', async () => {
+    await cache.start();
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    const bob = { name: 'bob', groups: ['system:authenticated'] };
+    const getPods = attrs(bob, 'get', 'pods', 'team');
+    expect(await decision(getPods)).toBe('noOpinion');
+    expect(await decision(getPods)).toBe('noOpinion');
+    await role('team', 'reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
+    await binding('team', 'bob-reads', { kind: 'Role', name: 'reader' }, [{ kind: 'User', name: 'bob' }]);
+    await settle(getPods, 'allow');
+    expect(await rbac.authorize(getPods)).toEqual({ decision: 'allow', reason: 'RBAC: allowed by RoleBinding "bob-reads/team" of Role "reader" to User "bob"' });
+    // The rules change, the binding does not.
+    await role('team', 'reader', [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }]);
+    await settle(getPods, 'noOpinion');
+    expect(await decision({ ...getPods, verb: 'list' })).toBe('allow');
+    // The role goes: no opinion, with the resolution error.
+    await del(key('roles', 'team', 'reader'));
+    await settle({ ...getPods, verb: 'list' }, 'noOpinion');
+    expect(await rbac.authorize({ ...getPods, verb: 'list' })).toEqual({ decision: 'noOpinion', reason: `RBAC: role.${rbacGroup} "reader" not found` });
+  });
+
+  it('keeps apart requests whose parts would run together', async () => {
+    await cache.start();
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    await role('', 'pod-reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
+    await binding('', 'group-b', { kind: 'ClusterRole', name: 'pod-reader' }, [{ kind: 'Group', name: 'b' }]);
+    const inGroup = attrs({ name: 'a', groups: ['b'] }, 'get', 'pods', 'x');
+    await settle(inGroup, 'allow');
+    // Each pair differs only in where one part ends and the next begins.
+    const others: Attributes[] = [
+      attrs({ name: 'ab', groups: [] }, 'get', 'pods', 'x'),
+      attrs({ name: 'a', groups: ['b', ''] }, 'get', 'pods', 'x'),
+      attrs({ name: 'a', groups: ['bget'] }, '', 'pods', 'x'),
+      attrs({ name: 'a', groups: ['b'] }, 'getpods', '', 'x'),
+      attrs({ name: 'a', groups: ['b'] }, 'get', 'pods', 'x', { isResourceRequest: false, path: 'pods' }),
+    ];
+    for (const a of others) expect(await decision(a), JSON.stringify(a)).toBe(a.user.name === 'a' && a.user.groups.includes('b') && a.verb === 'get' && a.isResourceRequest ? 'allow' : 'noOpinion');
+    expect(await decision(inGroup)).toBe('allow');
+  });
+
+  it('hands out decisions nobody can change', async () => {
+    await cache.start();
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    const d = await rbac.authorize(attrs(alice, 'get', 'pods', 'x'));
+    expect(Object.isFrozen(d)).toBe(true);
+  });
 });

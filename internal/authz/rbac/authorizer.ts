@@ -11,6 +11,7 @@
 import type { UserInfo } from '../../auth/user.js';
 import type { Logger } from '../../log/logger.js';
 import type { Naming } from '../../naming/naming.js';
+import { BoundedMap } from '../../memo/bounded-map.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Attributes, Authorizer, Decision, NonResourceRule, ResourceRule, Rules } from '../authorizer.js';
 import { RbacIndex } from './index.js';
@@ -32,6 +33,23 @@ export interface RbacAuthorizerDeps {
   log: Logger;
   /** How long a request waits for a cache that is not primed yet (ms). */
   syncWaitMs?: number;
+}
+
+/** Decisions remembered per index generation (a busy client asks the same few questions). */
+const REMEMBERED_DECISIONS = 4096;
+
+/**
+ * Everything of the request RBAC reads, each part length-prefixed so no two requests share a
+ * key whatever their names contain. Not the API version, the selectors or the user's extra:
+ * rules cannot name them.
+ */
+function decisionKey(a: Attributes): string {
+  const part = (s: string): string => `${s.length}:${s}`;
+  let key = `${part(a.user.name)}${a.user.groups.length}`;
+  for (const g of a.user.groups) key += part(g);
+  key += part(a.verb);
+  if (!a.isResourceRequest) return `${key}N${part(a.path)}`;
+  return `${key}R${part(a.namespace)}${part(a.apiGroup)}${part(a.resource)}${part(a.subresource)}${part(a.name)}`;
 }
 
 /** utilerrors.NewAggregate's text. */
@@ -56,6 +74,22 @@ export function createRbacAuthorizer(deps: RbacAuthorizerDeps): RbacAuthorizer {
     return { decision: 'noOpinion', reason: errors.length ? `RBAC: ${aggregate(errors)}` : '' };
   };
 
+  // The index changes only when a role or binding does; until then the same question has the
+  // same answer, and visiting every rule of every group's bindings is the dearest part of a
+  // service account's request.
+  const remembered = new BoundedMap<string, Decision>(REMEMBERED_DECISIONS);
+  let rememberedAt = index.generation;
+  const decideRemembered = (a: Attributes): Decision => {
+    if (rememberedAt !== index.generation) {
+      remembered.clear();
+      rememberedAt = index.generation;
+    }
+    const key = decisionKey(a);
+    let d = remembered.get(key);
+    if (!d) remembered.set(key, (d = Object.freeze(decide(a))));
+    return d;
+  };
+
   return {
     name: 'RBAC',
     index,
@@ -64,13 +98,13 @@ export function createRbacAuthorizer(deps: RbacAuthorizerDeps): RbacAuthorizer {
     },
     whenReady: () => index.whenReady(),
     authorize(a: Attributes): Decision | Promise<Decision> {
-      if (index.ready) return decide(a);
+      if (index.ready) return decideRemembered(a);
       return new Promise<Decision>((resolve) => {
         const timer = setTimeout(() => resolve({ decision: 'noOpinion', reason: 'RBAC: the authorization cache has not synced yet' }), syncWaitMs);
         timer.unref();
         void index.whenReady().then(() => {
           clearTimeout(timer);
-          resolve(decide(a));
+          resolve(decideRemembered(a));
         });
       });
     },

@@ -183,6 +183,11 @@ export class RbacIndex {
   private primedCount = 0;
   private readonly readyWaiters: Array<() => void> = [];
   private readonly rbacGroup: string;
+  /**
+   * Counts changes to what the index holds (roles, bindings, a resync): an answer computed at
+   * an older generation may be stale.
+   */
+  generation = 0;
 
   constructor(
     private readonly cache: WatchCache,
@@ -223,28 +228,19 @@ export class RbacIndex {
     if (this.ready) for (const w of this.readyWaiters.splice(0)) w();
   };
 
-  private follow(prefix: string, keyOf: (e: CacheEntry) => string, into: Map<string, PolicyRule[]>): void {
-    const byCacheKey = new Map<string, string>();
+  /** Follows `prefix`; every change it applies moves the generation on. */
+  private addFollower(prefix: string, apply: (type: 'set' | 'delete', e: CacheEntry) => void, resync: (present: Set<string>) => void): void {
     this.followers.push(
       new Follower(
         this.cache,
         prefix,
         (type, e) => {
-          const o = type === 'set' ? parseEntry(e) : undefined;
-          if (!o) {
-            into.delete(keyOf(e));
-            byCacheKey.delete(e.key);
-            return;
-          }
-          into.set(keyOf(e), Array.isArray(o.rules) ? (o.rules as unknown[]).map(toPolicyRule) : []);
-          byCacheKey.set(e.key, keyOf(e));
+          this.generation++;
+          apply(type, e);
         },
         (present) => {
-          for (const [k, name] of byCacheKey) {
-            if (present.has(k)) continue;
-            byCacheKey.delete(k);
-            into.delete(name);
-          }
+          this.generation++;
+          resync(present);
         },
         this.primed,
         this.log,
@@ -252,22 +248,41 @@ export class RbacIndex {
     );
   }
 
+  private follow(prefix: string, keyOf: (e: CacheEntry) => string, into: Map<string, PolicyRule[]>): void {
+    const byCacheKey = new Map<string, string>();
+    this.addFollower(
+      prefix,
+      (type, e) => {
+        const o = type === 'set' ? parseEntry(e) : undefined;
+        if (!o) {
+          into.delete(keyOf(e));
+          byCacheKey.delete(e.key);
+          return;
+        }
+        into.set(keyOf(e), Array.isArray(o.rules) ? (o.rules as unknown[]).map(toPolicyRule) : []);
+        byCacheKey.set(e.key, keyOf(e));
+      },
+      (present) => {
+        for (const [k, name] of byCacheKey) {
+          if (present.has(k)) continue;
+          byCacheKey.delete(k);
+          into.delete(name);
+        }
+      },
+    );
+  }
+
   private followBindings(prefix: string, kind: Binding['kind']): void {
-    this.followers.push(
-      new Follower(
-        this.cache,
-        prefix,
-        (type, e) => {
-          this.unindex(e.key);
-          const o = type === 'set' ? parseEntry(e) : undefined;
-          if (o) this.indexBinding(e.key, toBinding(kind, e, o));
-        },
-        (present) => {
-          for (const k of [...this.bindings.keys()]) if (k.startsWith(prefix) && !present.has(k)) this.unindex(k);
-        },
-        this.primed,
-        this.log,
-      ),
+    this.addFollower(
+      prefix,
+      (type, e) => {
+        this.unindex(e.key);
+        const o = type === 'set' ? parseEntry(e) : undefined;
+        if (o) this.indexBinding(e.key, toBinding(kind, e, o));
+      },
+      (present) => {
+        for (const k of [...this.bindings.keys()]) if (k.startsWith(prefix) && !present.has(k)) this.unindex(k);
+      },
     );
   }
 

@@ -16,6 +16,7 @@
 import * as nodeCrypto from 'node:crypto';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { CompactSign, compactVerify, decodeJwt } from 'jose';
+import { BoundedMap } from '../memo/bounded-map.js';
 import { AuthnError, type AuthnResponse } from './authenticator.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { SERVICE_ACCOUNTS_GROUP, type UserInfo } from './user.js';
@@ -164,7 +165,7 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
   const now = o.now ?? (() => new Date());
   const ttl = o.cacheTtlMs ?? 10_000;
   const cacheSize = o.cacheSize ?? 4096;
-  const verified = new Map<string, { claims: Claims; until: number }>();
+  const verified = new BoundedMap<string, { claims: Claims; until: number }>(cacheSize);
   const issuers = new Set(o.issuers);
   const d = o.names.domain;
 
@@ -185,7 +186,6 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
         const { payload } = await compactVerify(token, k.key, { algorithms: [k.alg] });
         const claims = JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
         if (!isRecord(claims)) throw new AuthnError('malformed service account token claims');
-        if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!);
         verified.set(digest, { claims, until: t + ttl });
         return claims;
       } catch (e) {

@@ -10,6 +10,7 @@
 // cluster-cli/kubeconfig.
 
 import { createHash } from 'node:crypto';
+import { BoundedMap } from '../memo/bounded-map.js';
 import { readKubeconfig, type KubeconfigCredentials } from '../cluster-cli/kubeconfig.js';
 import { AuthnError, type AuthnResponse } from './authenticator.js';
 import { postJson } from './webhook-client.js';
@@ -37,7 +38,7 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
   readonly name = 'webhook';
   readonly audienceAware = true;
   private readonly target: KubeconfigCredentials;
-  private readonly cache = new Map<string, { review: Review; expires: number }>();
+  private readonly cache = new BoundedMap<string, { review: Review; expires: number }>(MAX_CACHE_ENTRIES);
   private readonly now: () => number;
   /** Calls made to the service (tests read it to see the cache work). */
   calls = 0;
@@ -58,7 +59,6 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
     }
     const review = hit?.review ?? (await this.call(token, audiences));
     if (!hit && this.options.cacheTtlMs > 0) {
-      if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(key, { review, expires: now + this.options.cacheTtlMs });
     }
     // Upstream's order: an answer for none of the audiences asked for is no opinion, whatever

@@ -27,6 +27,7 @@ import { WebhookCallError, postJson } from '../../auth/webhook-client.js';
 import { celEnvironment, compileExpression, CelCompileError, type CompiledExpression } from '../../cel/cel.js';
 import { readKubeconfig, type KubeconfigCredentials } from '../../cluster-cli/kubeconfig.js';
 import type { Logger } from '../../log/logger.js';
+import { BoundedMap } from '../../memo/bounded-map.js';
 import type { Naming } from '../../naming/naming.js';
 import type { FieldRequirement } from '../../selectors/field-selector.js';
 import type { LabelRequirement } from '../../selectors/label-selector.js';
@@ -219,7 +220,7 @@ export function createWebhookAuthorizer(cfg: WebhookAuthorizerConfig, deps: Webh
   const metrics: WebhookMetrics = webhookMetrics(deps.registry);
   const apiVersion = `${deps.naming ? deps.naming.group('authorization.k8s.io') : 'authorization.k8s.io'}/${cfg.subjectAccessReviewVersion}`;
   const service = `authorization webhook "${name}"`;
-  const cache = new Map<string, { status: ReviewStatus; expires: number }>();
+  const cache = new BoundedMap<string, { status: ReviewStatus; expires: number }>(CACHE_ENTRIES);
 
   /** Upstream's CELMatcher: false wins over errors; errors only when nothing is false. */
   function match(spec: Json): { matches: true } | { matches: false } | { error: string } {
@@ -324,7 +325,6 @@ export function createWebhookAuthorizer(cfg: WebhookAuthorizerConfig, deps: Webh
         }
         const ttl = status.allowed ? (cfg.cacheAuthorizedRequests ? cfg.authorizedTtlMs : 0) : cfg.cacheUnauthorizedRequests ? cfg.unauthorizedTtlMs : 0;
         if (ttl > 0 && cacheable(a)) {
-          if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
           cache.set(key, { status, expires: now() + ttl });
         }
       }

@@ -342,6 +342,33 @@ describe('schema-aware set adjustments', () => {
   });
 });
 
+describe('reconcileWithSchema remembered verdicts that looked at the live object', () => {
+  // The set's verdict was first taken on a live object whose structs were empty; later live
+  // objects (empty again, missing, or filled) must get the answer a never-seen set gets.
+  // (Only structs reached through field names are checked this way; under a list item the
+  // live object is always walked.)
+  const fields = { 'f:spec': { 'f:securityContext': {}, 'f:dnsPolicy': {}, 'f:containers': { 'k:{"name":"a"}': { 'f:name': {} } } } };
+  const lives: Array<[string, JsonValue]> = [
+    ['empty structs', { spec: { securityContext: {}, containers: [{ name: 'a', securityContext: {} }] } }],
+    ['no structs', { spec: { containers: [{ name: 'a' }] } }],
+    ['pod struct filled', { spec: { securityContext: { runAsUser: 1 }, containers: [{ name: 'a' }] } }],
+    ['empty again', { spec: { securityContext: {}, containers: [{ name: 'a', securityContext: {} }] } }],
+    ['other fields filled', { spec: { securityContext: {}, dnsPolicy: 'None', containers: [{ name: 'a', securityContext: { privileged: true } }] } }],
+    ['filled with an empty struct', { spec: { securityContext: { seLinuxOptions: {} }, containers: [] } }],
+    ['no spec', {}],
+  ];
+  const remembered = decodeFieldsV1(fields);
+  it.each(lives)('%s', (name, live) => {
+    // An element type decoding ignores, named per case, makes the text new: the text cache
+    // misses and the set is one reconcileWithSchema never saw.
+    const fresh = decodeFieldsV1({ ...fields, [`x:${name}`]: {} });
+    expect(fresh).not.toBe(remembered);
+    const want = reconcileWithSchema(fresh, live, pod);
+    const got = reconcileWithSchema(remembered, live, pod);
+    expect(got === undefined ? undefined : paths(got)).toEqual(want === undefined ? undefined : paths(want));
+  });
+});
+
 describe('path helpers', () => {
   it('spells key paths', () => {
     const p: Path = [f('spec'), f('template'), f('spec'), f('containers'), keyElement([['name', 'web']]), f('image')];

@@ -708,11 +708,12 @@ function insertMember(list: PathElement[], pe: PathElement): void {
  */
 export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, t: SmdType): FieldSet | undefined {
   if (t.deduced) return undefined;
-  // A set found in line with the type without looking at the live object stays so (sets are
-  // immutable): decoded sets are shared (fields-v1), so this walk is done once per set and
-  // type rather than on every write.
+  // A set found in line with the type stays so (sets are immutable): decoded sets are shared
+  // (fields-v1), so this walk is done once per set and type rather than on every write. A
+  // verdict that looked at the live object holds while the structs it found empty still are.
   let inLine = reconciledSets.get(t);
-  if (inLine?.has(set)) return undefined;
+  const emptyAt = inLine?.get(set);
+  if (emptyAt !== undefined && emptyAt.every((p) => isEmptyAt(live, p))) return undefined;
   const toRemove = new FieldSet();
   let toAdd = new FieldSet();
   let changed = false;
@@ -725,15 +726,15 @@ export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, 
     toAdd = toAdd.union(FieldSet.of(path));
     changed = true;
   };
-  let liveDependent = false;
+  // Paths of structs owned whole that were empty in the live object: the verdict depends on them.
+  const checkedEmpty: Path[] = [];
   const granular = () => {
-    liveDependent = true;
     // Nothing below the path in the live object (a defaulted empty struct such as a pod's
     // securityContext: {}): the path alone would be added, and the set already has it as a
     // member; spares walking the whole live object on every write of such an object.
-    if (path.every((pe) => pe.kind === FIELD)) {
-      const v = valueAt(live, path);
-      if (v === undefined || (isJsonObject(v) && Object.keys(v).length === 0)) return;
+    if (path.every((pe) => pe.kind === FIELD) && isEmptyAt(live, path)) {
+      checkedEmpty.push(path.slice());
+      return;
     }
     liveSet ??= toFieldSet(live, t);
     const add = FieldSet.of(path);
@@ -793,17 +794,24 @@ export function reconcileWithSchema(set: FieldSet, live: JsonValue | undefined, 
 
   walk(set, t, false);
   if (!changed) {
-    if (!liveDependent) {
-      if (!inLine) reconciledSets.set(t, (inLine = new WeakSet()));
-      inLine.add(set);
-    }
+    if (!inLine) reconciledSets.set(t, (inLine = new WeakMap()));
+    inLine.set(set, checkedEmpty);
     return undefined;
   }
   return set.recursiveDifference(toRemove).union(toAdd);
 }
 
-/** Per type, the sets reconcileWithSchema found in line with it. */
-const reconciledSets = new WeakMap<SmdType, WeakSet<FieldSet>>();
+/**
+ * Per type, the sets reconcileWithSchema found in line with it, each with the paths (all field
+ * names) that had to be empty in the live object for that verdict.
+ */
+const reconciledSets = new WeakMap<SmdType, WeakMap<FieldSet, readonly Path[]>>();
+
+/** Nothing at `path` of `live`, or an empty object. */
+function isEmptyAt(live: JsonValue | undefined, path: Path): boolean {
+  const v = valueAt(live, path);
+  return v === undefined || (isJsonObject(v) && isEmptyObject(v));
+}
 
 /** The value at a path of an object, for tests and diagnostics. */
 export function valueAt(root: JsonValue | undefined, path: Path): JsonValue | undefined {

@@ -17,6 +17,7 @@ import { smdTypeOf, type SmdType } from './smd-type.js';
  * computed between such objects, which decides whether a struct was "added" (`.` entries).
  */
 export function withZeroValues(v: JsonValue | undefined, t: SmdType): JsonValue | undefined {
+  if (v === null || typeof v !== 'object' || !zeroBelow(t)) return v;
   if (Array.isArray(v)) {
     const list = t.list;
     if (!list || list.atomic) return v;
@@ -43,6 +44,42 @@ export function withZeroValues(v: JsonValue | undefined, t: SmdType): JsonValue 
     set(key, struct ? (withZeroValues({}, map.field(key)!) as JsonValue) : null);
   }
   return out ?? v;
+}
+
+// Most of an object (labels, annotations, strings, lists of scalars, many structs) holds no
+// type that has zero fields; such subtrees are returned as they are without being walked.
+const zeroBelowCache = new WeakMap<SmdType, boolean>();
+
+/** Whether any type a value of type `t` may hold (itself included) has zero fields. */
+function zeroBelow(t: SmdType): boolean {
+  let found = zeroBelowCache.get(t);
+  if (found === undefined) {
+    found = reachesZeroFields(t);
+    zeroBelowCache.set(t, found);
+  }
+  return found;
+}
+
+/** A search of the types withZeroValues would descend into from `root` (types may recur). */
+function reachesZeroFields(root: SmdType): boolean {
+  const seen = new Set<SmdType>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (seen.has(t)) continue;
+    seen.add(t);
+    if (t.list && !t.list.atomic) stack.push(t.list.element());
+    const map = t.map;
+    if (!map || map.atomic) continue;
+    if (zeroFields(map, t).length > 0) return true;
+    for (const name of map.fieldNames()) {
+      const ft = map.field(name);
+      if (ft) stack.push(ft);
+    }
+    const elem = map.element();
+    if (elem) stack.push(elem);
+  }
+  return false;
 }
 
 const zeroFieldsCache = new WeakMap<SmdType, Array<[string, boolean]>>();

@@ -3,7 +3,7 @@ import { StatusError } from '../../apierrors/status.js';
 import { createNaming } from '../../naming/naming.js';
 import { realisticPod } from '../samples/realistic-pod.js';
 import { kindSchemaNames, sampleObject } from '../samples/sample-objects.js';
-import { compareYamlKeys, decodeYaml, encodeYaml, formatGoFloat } from './yaml-codec.js';
+import { compareYamlKeys, decodeYaml, encodeYaml, formatGoFloat, readAsJson, readYaml } from './yaml-codec.js';
 
 const dec = (s: string) => decodeYaml(Buffer.from(s, 'utf8'));
 
@@ -275,5 +275,100 @@ describe('decodeYaml fuzz', () => {
       }
     }
     expect(performance.now() - started).toBeLessThan(20_000);
+  });
+});
+
+// decodeYaml reads a JSON object body with JSON.parse when the YAML reader would give the same
+// answer; every case here must come out of both exactly alike (value, duplicates, error text).
+describe('decodeYaml on JSON bodies: the same as the YAML reader', () => {
+  type Outcome = { value?: unknown; duplicateFields?: string[]; duplicateKeyErrors?: string[]; error?: string; negativeZero?: boolean };
+  const outcome = (read: (b: Buffer) => ReturnType<typeof decodeYaml>, text: string): Outcome => {
+    try {
+      const r = read(Buffer.from(text, 'utf8'));
+      const v = r.value as Record<string, unknown> | null;
+      return { value: r.value, duplicateFields: r.duplicateFields, duplicateKeyErrors: r.duplicateKeyErrors, negativeZero: v !== null && typeof v === 'object' && Object.is(v.n, -0) };
+    } catch (e) {
+      return { error: e instanceof StatusError ? `${e.code} ${e.message}` : String(e) };
+    }
+  };
+  const same = (text: string): Outcome => {
+    const fast = outcome((b) => decodeYaml(b), text);
+    expect(fast, text.slice(0, 200)).toStrictEqual(outcome((b) => readYaml(b), text));
+    return fast;
+  };
+
+  it.each([
+    ['compact object', '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"x"}]}}'],
+    ['pretty, lines at column 0', '{\n"a": {\n"b": [1, 2.5, -3, true, false, null]\n}\n}'],
+    ['tabs and CRLF as white space', '{\r\n\t"a":\t1,\r\n\t"b": [ ]  , "c" : { } }'],
+    ['escapes', '{"s":"\\/\\u00e9\\ud83d\\ude00\\n\\t\\"\\\\\\b\\f\\r x\\u0000y", "lone":"\\ud800"}'],
+    ['keys YAML treats specially when plain', '{"<<": {"b": 1}, "yes": "no", "~": null, "1": 2, "__proto__": {"x": 1}, "": ""}'],
+    ['strings that look like YAML', '{"a":"#x", "b":"- y", "c":"0777", "d":"1_000", "e":"2024-01-01", "f":"on", "g":": z", "h":"&anchor *alias"}'],
+    ['numbers', '{"a":12345678901234567890, "b":9007199254740993, "c":1e300, "d":-1.5E-7, "e":0, "f":0.0, "g":1E+2, "h":123456789012345678901234567890}'],
+    ['a long key', `{"${'k'.repeat(2000)}": 1}`],
+    ['non-ASCII text', '{"a":"日本語 ünï \u0085 \u2028 \ufeff"}'],
+    ['leading white space', '  \n {"a":1}'],
+  ])('%s (read by the shortcut)', (_name, text) => {
+    expect(readAsJson(text)).toBeDefined();
+    expect(same(text).error).toBeUndefined();
+  });
+
+  it.each([
+    ['repeated keys at several nestings', '{"a":1,"a":2,"m":{"b":[{"c":1,"c":2}],"b":3}}'],
+    ['-0 (YAML reads 0)', '{"n": -0}'],
+    ['-0.0 (YAML reads -0)', '{"n": -0.0}'],
+    ['an out-of-range number', '{"a": 1e400}'],
+    ['an out-of-range negative number in a list', '{"a": [1, -1e999]}'],
+    ['two documents', '{"a":1}\n---\n{"b":2}'],
+    ['a raw DEL and C1 character', '{"a":"x\u007fy\u0090"}'],
+    ['a byte order mark first', '\ufeff{"a":1}'],
+    ['not JSON: flow YAML', '{a: 1, b: [x, y]}'],
+    ['not JSON: trailing comma', '{"a":1,}'],
+    ['nesting past the YAML bound', `{"a":${'['.repeat(600)}${']'.repeat(600)}}`],
+    ['nesting near the shortcut bound', `{"a":${'['.repeat(300)}${']'.repeat(300)}}`],
+    ['a trailing comment (YAML only)', '{"a":1} # c'],
+  ])('%s (left to the YAML reader)', (_name, text) => {
+    expect(readAsJson(text)).toBeUndefined();
+    same(text);
+  });
+
+  it('random JSON objects, compact and indented, read alike (seeded)', () => {
+    let seed = 19;
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const strings = ['', 'a', 'yes', 'null', '~', '0x1f', '1e3', '- x', '#', 'a: b', '"q"', '\\', 'é', '😀', '\t', '\n', ' lead', 'trail ', '<<', '__proto__', '12:30', '.5', '+1', '0o7'];
+    const gen = (depth: number): unknown => {
+      const k = rnd(depth > 4 ? 5 : 7);
+      switch (k) {
+        case 0:
+          return strings[rnd(strings.length)];
+        case 1:
+          return [0, 1, -1, 2.5, -0.125, 1e21, 2 ** 53 + 1, 1e-7, 123456789][rnd(9)];
+        case 2:
+          return [true, false, null][rnd(3)];
+        case 3:
+          return `s${rnd(1000)}`;
+        case 4:
+          return rnd(100000) - 50000;
+        case 5:
+          return Array.from({ length: rnd(4) }, () => gen(depth + 1));
+        default: {
+          const o: Record<string, unknown> = {};
+          for (let i = rnd(5); i > 0; i--) o[rnd(3) === 0 ? strings[rnd(strings.length)]! : `k${rnd(50)}`] = gen(depth + 1);
+          return o;
+        }
+      }
+    };
+    let shortcuts = 0;
+    for (let i = 0; i < 400; i++) {
+      const obj = { root: gen(0), other: gen(1) };
+      same(JSON.stringify(obj));
+      same(JSON.stringify(obj, null, i % 2 === 0 ? 2 : '\t'));
+      if (readAsJson(JSON.stringify(obj)) !== undefined) shortcuts++;
+    }
+    // Most random objects take the shortcut (the rest repeat a key).
+    expect(shortcuts).toBeGreaterThan(300);
   });
 });

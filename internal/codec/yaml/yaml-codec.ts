@@ -2,11 +2,14 @@
 // upstream converts YAML to JSON with go-yaml v2 (sigs.k8s.io/yaml), so scalars resolve with
 // YAML 1.1 rules (`yes`/`on`/`y` are booleans, `0777` is octal, `1_000` is 1000, timestamps stay
 // strings, non-string keys become strings), and writes YAML from JSON with keys sorted in go-yaml's
-// order, ambiguous strings double-quoted and no line folding. Imports: apierrors, js-yaml.
+// order, ambiguous strings double-quoted and no line folding. Imports: apierrors, js-yaml,
+// json-codec.
 //
 // js-yaml's event parser (positions, depth bound) does the syntax work; the values are built here
 // from the event stream without recursion, so that go-yaml's resolution, duplicate-key paths and
-// alias-expansion limits can be applied.
+// alias-expansion limits can be applied. A body that is a JSON object (kubectl's apply bodies)
+// is read by JSON.parse instead when that gives the same value (readAsJson), at a fraction of
+// the cost.
 
 import {
   DEFAULT_SCALAR_STYLE_RULES,
@@ -26,6 +29,7 @@ import {
   type ScalarLayout,
 } from 'js-yaml';
 import { errors, type StatusError } from '../../apierrors/status.js';
+import { parseUnambiguousJson } from '../json/json-codec.js';
 
 /** The decoded value plus the paths of keys repeated in one mapping (see json-codec). */
 export interface YamlDecodeResult {
@@ -207,6 +211,35 @@ interface Anchored {
  * several documents, NaN/infinity, unsupported keys or excessive aliasing.
  */
 export function decodeYaml(input: Uint8Array | string, options: YamlDecodeOptions = {}): YamlDecodeResult {
+  const text = typeof input === 'string' ? input : utf8.decode(input);
+  if (!options.multipleDocuments) {
+    const json = readAsJson(text, options.maxDepth ?? YAML_MAX_DEPTH);
+    if (json) return json;
+  }
+  return readYaml(text, options);
+}
+
+/** js-yaml's test for characters a YAML stream may not hold (it refuses such a stream). */
+const NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+
+/**
+ * A JSON object body (what kubectl sends as apply-patch+yaml) read with JSON.parse, when the
+ * YAML reader is certain to give the same value and no error: JSON is YAML's flow style, and
+ * JSON's strings and numbers resolve alike in both, except for repeated keys (reported here as
+ * duplicates), -0 and out-of-range numbers, characters YAML does not allow in a stream, and
+ * nesting near the YAML depth bound. Those and anything that is not JSON go to the YAML reader,
+ * which then answers (and words errors) as always. Undefined when it does not apply.
+ */
+export function readAsJson(text: string, maxDepth: number = YAML_MAX_DEPTH): YamlDecodeResult | undefined {
+  let i = 0;
+  while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 10 || text.charCodeAt(i) === 13)) i++;
+  if (text.charCodeAt(i) !== 123 /* { */ || NON_PRINTABLE.test(text)) return undefined;
+  const parsed = parseUnambiguousJson(text, Math.floor(maxDepth / 2));
+  return parsed && { value: parsed.value, duplicateFields: [], duplicateKeyErrors: [] };
+}
+
+/** decodeYaml without its JSON shortcut: the YAML reader alone (tests compare the two). */
+export function readYaml(input: Uint8Array | string, options: YamlDecodeOptions = {}): YamlDecodeResult {
   const text = typeof input === 'string' ? input : utf8.decode(input);
   const maxAliasNodes = options.maxAliasNodes ?? DEFAULT_MAX_ALIAS_NODES;
   let events: Event[];

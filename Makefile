@@ -18,6 +18,8 @@ build: install $(BUILD_STAMP)
 $(BUILD_STAMP): $(SOURCES) $(NODE_MODULES_STAMP)
 	@echo "==> compiling TypeScript"
 	npx tsc -p tsconfig.build.json
+	@echo "==> bundling the server (dist/cmd/clusterd)"
+	node dist/tools/bundle-server/main.js
 	@touch $@
 
 # Starts one replica with data in ./data and prints how to reach it with kubectl.

@@ -48,6 +48,10 @@ describe('the server bundle in dist/cmd/clusterd', () => {
     expect(files.filter((f) => f.startsWith('chunk-')).length).toBeGreaterThan(0);
   });
 
+  it.each(EXTERNAL_PACKAGES)('%s, left to node_modules (some required by name on first use), is installed where the bundle looks for it', (pkg) => {
+    expect(packageFound(pkg, OUT)).toBe(true);
+  });
+
   it.each(files)('%s: every relative import is a file of the bundle', (f) => {
     const specs = loadedSpecifiers(source(f)).filter((s) => s.startsWith('./') || s.startsWith('../'));
     if (f === 'main.js') expect(specs.length).toBeGreaterThan(0);

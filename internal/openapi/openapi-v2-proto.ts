@@ -3,10 +3,14 @@
 // as the gnostic OpenAPI v2 `Document` message declared in proto/openapiv2.proto, encoded with
 // protobufjs. client-go's OpenAPISchema() (kubectl explain --output=plaintext-openapiv2,
 // kubectl apply's client-side validation) reads only this form.
-// Imports: schema/data-files.
+// protobufjs is required on first use (only clients asking for this form need it), not at
+// import. Imports: schema/data-files, lazy.
 
-import protobuf from 'protobufjs';
+import type * as Protobuf from 'protobufjs';
+import { lazyRequire } from '../lazy/lazy-require.js';
 import { readDataFile } from '../schema/data-files.js';
+
+const protobuf = lazyRequire<typeof Protobuf>('protobufjs');
 
 /**
  * The media type the protobuf form is served as. Clients ask for it either so or in the older
@@ -19,9 +23,9 @@ export const OPENAPI_V2_PROTOBUF_LEGACY = 'application/com.github.proto-openapi.
 type Json = Record<string, unknown>;
 type Message = Record<string, unknown>;
 
-let documentType: protobuf.Type | undefined;
-function documentMessage(): protobuf.Type {
-  documentType ??= protobuf.parse(readDataFile('openapiv2.proto'), { keepCase: true }).root.lookupType('openapi.v2.Document');
+let documentType: Protobuf.Type | undefined;
+function documentMessage(): Protobuf.Type {
+  documentType ??= protobuf().parse(readDataFile('openapiv2.proto'), { keepCase: true }).root.lookupType('openapi.v2.Document');
   return documentType;
 }
 

@@ -5,24 +5,16 @@
 // minutes back (clock skew, as upstream backdates) for the granted duration, never past the
 // CA's own expiry. The certificate library (about 0.3 s of CPU and 11 MB to load) is required
 // on first use, not at import: validation and admission import this module, and a server start
-// that reads no certificate request must not pay for it. Imports: pki/certificates (types).
+// that reads no certificate request must not pay for it. Imports: pki/certificates (types), lazy.
 
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type * as X509 from '@peculiar/x509';
+import { lazyRequire } from '../lazy/lazy-require.js';
 import type { CertificateAuthority } from './certificates.js';
 
-let library: typeof X509 | undefined;
 /** @peculiar/x509, loaded synchronously on first use (validation is synchronous). */
-function x509(): typeof X509 {
-  if (!library) {
-    const require = createRequire(import.meta.url);
-    // Its dependency injection needs the polyfill loaded first.
-    require('reflect-metadata');
-    library = require('@peculiar/x509') as typeof X509;
-  }
-  return library;
-}
+// Its dependency injection needs the polyfill loaded first.
+const x509 = lazyRequire<typeof X509>('@peculiar/x509', ['reflect-metadata']);
 
 export interface ParsedRequest {
   csr: X509.Pkcs10CertificateRequest;

@@ -9,15 +9,16 @@
 // not field-level errors there, → Invalid at the `<nil>` path with value "".
 // Patterns run on re2js, a linear-time RE2 port: a hostile pattern or input cannot stall the
 // single-threaded server as a backtracking engine would (`^(a+)+$` against `aaaa…!`).
-// Imports: apierrors (FieldError), plain-json.
+// Imports: apierrors (FieldError), plain-json, lazy/re2js.
 
-import { RE2JS } from 're2js';
+import type * as Re2js from 're2js';
+import { re2js } from '../lazy/re2js.js';
 import { fieldErrors, fieldPath, type FieldError } from '../apierrors/field-errors.js';
 import { isObject, jsonEqual } from './plain-json.js';
 
 export interface CompiledPattern {
   readonly source: string;
-  readonly re: RE2JS;
+  readonly re: Re2js.RE2JS;
 }
 
 /** The value validations of one schema node; compiled only when the node has at least one. */
@@ -71,7 +72,7 @@ export function compilePattern(source: string): CompiledPattern | Error {
   if (cached) return cached;
   let result: CompiledPattern | Error;
   try {
-    result = { source, re: RE2JS.compile(source) };
+    result = { source, re: re2js().RE2JS.compile(source) };
   } catch (e) {
     result = e instanceof Error ? e : new Error(String(e));
   }

@@ -16,11 +16,11 @@ export const BUNDLE_BANNER = '// clusterd server bundle (tools/bundle-server): b
 
 /**
  * Packages left to node_modules, loaded by Node at run time: native addons and packages that
- * look for optional native ones (classic-level, cbor-x), libraries the code requires lazily
- * through createRequire (@peculiar/x509 and its reflect-metadata polyfill, which must run
- * before it), and the etcd client (loaded only with --storage=etcd).
+ * look for optional native ones (classic-level, cbor-x), libraries the code requires on first
+ * use (internal/lazy: @peculiar/x509 and its reflect-metadata polyfill, which must run before
+ * it, protobufjs, re2js), and the etcd client (loaded only with --storage=etcd).
  */
-export const EXTERNAL_PACKAGES = ['classic-level', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata'];
+export const EXTERNAL_PACKAGES = ['classic-level', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata', 'protobufjs', 're2js'];
 
 const CHUNK_PREFIX = 'chunk-';
 

@@ -1,9 +1,10 @@
 // internal/cel/lib/regex owns upstream's Kubernetes `regex` library (find, findAll) and the
 // global `matches(string, string)` the engine lacks, all with RE2 semantics (re2js: linear-time,
 // so a hostile pattern cannot stall the server). Patterns are compiled once and cached.
-// Imports: lib/common.
+// Imports: lib/common, lazy/re2js.
 
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2js } from '../../lazy/re2js.js';
 import { CelLibraryError, type Environment, fn } from './common.js';
 
 const cache = new Map<string, RE2JS>();
@@ -13,7 +14,7 @@ export function compileRegex(pattern: string): RE2JS {
   let re = cache.get(pattern);
   if (re) return re;
   try {
-    re = RE2JS.compile(pattern);
+    re = re2js().RE2JS.compile(pattern);
   } catch (e) {
     throw new CelLibraryError(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
   }

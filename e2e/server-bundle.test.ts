@@ -48,6 +48,23 @@ describe('the server bundle in dist/cmd/clusterd', () => {
     expect(files.filter((f) => f.startsWith('chunk-')).length).toBeGreaterThan(0);
   });
 
+  it('a single server start loads no code of the Raft replica (chunks loaded for a cluster only)', () => {
+    // main.js and what it imports statically, plus the server chunk and its static imports.
+    const server = files.find((f) => f.startsWith('chunk-server-'));
+    expect(server).toBeDefined();
+    const seen = new Set<string>();
+    const visit = (f: string): void => {
+      if (seen.has(f)) return;
+      seen.add(f);
+      for (const m of source(f).matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*["']\.\/([^"']+)["']/gm)) visit(m[1]!);
+    };
+    visit('main.js');
+    visit(server!);
+    const bundled = [...seen].flatMap((f) => [...source(f).matchAll(/^\/\/ (dist\/\S+)/gm)].map((m) => m[1]!));
+    expect(bundled).toContain('dist/internal/server/server.js');
+    expect(bundled.filter((m) => m.startsWith('dist/raft/') || m === 'dist/internal/cluster/replica.js')).toEqual([]);
+  });
+
   it.each(EXTERNAL_PACKAGES)('%s, left to node_modules (some required by name on first use), is installed where the bundle looks for it', (pkg) => {
     expect(packageFound(pkg, OUT)).toBe(true);
   });

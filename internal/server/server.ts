@@ -73,7 +73,7 @@ import { LevelRevisionStore } from '../store/revision-store.js';
 import type { EtcdRevisionStore } from '../store/etcd-store.js';
 import type { RevisionStore, TxnResult } from '../store/types.js';
 import type { EtcdLeadership } from '../cluster/etcd-leadership.js';
-import { ClusterReplica } from '../cluster/replica.js';
+import type { ClusterReplica } from '../cluster/replica.js';
 import { ReloadableFiles } from '../config/reloadable-files.js';
 import { Cacher } from '../watchcache/cacher.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
@@ -190,7 +190,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   if (authorizationFile) parseAuthorizationConfig(authorizationFile.toString('utf8'), { group: authorizationConfigGroup });
   configFiles.watch();
   const clustered = config.initialCluster.length > 0 || config.join !== undefined;
-  const cluster = clustered ? await ClusterReplica.open({ config, log, files: configFiles }) : undefined;
+  // The replica and the Raft library are loaded only for a cluster: a single server never runs them.
+  const cluster = clustered ? await (await import('../cluster/replica.js')).ClusterReplica.open({ config, log, files: configFiles }) : undefined;
   // Certificates are made (first start only) while the store opens and the cache primes; a
   // cluster replica uses the cluster PKI it was given (or received when joining).
   const pkiReady = cluster ? Promise.resolve(cluster.pki) : ensurePki(config.dataDir, config.bindAddress);

@@ -19,6 +19,8 @@ interface RaftLoad {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** CPU of the three members per acknowledged put (null: /proc unavailable; absent: older module). */
+  cpuMsPerPut?: number | null;
 }
 interface RaftSystem {
   load: RaftLoad[];
@@ -56,6 +58,9 @@ export async function raftScenario(ctx: BenchContext, outFile: string): Promise<
     const lat = ratioOf(ours.p99Ms, e?.p99Ms);
     const scenario = `${SCENARIO}, ${r.valueBytes}-byte puts, ${ours.concurrency} in flight`;
     ctx.add({ scenario, figure: 'puts/s', unit: '/s', value: ours.opsPerSec, ...(e ? { baseline: { name: `etcd ${r.etcdVersion ?? ''}`.trim(), value: e.opsPerSec } } : {}), ratio: tput, target: at256 ? '≥ 1.0 × etcd' : 'reported', holds: at256 && tput !== null ? tput >= 1 : null, ...(ours.errors ? { note: `${ours.errors} failed puts` } : {}) });
+    if (ours.cpuMsPerPut != null) {
+      ctx.add({ scenario, figure: "members' CPU per put", unit: 'ms', value: ours.cpuMsPerPut, ...(e?.cpuMsPerPut != null ? { baseline: { name: 'etcd', value: e.cpuMsPerPut } } : {}), ratio: ratioOf(ours.cpuMsPerPut, e?.cpuMsPerPut), target: 'reported', holds: null });
+    }
     ctx.add({ scenario, figure: 'p99 commit latency', unit: 'ms', value: ours.p99Ms, ...(e ? { baseline: { name: 'etcd', value: e.p99Ms } } : {}), ratio: lat, target: at256 ? '≤ 1.5 × etcd' : 'reported', holds: at256 && lat !== null ? lat <= 1.5 : null });
   }
   const fo = median(r.clusterd.failoverMs) ?? null;

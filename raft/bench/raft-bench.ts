@@ -21,6 +21,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { readCpuMs } from '../../bench/support/proc-stats.js';
 import { closeClientConnections, kvPut, replicaStats } from '../node/testing/kv-client.js';
 import { ProcessCluster } from '../node/testing/process-cluster.js';
 import { createClusterCa } from '../transport/cluster-ca.js';
@@ -49,6 +50,12 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /**
+   * CPU time (user + system) of all three members per acknowledged put, measured over this
+   * system's own rounds only (the other system idles meanwhile): what a put costs the shared
+   * cores, which a loaded machine's wall-clock figures hide. Null when /proc is unavailable.
+   */
+  cpuMsPerPut: number | null;
 }
 
 export interface SystemResult {
@@ -73,6 +80,8 @@ interface Target {
   name: string;
   /** Base URLs by member, for the members currently running. */
   liveMembers(): number[];
+  /** Process ids of the running members (CPU accounting). */
+  pids(): number[];
   leader(): Promise<number>;
   /** Internal counters of a member (clusterd: RaftNode.stats()), for the log; optional. */
   stats?(member: number): Promise<Record<string, number> | null>;
@@ -97,6 +106,13 @@ interface LoadSamples {
   latencies: number[];
   errors: number;
   elapsedMs: number;
+  /** Members' CPU time during the rounds; NaN once a reading failed. */
+  cpuMs: number;
+}
+
+/** Total CPU time of the processes, NaN when one cannot be read. */
+function cpuOf(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + (readCpuMs(pid) ?? NaN), 0);
 }
 
 /** Runs `concurrency` workers against the leader for `durationMs`, adding to `into`. */
@@ -111,9 +127,12 @@ async function runLoad(t: Target, concurrency: number, durationMs: number, value
       else into.errors++;
     }
   };
+  const pids = t.pids();
+  const cpuBefore = cpuOf(pids);
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
   into.elapsedMs += performance.now() - started;
+  into.cpuMs += cpuOf(pids) - cpuBefore;
 }
 
 function summarize(concurrency: number, x: LoadSamples): LoadResult {
@@ -124,6 +143,7 @@ function summarize(concurrency: number, x: LoadSamples): LoadResult {
     p50Ms: Number(percentile(sorted, 50).toFixed(2)),
     p99Ms: Number(percentile(sorted, 99).toFixed(2)),
     errors: x.errors,
+    cpuMsPerPut: Number.isFinite(x.cpuMs) && sorted.length > 0 ? Number((x.cpuMs / sorted.length).toFixed(3)) : null,
   };
 }
 
@@ -159,11 +179,11 @@ async function runSystems(
   value: string,
   log: (l: string) => void,
 ): Promise<SystemResult[]> {
-  for (const t of targets) await runLoad(t, 16, Math.min(1000, o.durationMs), value, { latencies: [], errors: 0, elapsedMs: 0 }); // warm-up
+  for (const t of targets) await runLoad(t, 16, Math.min(1000, o.durationMs), value, { latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }); // warm-up
   const rounds = Math.max(1, Math.round(o.durationMs / ROUND_MS));
   const load = targets.map((): LoadResult[] => []);
   for (const c of o.concurrency) {
-    const samples = targets.map((): LoadSamples => ({ latencies: [], errors: 0, elapsedMs: 0 }));
+    const samples = targets.map((): LoadSamples => ({ latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }));
     const before = await Promise.all(targets.map(async (t) => (t.stats ? await t.stats(await t.leader()) : null)));
     for (let r = 0; r < rounds; r++) {
       const order = targets.map((_, i) => i);
@@ -172,7 +192,7 @@ async function runSystems(
     }
     for (const [i, t] of targets.entries()) {
       const res = summarize(c, samples[i]!);
-      log(`${t.name}: ${c} in flight: ${res.opsPerSec} puts/s, p50 ${res.p50Ms} ms, p99 ${res.p99Ms} ms, ${res.errors} errors`);
+      log(`${t.name}: ${c} in flight: ${res.opsPerSec} puts/s, p50 ${res.p50Ms} ms, p99 ${res.p99Ms} ms, ${res.errors} errors, members' CPU ${res.cpuMsPerPut ?? 'n/a'} ms per put`);
       const after = before[i] && t.stats ? await t.stats(await t.leader()) : null;
       if (before[i] && after) log(`${t.name}: leader during ${c} in flight: ${describeStats(before[i]!, after)}`);
       load[i]!.push(res);
@@ -211,6 +231,7 @@ async function clusterdTarget(dir: string, log: (l: string) => void): Promise<Ta
   return {
     name: 'clusterd',
     liveMembers: () => cluster.ids.filter((id) => cluster.isRunning(id)),
+    pids: () => cluster.ids.flatMap((id) => cluster.pid(id) ?? []),
     leader: () => cluster.waitForLeader(30_000),
     stats: (m) => replicaStats(cluster.apiUrl(m)),
     put: async (m, key, value, timeoutMs) => (await kvPut(cluster.apiUrl(m), key, value, timeoutMs)).kind === 'ok',
@@ -341,6 +362,7 @@ async function etcdTarget(binary: string, dir: string, log: (l: string) => void)
   return {
     name: 'etcd',
     liveMembers: () => [...procs.keys()].sort(),
+    pids: () => [...procs.values()].flatMap((c) => c.pid ?? []),
     leader,
     put: async (m, key, value, timeoutMs) => {
       try {
@@ -409,6 +431,7 @@ function markdown(ours: SystemResult, etcd: SystemResult | null, version: string
     lines.push(`| puts/s @${r.concurrency} in flight | ${r.opsPerSec} | ${e?.opsPerSec ?? 'n/a'} | ${ratio(r.opsPerSec, e?.opsPerSec)} |`);
     lines.push(`| p50 commit latency @${r.concurrency} (ms) | ${r.p50Ms} | ${e?.p50Ms ?? 'n/a'} | ${ratio(r.p50Ms, e?.p50Ms)} |`);
     lines.push(`| p99 commit latency @${r.concurrency} (ms) | ${r.p99Ms} | ${e?.p99Ms ?? 'n/a'} | ${ratio(r.p99Ms, e?.p99Ms)} |`);
+    lines.push(`| members' CPU per put @${r.concurrency} (ms) | ${r.cpuMsPerPut ?? 'n/a'} | ${e?.cpuMsPerPut ?? 'n/a'} | ${ratio(r.cpuMsPerPut ?? NaN, e?.cpuMsPerPut ?? undefined)} |`);
   }
   const fo = median(ours.failoverMs);
   const efo = etcd ? median(etcd.failoverMs) : undefined;

@@ -101,6 +101,11 @@ export class ProcessCluster {
     return this.procs.has(id);
   }
 
+  /** The process id of running replica `id` (for CPU accounting), undefined when it is not running. */
+  pid(id: NodeId): number | undefined {
+    return this.procs.get(id)?.pid;
+  }
+
   /**
    * Starts replica `id` and resolves once it serves its API. Throws at once when dist/ is
    * missing or older than the sources under raft/ (run `make build`).

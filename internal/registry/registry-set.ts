@@ -5,6 +5,7 @@
 // Imports: schema/catalog, selectors, watchcache (types), generic-registry, strategy, keys,
 // hpa-conversion, event-conversion.
 
+import { createHash } from 'node:crypto';
 import type { ApiCatalog, ResourceInfo } from '../schema/catalog.js';
 import type { ObjectAttributes, ResourceSpec } from '../watchcache/types.js';
 import { GenericRegistry, type RegistryDeps } from './generic-registry.js';
@@ -12,7 +13,7 @@ import { resourcePrefix } from './keys.js';
 import { strategyFor } from './strategy.js';
 import { registerHpaConversion } from './hpa-conversion.js';
 import { registerEventConversion } from './event-conversion.js';
-import { fieldsetFor } from '../selectors/index.js';
+import { FIELD_SETS_VERSION, fieldsetFor } from '../selectors/index.js';
 
 registerHpaConversion();
 registerEventConversion();
@@ -83,6 +84,24 @@ function storedAs(catalog: ApiCatalog, r: ResourceInfo): ResourceInfo | undefine
   return storage;
 }
 
+const stamps = new WeakMap<ResourceInfo, string>();
+
+/**
+ * What a resource's field sets are derived by: the derivation's version and the field names
+ * (a custom resource's follow its definition's selectable fields). Field names are paths, so
+ * the same name is derived the same way while the version stands.
+ */
+function fieldsStamp(storage: ResourceInfo): string {
+  let stamp = stamps.get(storage);
+  if (stamp === undefined) {
+    // Hashed: it is stored with every object (and travels in every log entry).
+    const text = `${FIELD_SETS_VERSION}:${Object.keys(fieldsetFor(storage, {})).sort().join(',')}`;
+    stamp = createHash('sha256').update(text).digest('base64url').slice(0, 12);
+    stamps.set(storage, stamp);
+  }
+  return stamp;
+}
+
 /**
  * Watch-cache attributes of each resource prefix (labels plus the kind's selectable fields),
  * following the catalog as definitions come and go, for the resources RegistrySet serves.
@@ -103,6 +122,7 @@ export function resourceSpecs(catalog: ApiCatalog): (prefix: string) => Resource
     const storage = byPrefix.get(prefix);
     if (!storage) return undefined;
     return {
+      stamp: fieldsStamp(storage),
       attributes(obj): ObjectAttributes {
         const labels = (obj.metadata as { labels?: Record<string, string> } | undefined)?.labels;
         return { labels: labels && typeof labels === 'object' ? labels : {}, fields: { ...fieldsetFor(storage, obj) } };

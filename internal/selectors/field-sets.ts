@@ -290,6 +290,14 @@ export function parseFieldSelectorFor(resource: FieldSelectableResource, text: s
 }
 
 /**
+ * The version of how fieldsetFor derives values. Field sets are stored beside objects (the
+ * watch cache's attributes in store records) and trusted at start while the resource's field
+ * names and this number are unchanged: raise it whenever a kind's field changes how its value
+ * is computed from the object under the same name.
+ */
+export const FIELD_SETS_VERSION = 1;
+
+/**
  * The field set of one object of this resource, in the names validateFieldSelector produces:
  * `metadata.name`, `metadata.namespace` for namespaced kinds, and the kind's own fields.
  * Tolerates any shape: missing fields read as upstream's zero values.

@@ -32,6 +32,7 @@ export {
   validateFieldSelector,
   parseFieldSelectorFor,
   fieldsetFor,
+  FIELD_SETS_VERSION,
   selectableFields,
 } from './field-sets.js';
 export { labelKeyErrors, labelValueErrors, isLabelKey, isLabelValue, dns1123SubdomainErrors } from './label-syntax.js';

@@ -250,6 +250,13 @@ describe('custom resources', () => {
     }
     const selected = (await t.admin.get(`${GADGETS}?fieldSelector=spec.color%3Dblue`)).json<Obj>();
     expect(selected.items.map((i: Obj) => i.metadata.name)).toEqual(['g2']);
+    // After a restart the gadgets load (from the attributes stored with them) before their
+    // definition is served again, and are selected by the same field.
+    await t.stop();
+    t = await startTestServer({ storage: 'leveldb', dataDir: dir });
+    await waitFor(async () => (await t.admin.get(GADGETS)).status === 200);
+    const again = (await t.admin.get(`${GADGETS}?fieldSelector=spec.color%3Dred`)).json<Obj>();
+    expect(again.items.map((i: Obj) => i.metadata.name)).toEqual(['g1']);
 
     // Updates are held to the same rules.
     const current = (await t.admin.get(`${CRDS}/gadgets.sel.example.org`)).json<Obj>();

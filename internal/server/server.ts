@@ -240,6 +240,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // A replica's writes carry what this cache derives from their objects, so that the other
   // replicas build their cache entries without parsing each object again.
   cluster?.replicator.describeWith((key, obj) => cache.attributeBytes(key, obj));
+  // Records keep them beside the values too: a restart loads the cache without parsing objects.
+  if (store instanceof LevelRevisionStore) store.describeWith((key, obj) => cache.attributeBytes(key, obj));
   const storage = new Cacher(store, cache, {
     tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
     listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,

@@ -52,7 +52,17 @@ export interface ApplierState {
   applied: number;
 }
 
+/** Derives a put's watch-cache attributes from its writer's decoded value (see StoreEvent.attributes). */
+export type DescribeValue = (key: string, decoded: unknown) => Uint8Array | undefined;
+
 export class Applier {
+  /**
+   * Set by the store's owner once the watch cache exists: a put proposed here (with its decoded
+   * value) and carrying no attributes from its log entry gets them from this, so that its
+   * record stores them. Puts without either are stored without attributes (parsed at load).
+   */
+  describe: DescribeValue | undefined;
+
   constructor(
     private readonly db: LevelDb,
     private readonly index: KeyIndex,
@@ -113,14 +123,15 @@ export class Applier {
       for (const op of changes) {
         if (op.type === 'put') {
           const r = this.index.put(op.key, revision);
-          batch.put(historyKey(op.key, revision), encodeRecord(false, r.createRevision, r.version, op.value));
+          const hint = decoded?.get(op.key);
+          // What the proposer derived travels in the log entry; a local proposal derives it here.
+          const carried = attributes?.get(op.key) ?? (hint !== undefined && this.describe ? this.describe(op.key, hint) : undefined);
+          batch.put(historyKey(op.key, revision), encodeRecord(false, r.createRevision, r.version, op.value, carried));
           const ev: StoreEvent = {
             type: 'put',
             kv: { key: op.key, value: op.value, createRevision: r.createRevision, modRevision: revision, version: r.version },
           };
-          const hint = decoded?.get(op.key);
           if (hint !== undefined) ev.decoded = hint;
-          const carried = attributes?.get(op.key);
           if (carried !== undefined) ev.attributes = carried;
           events.push(ev);
         } else {

@@ -1,5 +1,6 @@
 // internal/store/layout owns how the revision store lays out its level database:
-//   h/<key>\0<revision: 12 hex digits>  → record (a put's value with its generation, or a tombstone)
+//   h/<key>\0<revision: 12 hex digits>  → record (a put's value with its generation and, when
+//                                          known, its watch-cache attributes; or a tombstone)
 //   m/revision, m/compacted, m/applied  → store metadata, written in the same batch as the data
 // The \0 separator sorts a key's revisions before any longer key sharing its prefix, and
 // fixed-width hex revisions sort numerically. Imports: nothing from the project.
@@ -30,25 +31,51 @@ export function isValidKey(key: string): boolean {
   return key.length > 0 && !key.includes('\u0000');
 }
 
-// Record: 1 byte flags (bit 0 = tombstone), 6 bytes createRevision, 6 bytes version, then the value.
+// Record: 1 byte flags (bit 0 = tombstone, bit 1 = attributes follow), 6 bytes createRevision,
+// 6 bytes version, then — when bit 1 is set — 4 bytes attribute length n and n bytes of
+// attributes, then the value. The attributes are what the watch cache derived from the value
+// when it was written (opaque here; see StoreEvent.attributes): a restart builds the cache from
+// them instead of parsing every object. Records written before bit 1 existed never set it and
+// read as before; an old reader would take a new record's attributes for part of the value.
 const HEADER = 13;
+const TOMBSTONE = 1;
+const WITH_ATTRIBUTES = 2;
 
-export function encodeRecord(tombstone: boolean, createRevision: number, version: number, value: Uint8Array): Uint8Array {
-  const out = Buffer.allocUnsafe(HEADER + value.length);
-  out[0] = tombstone ? 1 : 0;
+export function encodeRecord(tombstone: boolean, createRevision: number, version: number, value: Uint8Array, attributes?: Uint8Array): Uint8Array {
+  const extra = attributes === undefined ? 0 : 4 + attributes.length;
+  const out = Buffer.allocUnsafe(HEADER + extra + value.length);
+  out[0] = (tombstone ? TOMBSTONE : 0) | (attributes === undefined ? 0 : WITH_ATTRIBUTES);
   out.writeUIntBE(createRevision, 1, 6);
   out.writeUIntBE(version, 7, 6);
-  out.set(value, HEADER);
+  if (attributes !== undefined) {
+    out.writeUInt32BE(attributes.length, HEADER);
+    out.set(attributes, HEADER + 4);
+  }
+  out.set(value, HEADER + extra);
   return out;
 }
 
-export function decodeRecord(bytes: Uint8Array): { tombstone: boolean; createRevision: number; version: number; value: Uint8Array } {
+export interface StoredRecord {
+  tombstone: boolean;
+  createRevision: number;
+  version: number;
+  value: Uint8Array;
+  /** Present when the record was written with attributes (views into `bytes`, as `value`). */
+  attributes?: Uint8Array;
+}
+
+export function decodeRecord(bytes: Uint8Array): StoredRecord {
   if (bytes.length < HEADER) throw new Error('store record too short');
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return {
-    tombstone: (b[0]! & 1) === 1,
-    createRevision: b.readUIntBE(1, 6),
-    version: b.readUIntBE(7, 6),
-    value: b.subarray(HEADER),
-  };
+  const flags = b[0]!;
+  const out: StoredRecord = { tombstone: (flags & TOMBSTONE) !== 0, createRevision: b.readUIntBE(1, 6), version: b.readUIntBE(7, 6), value: b.subarray(HEADER) };
+  if ((flags & WITH_ATTRIBUTES) !== 0) {
+    if (b.length < HEADER + 4) throw new Error('store record too short');
+    const n = b.readUInt32BE(HEADER);
+    const end = HEADER + 4 + n;
+    if (end > b.length) throw new Error('store record attributes overrun the record');
+    out.attributes = b.subarray(HEADER + 4, end);
+    out.value = b.subarray(end);
+  }
+  return out;
 }

@@ -7,7 +7,7 @@
 
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
-import { Applier, decodeNumber, encodeNumber, type CommittedCommand, type LevelDb } from './applier.js';
+import { Applier, decodeNumber, encodeNumber, type CommittedCommand, type DescribeValue, type LevelDb } from './applier.js';
 import { KeyIndex } from './key-index.js';
 import {
   decodeRecord,
@@ -157,6 +157,21 @@ export class LevelRevisionStore implements RevisionStore {
     return revision;
   }
 
+  /**
+   * Sets how puts proposed on this replica get the attributes their records store (the watch
+   * cache's attributeBytes). A throw or an undefined answer stores the value without them: the
+   * cache parses such values at load, as it did before records carried attributes.
+   */
+  describeWith(describe: DescribeValue): void {
+    this.applier.describe = (key, decoded) => {
+      try {
+        return describe(key, decoded);
+      } catch {
+        return undefined;
+      }
+    };
+  }
+
   /** Reports every later get, range and write to `observer` (one observer: the server's metrics). */
   observeRequests(observer: StoreRequestObserver): void {
     this.observer = observer;
@@ -213,7 +228,10 @@ export class LevelRevisionStore implements RevisionStore {
       const p = picked[i]!;
       const bytes = values[i];
       if (!bytes) return this.missing(p.key, at);
-      kvs.push({ key: p.key, value: decodeRecord(bytes).value, createRevision: p.createRevision, modRevision: p.revision, version: p.version });
+      const rec = decodeRecord(bytes);
+      const kv: KeyValue = { key: p.key, value: rec.value, createRevision: p.createRevision, modRevision: p.revision, version: p.version };
+      if (options.attributes && rec.attributes !== undefined) kv.attributes = rec.attributes;
+      kvs.push(kv);
     }
     const result: RangeResult = { kvs, more, revision: at };
     if (options.count) result.count = count;

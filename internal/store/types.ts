@@ -13,6 +13,8 @@ export interface KeyValue {
   modRevision: number;
   /** Number of puts since creation (1 after create). */
   version: number;
+  /** What the watch cache derived from the value when it was written, when stored (range with `attributes`). */
+  attributes?: Uint8Array;
 }
 
 /**
@@ -113,6 +115,8 @@ export interface RangeOptions {
   after?: string;
   /** Count every match after `after` (ignoring limit) into `count`. */
   count?: boolean;
+  /** Return the attributes stored beside each value (KeyValue.attributes), where a store keeps them. */
+  attributes?: boolean;
 }
 
 export interface RangeResult {

@@ -74,6 +74,11 @@ export interface ObjectAttributes {
 /** Per-resource knowledge the cache needs: supplied by the registry, keyed by storage prefix. */
 export interface ResourceSpec {
   attributes(obj: Record<string, unknown>): ObjectAttributes;
+  /**
+   * Identifies how `attributes` derives fields (their names and how each is computed). Stored
+   * attributes with another stamp are derived again from the object at start.
+   */
+  readonly stamp: string;
 }
 
 /**

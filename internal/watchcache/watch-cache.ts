@@ -40,6 +40,7 @@ export interface WatchOptions {
 }
 
 const DEFAULT_SPEC: ResourceSpec = {
+  stamp: 'default',
   attributes: (obj) => {
     const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string; labels?: Record<string, string> };
     const fields: Record<string, string> = { 'metadata.name': meta.name ?? '' };
@@ -171,9 +172,10 @@ export class WatchCache {
     const slabs = new ByteSlabs();
     let after: string | undefined;
     for (;;) {
-      const page = await this.store.range(this.options.root, { revision, limit: 1000, ...(after !== undefined ? { after } : {}) });
+      // With the attributes records store beside values: the objects need no parse (see toEntry).
+      const page = await this.store.range(this.options.root, { revision, limit: 1000, attributes: true, ...(after !== undefined ? { after } : {}) });
       for (const kv of page.kvs) {
-        const entry = this.toEntry(kv, kv.modRevision, undefined, undefined, false, slabs.alloc);
+        const entry = this.toEntry(kv, kv.modRevision, { stored: kv.attributes, alloc: slabs.alloc });
         if (entry) this.resourceFor(kv.key, revision)?.load(entry);
       }
       if (!page.more || page.kvs.length === 0) return revision;
@@ -252,34 +254,41 @@ export class WatchCache {
 
   /**
    * What the cache derives from an object written under `key`, as bytes to travel with the
-   * write to the other replicas (the replicator puts them in the log entry): with them a
-   * replica builds its entry without parsing the object. Undefined outside the cache's root.
+   * write to the other replicas (the replicator puts them in the log entry) and to be stored
+   * beside the value (the store's record): with them a replica builds its entry without
+   * parsing the object, live or at start. Undefined outside the cache's root. The format:
+   * JSON `[namespace, name, labels, fields, stamp]`, the stamp being the resource spec's at
+   * derivation (entries of older log entries and records have no stamp: four members).
    */
   attributeBytes(key: string, obj: unknown): Uint8Array | undefined {
     const prefix = this.prefixOf(key);
     if (!prefix || typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
-    const a = this.describe(prefix, obj as Record<string, unknown>);
-    return Buffer.from(JSON.stringify([a.namespace, a.name, a.labels, a.fields]), 'utf8');
+    const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
+    const a = this.describe(spec, obj as Record<string, unknown>);
+    return Buffer.from(JSON.stringify([a.namespace, a.name, a.labels, a.fields, spec.stamp]), 'utf8');
   }
 
-  /** Reads attributeBytes; undefined for anything not in its shape (the object is parsed then). */
-  private readAttributes(bytes: Uint8Array): Describe | undefined {
+  /**
+   * Reads attributeBytes; undefined for anything not in its shape (the object is parsed then),
+   * or, when `stamp` is given, derived under another stamp (or none).
+   */
+  private readAttributes(bytes: Uint8Array, stamp?: string): Describe | undefined {
     let v: unknown;
     try {
       v = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     } catch {
       return undefined;
     }
-    if (!Array.isArray(v) || v.length !== 4) return undefined;
-    const [namespace, name, labels, fields] = v as unknown[];
+    if (!Array.isArray(v) || (v.length !== 4 && v.length !== 5)) return undefined;
+    const [namespace, name, labels, fields, derived] = v as unknown[];
+    if (stamp !== undefined && derived !== stamp) return undefined;
     const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
     if (typeof namespace !== 'string' || typeof name !== 'string' || !isRecord(labels) || !isRecord(fields)) return undefined;
     return { namespace: this.strings.intern(namespace), name, labels: this.strings.internValues(labels), fields: this.strings.internValues(fields) };
   }
 
-  /** The attributes of an entry of `prefix` (namespace, name, selectable labels and fields), interned. */
-  private describe(prefix: string, obj: Record<string, unknown>): Describe {
-    const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
+  /** The attributes of an entry by `spec` (namespace, name, selectable labels and fields), interned. */
+  private describe(spec: ResourceSpec, obj: Record<string, unknown>): Describe {
     const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
     const { labels, fields } = spec.attributes(obj);
     return {
@@ -291,17 +300,29 @@ export class WatchCache {
   }
 
   /**
+   * The cache's entry for a stored value at `revision`. What spares parsing the object, best first:
+   * `decoded`, the writer's decoded form when it was written here (only read from);
+   * `carried`, what the proposing replica derived from it, from the log entry;
+   * `stored`, what the store's record keeps beside the value: used when derived under the
+   * resource's current stamp, or when the resource has no spec now (a custom resource before
+   * its definition is served again: its stored fields are those the definition declared, and
+   * selection derives any field they lack from the object).
    * `share`: the entry is an applied change, whose other consumers may use what is parsed here.
    * `alloc`: where its serving bytes go (exact-size buffers of their own unless given).
    */
-  private toEntry(kv: KeyValue, revision: number, decoded?: unknown, attributes?: Uint8Array, share = false, alloc?: (n: number) => Buffer): CacheEntry | undefined {
+  private toEntry(
+    kv: KeyValue,
+    revision: number,
+    how: { decoded?: unknown; carried?: Uint8Array; stored?: Uint8Array; share?: boolean; alloc?: (n: number) => Buffer } = {},
+  ): CacheEntry | undefined {
     const prefix = this.prefixOf(kv.key);
     if (!prefix) return undefined;
-    // The writer's decoded form, when it was written here, spares a parse; only read from.
+    const { decoded, alloc } = how;
     const hinted = decoded !== undefined && typeof decoded === 'object' && decoded !== null;
-    // Else what the proposing replica derived from it, carried in the log entry.
-    const carried = !hinted && attributes !== undefined ? this.readAttributes(attributes) : undefined;
-    if (carried) return { key: kv.key, ...carried, revision, bytes: withResourceVersion(kv.value, revision, alloc) };
+    let known: Describe | undefined;
+    if (!hinted && how.carried !== undefined) known = this.readAttributes(how.carried);
+    else if (!hinted && how.stored !== undefined) known = this.readAttributes(how.stored, this.options.specFor(prefix)?.stamp);
+    if (known) return { key: kv.key, ...known, revision, bytes: withResourceVersion(kv.value, revision, alloc) };
     let obj: Record<string, unknown>;
     try {
       obj = hinted ? (decoded as Record<string, unknown>) : decodeStored(kv.value, revision);
@@ -321,13 +342,14 @@ export class WatchCache {
         corrupt: `unable to decode stored object ${kv.key}: ${e instanceof Error ? e.message : String(e)}`,
       };
     }
-    const entry: CacheEntry = { key: kv.key, ...this.describe(prefix, obj), revision, bytes: withResourceVersion(kv.value, revision, alloc) };
+    const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
+    const entry: CacheEntry = { key: kv.key, ...this.describe(spec, obj), revision, bytes: withResourceVersion(kv.value, revision, alloc) };
     // What was parsed for a change being applied (decodeStored gives what parsing the entry's
     // bytes gives, the resourceVersion first in metadata as withResourceVersion writes it)
     // serves the change's other consumers. Not the writer's hint: the writer still holds and
     // changes that object. Not at priming or for reads: nobody is about to consume those, and
     // the last ones loaded would stay in memory for nothing.
-    if (!hinted && share) rememberDecoded(entry, obj);
+    if (!hinted && how.share) rememberDecoded(entry, obj);
     return entry;
   }
 
@@ -358,7 +380,7 @@ export class WatchCache {
       const last: CacheEntry = prev.corrupt ? { ...prev, revision } : { ...prev, revision, bytes: replaceResourceVersion(prev.bytes, revision) };
       return { type: 'DELETED', revision, entry: last, prev };
     }
-    const entry = this.toEntry(ev.kv, revision, ev.decoded, ev.attributes, true);
+    const entry = this.toEntry(ev.kv, revision, { decoded: ev.decoded, carried: ev.attributes, share: true });
     if (!entry) return undefined;
     return prev ? { type: 'MODIFIED', revision, entry, prev } : { type: 'ADDED', revision, entry };
   }

@@ -178,7 +178,7 @@ describe('followCache with the pod field set', () => {
   const fx = memoryCacheFixture({
     specFor: (prefix) =>
       prefix === '/registry/core/pods/'
-        ? { attributes: (obj) => ({ labels: {}, fields: { 'spec.nodeName': String(((obj.spec ?? {}) as Json).nodeName ?? '') } }) }
+        ? { stamp: 'pods-test', attributes: (obj) => ({ labels: {}, fields: { 'spec.nodeName': String(((obj.spec ?? {}) as Json).nodeName ?? '') } }) }
         : undefined,
   });
   const key = '/registry/core/pods/ns/p';

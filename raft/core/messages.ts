@@ -58,6 +58,15 @@ export function voteResponseType(t: MessageType): MessageType {
 /** Context of a Vote sent because of TimeoutNow: lets voters skip the leader-lease check. */
 export const CAMPAIGN_TRANSFER = new Uint8Array([0x43, 0x54]); // "CT"
 
+/**
+ * Context of an empty MsgApp a leader sends only to announce a new commit index to a follower
+ * it replicates to and has sent everything: the follower takes the commit index and does not
+ * answer when the append matches its log (the answer would tell the leader nothing new, and
+ * cost it a message per follower per commit). A mismatch is answered as usual; probes and
+ * every other append carry no context and are always answered.
+ */
+export const COMMIT_ONLY = new Uint8Array([0x43, 0x4f]); // "CO"
+
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;

@@ -24,7 +24,7 @@ import { entriesSize } from './entries.js';
 import { invariant, isCompacted, isRaftError, isSnapshotTemporarilyUnavailable, ProposalDroppedError, RaftError } from './errors.js';
 import { Inflights } from './inflights.js';
 import { type RaftLogger, type RaftLogLevel, noopLogger } from './logger.js';
-import { bytesEqual, CAMPAIGN_TRANSFER, isLocalMessage, isResponseMessage, makeMessage, voteResponseType } from './messages.js';
+import { bytesEqual, CAMPAIGN_TRANSFER, COMMIT_ONLY, isLocalMessage, isResponseMessage, makeMessage, voteResponseType } from './messages.js';
 import { Progress } from './progress.js';
 import { VoteResult } from './quorum.js';
 import type { RandomSource } from './random.js';
@@ -218,7 +218,7 @@ export class Raft {
    * Sends a MsgApp with new entries (or an empty one if sendIfEmpty) to `to`, or a snapshot if
    * the entries it needs were compacted. Returns whether a message was sent.
    */
-  private maybeSendAppend(to: NodeId, sendIfEmpty: boolean): boolean {
+  private maybeSendAppend(to: NodeId, sendIfEmpty: boolean, commitOnly = false): boolean {
     const pr = this.trk.progress.get(to);
     if (!pr || pr.isPaused()) return false;
     const prevIndex = pr.next - 1;
@@ -234,8 +234,20 @@ export class Raft {
       return this.maybeSendSnapshot(to, pr);
     }
     if (ents.length === 0 && !sendIfEmpty) return false;
+    // Only a follower in replicate state that has been sent everything may leave the commit
+    // announcement unanswered (COMMIT_ONLY): its earlier answers, or a reported loss that moves
+    // it to probe, tell the leader what it holds. A probe's answer is what ends probing.
+    const unanswered = commitOnly && ents.length === 0 && pr.state === 'replicate' && !pr.inflights.full();
     this.send(
-      makeMessage({ type: MessageType.App, to, index: prevIndex, logTerm: prevTerm, entries: ents, commit: this.raftLog.committed }),
+      makeMessage({
+        type: MessageType.App,
+        to,
+        index: prevIndex,
+        logTerm: prevTerm,
+        entries: ents,
+        commit: this.raftLog.committed,
+        ...(unanswered ? { context: COMMIT_ONLY } : {}),
+      }),
     );
     pr.sentEntries(ents.length, entriesSize(ents));
     return true;
@@ -282,6 +294,13 @@ export class Raft {
   private bcastAppend(): void {
     this.trk.visit((id) => {
       if (id !== this.id) this.sendAppend(id);
+    });
+  }
+
+  /** bcastAppend for a commit index that moved: the empty appends it takes go unanswered (COMMIT_ONLY). */
+  private bcastCommit(): void {
+    this.trk.visit((id) => {
+      if (id !== this.id) this.maybeSendAppend(id, true, true);
     });
   }
 
@@ -876,7 +895,7 @@ export class Raft {
     }
     if (this.maybeCommit()) {
       this.releasePendingReadIndexMessages();
-      this.bcastAppend();
+      this.bcastCommit();
     } else if (oldPaused) {
       // The window was closed and has now opened: send what accumulated meanwhile.
       this.sendAppend(m.from);
@@ -1003,6 +1022,7 @@ export class Raft {
     }
     const lastNew = this.raftLog.maybeAppend(m.index, m.logTerm, m.commit, m.entries);
     if (lastNew !== undefined) {
+      if (m.entries.length === 0 && bytesEqual(m.context, COMMIT_ONLY)) return;
       this.send(makeMessage({ type: MessageType.AppResp, to: m.from, index: lastNew }));
       return;
     }

@@ -45,6 +45,12 @@ copy_with_libs() {
 }
 
 copy_with_libs "$node_bin" /usr/local/bin/node
+# The rest of glibc's runtime libraries, as the Debian image's libc6 package has them: native
+# addons load some that node itself does not (the build's bundler needs librt.so.1).
+libc_dir=$(dirname "$(ldd "$node_bin" | grep -oE '/[^ ]+/libc\.so\.6' | head -1)")
+for name in librt.so.1 libresolv.so.2 libutil.so.1 libanl.so.1 libnss_files.so.2 libnss_dns.so.2; do
+  if [ -e "$libc_dir/$name" ]; then copy_with_libs "$libc_dir/$name"; fi
+done
 copy_with_libs "$(readlink -f /bin/sh)" /usr/bin/sh
 for tool in cat chmod chown cp dirname env id ln ls mkdir mv readlink rm sleep test true; do
   copy_with_libs "$(readlink -f "$(type -P "$tool")")" "/usr/bin/$tool"

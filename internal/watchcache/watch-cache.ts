@@ -99,6 +99,8 @@ export class WatchCache {
   private readonly watcherCapacity: number;
   /** Label and field values repeat across objects (namespaces, phases, images): keep one copy. */
   private readonly strings = new StringTable(200_000);
+  /** What attributeBytes derived, by the writer's decoded object (see toEntry). */
+  private readonly describedWrites = new WeakMap<object, { spec: ResourceSpec; a: Describe }>();
 
   constructor(
     private readonly store: RevisionStore,
@@ -265,6 +267,9 @@ export class WatchCache {
     if (!prefix || typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
     const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
     const a = this.describe(spec, obj as Record<string, unknown>);
+    // The same write's cache entry is built from the same decoded object right after: it takes
+    // these instead of deriving them a second time.
+    this.describedWrites.set(obj, { spec, a });
     return Buffer.from(JSON.stringify([a.namespace, a.name, a.labels, a.fields, spec.stamp]), 'utf8');
   }
 
@@ -343,7 +348,9 @@ export class WatchCache {
       };
     }
     const spec = this.options.specFor(prefix) ?? DEFAULT_SPEC;
-    const entry: CacheEntry = { key: kv.key, ...this.describe(spec, obj), revision, bytes: withResourceVersion(kv.value, revision, alloc) };
+    const described = hinted ? this.describedWrites.get(obj) : undefined;
+    const attributes = described?.spec === spec ? described.a : this.describe(spec, obj);
+    const entry: CacheEntry = { key: kv.key, ...attributes, revision, bytes: withResourceVersion(kv.value, revision, alloc) };
     // What was parsed for a change being applied (decodeStored gives what parsing the entry's
     // bytes gives, the resourceVersion first in metadata as withResourceVersion writes it)
     // serves the change's other consumers. Not the writer's hint: the writer still holds and

@@ -54,14 +54,19 @@ export async function raftScenario(ctx: BenchContext, outFile: string): Promise<
   for (const ours of r.clusterd.load) {
     const e = r.etcd?.load.find((x) => x.concurrency === ours.concurrency);
     const at256 = ours.concurrency === 256;
+    // Issue 19 holds one in flight to etcd's throughput and near its p99 (latency-bound: each put
+    // waits for its own commit); 256 in flight is the throughput row of the Raft issue.
+    const at1 = ours.concurrency === 1;
+    const tputTarget = at256 || at1 ? '≥ 1.0 × etcd' : 'reported';
+    const latBound = at256 ? 1.5 : at1 ? 1.2 : null;
     const tput = ratioOf(ours.opsPerSec, e?.opsPerSec);
     const lat = ratioOf(ours.p99Ms, e?.p99Ms);
     const scenario = `${SCENARIO}, ${r.valueBytes}-byte puts, ${ours.concurrency} in flight`;
-    ctx.add({ scenario, figure: 'puts/s', unit: '/s', value: ours.opsPerSec, ...(e ? { baseline: { name: `etcd ${r.etcdVersion ?? ''}`.trim(), value: e.opsPerSec } } : {}), ratio: tput, target: at256 ? '≥ 1.0 × etcd' : 'reported', holds: at256 && tput !== null ? tput >= 1 : null, ...(ours.errors ? { note: `${ours.errors} failed puts` } : {}) });
+    ctx.add({ scenario, figure: 'puts/s', unit: '/s', value: ours.opsPerSec, ...(e ? { baseline: { name: `etcd ${r.etcdVersion ?? ''}`.trim(), value: e.opsPerSec } } : {}), ratio: tput, target: tputTarget, holds: tputTarget !== 'reported' && tput !== null ? tput >= 1 : null, ...(ours.errors ? { note: `${ours.errors} failed puts` } : {}) });
     if (ours.cpuMsPerPut != null) {
       ctx.add({ scenario, figure: "members' CPU per put", unit: 'ms', value: ours.cpuMsPerPut, ...(e?.cpuMsPerPut != null ? { baseline: { name: 'etcd', value: e.cpuMsPerPut } } : {}), ratio: ratioOf(ours.cpuMsPerPut, e?.cpuMsPerPut), target: 'reported', holds: null });
     }
-    ctx.add({ scenario, figure: 'p99 commit latency', unit: 'ms', value: ours.p99Ms, ...(e ? { baseline: { name: 'etcd', value: e.p99Ms } } : {}), ratio: lat, target: at256 ? '≤ 1.5 × etcd' : 'reported', holds: at256 && lat !== null ? lat <= 1.5 : null });
+    ctx.add({ scenario, figure: 'p99 commit latency', unit: 'ms', value: ours.p99Ms, ...(e ? { baseline: { name: 'etcd', value: e.p99Ms } } : {}), ratio: lat, target: latBound === null ? 'reported' : `≤ ${latBound} × etcd`, holds: latBound !== null && lat !== null ? lat <= latBound : null });
   }
   const fo = median(r.clusterd.failoverMs) ?? null;
   const efo = r.etcd ? (median(r.etcd.failoverMs) ?? null) : null;

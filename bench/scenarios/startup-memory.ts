@@ -50,8 +50,8 @@ export async function storedObjectsScenario(ctx: BenchContext): Promise<void> {
     value: overObject,
     baseline: { name: 'pod JSON size', value: ctx.podBytes },
     ratio: ratioOf(perPod, ctx.podBytes),
-    target: '≤ 3 KB over the object size per object',
-    holds: overObject === null ? null : overObject <= 3072,
+    target: '≤ 2,000 B over the object size per object',
+    holds: overObject === null ? null : overObject <= 2000,
     note: `(RSS with pods − idle RSS) / pods = ${perPod === null ? '?' : Math.round(perPod)} B per pod; a pod is ${ctx.podBytes} B of JSON${scaleNote}`,
   });
 }

@@ -11,6 +11,8 @@
 
 import type { Compare, Op } from '../store/types.js';
 
+const UTF8 = new TextEncoder();
+
 export const CLAIMS_ROOT = '/claims/';
 const IP_PREFIX = `${CLAIMS_ROOT}serviceips/`;
 const PORT_PREFIX = `${CLAIMS_ROOT}servicenodeports/`;
@@ -40,11 +42,13 @@ export function claimKeys(resource: { group: string; resource: string }, obj: Js
  * for a create) to `after` (the object written, or none for a delete).
  */
 export function claimChanges(objectKey: string, before: readonly string[], after: readonly string[]): { compares: Compare[]; ops: Op[] } {
-  const held = new Set(before);
-  const kept = new Set(after);
-  const owner = new TextEncoder().encode(objectKey);
   const compares: Compare[] = [];
   const ops: Op[] = [];
+  // Most kinds claim nothing: no sets and no encoding (a TextEncoder made per write cost ~1% of a PUT).
+  if (before.length === 0 && after.length === 0) return { compares, ops };
+  const held = new Set(before);
+  const kept = new Set(after);
+  const owner = UTF8.encode(objectKey);
   for (const key of after) {
     if (held.has(key)) continue;
     compares.push({ key, modRevision: 0 });

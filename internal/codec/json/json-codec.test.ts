@@ -36,6 +36,13 @@ describe('decodeJson', () => {
     // A colon inside strings must not make the key count differ.
     ['{"a":"x:y","b":{"c":":"}}', [], { a: 'x:y', b: { c: ':' } }],
     ['{"a":"\\"","a":1}', ['a'], { a: 1 }],
+    // Runs of backslashes before a quote: even runs end the string, odd runs escape the quote.
+    ['{"a":"x\\\\","b":{"c":1},"b":2}', ['b'], { a: 'x\\', b: 2 }],
+    ['{"a":"\\\\\\":","b":1}', [], { a: '\\":', b: 1 }],
+    ['{"a\\\\":1,"a\\\\":2}', ['a\\'], { 'a\\': 2 }],
+    // Brackets and colons inside strings count for neither depth nor keys; whitespace around them does not matter.
+    ['{ "a" : "[{:" , "b" : [ { "c" : 1 , "c" : 2 } ] }', ['b[0].c'], { a: '[{:', b: [{ c: 2 }] }],
+    ['{"":1,"":2}', [''], { '': 2 }],
   ])('finds duplicates in %s', (text, dups, value) => {
     const r = decodeJson(enc(text));
     expect(r.duplicateFields).toEqual(dups);

@@ -22,4 +22,17 @@ describe('resourceSpecs', () => {
     expect(specFor('/registry/core/nothing/')).toBeUndefined();
     expect(specFor('/registry/events.k8s.io/events/')).toBeUndefined();
   });
+
+  it('answers one spec object per prefix until the catalog changes', () => {
+    // The watch cache matches what it derived for a local write by the spec's identity.
+    const own = new ApiCatalog(createNaming('cluster'));
+    const specs = resourceSpecs(own);
+    const first = specs('/registry/core/pods/');
+    expect(specs('/registry/core/pods/')).toBe(first);
+    own.setCustomResources('widgets.example.com', []);
+    const after = specs('/registry/core/pods/');
+    expect(after).not.toBe(first);
+    expect(after!.stamp).toBe(first!.stamp);
+    expect(specs('/registry/core/pods/')).toBe(after);
+  });
 });

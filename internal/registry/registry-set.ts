@@ -107,7 +107,10 @@ function fieldsStamp(storage: ResourceInfo): string {
  * following the catalog as definitions come and go, for the resources RegistrySet serves.
  */
 export function resourceSpecs(catalog: ApiCatalog): (prefix: string) => ResourceSpec | undefined {
-  let byPrefix: Map<string, ResourceInfo> | undefined;
+  // One spec object per prefix until the catalog changes: the watch cache recognises what it
+  // derived for a local write by the spec's identity (a fresh spec per call made every write
+  // derive its attributes twice).
+  let byPrefix: Map<string, ResourceSpec> | undefined;
   catalog.onChange(() => {
     byPrefix = undefined;
   });
@@ -116,17 +119,19 @@ export function resourceSpecs(catalog: ApiCatalog): (prefix: string) => Resource
       byPrefix = new Map();
       for (const r of catalog.all()) {
         const storage = storedAs(catalog, r);
-        if (storage) byPrefix.set(resourcePrefix(storage), storage);
+        if (storage) byPrefix.set(resourcePrefix(storage), specOf(storage));
       }
     }
-    const storage = byPrefix.get(prefix);
-    if (!storage) return undefined;
-    return {
-      stamp: fieldsStamp(storage),
-      attributes(obj): ObjectAttributes {
-        const labels = (obj.metadata as { labels?: Record<string, string> } | undefined)?.labels;
-        return { labels: labels && typeof labels === 'object' ? labels : {}, fields: { ...fieldsetFor(storage, obj) } };
-      },
-    };
+    return byPrefix.get(prefix);
+  };
+}
+
+function specOf(storage: ResourceInfo): ResourceSpec {
+  return {
+    stamp: fieldsStamp(storage),
+    attributes(obj): ObjectAttributes {
+      const labels = (obj.metadata as { labels?: Record<string, string> } | undefined)?.labels;
+      return { labels: labels && typeof labels === 'object' ? labels : {}, fields: { ...fieldsetFor(storage, obj) } };
+    },
   };
 }

@@ -14,12 +14,18 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const naming = createNaming('kubernetes');
 const MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
-const accounts: Record<string, Obj> = {
+// Frozen all the way down: the server hands the plugin the cache's shared decoded account,
+// which it must only read (a write to a frozen object throws in a module).
+const deepFreeze = <T>(v: T): T => {
+  if (typeof v === 'object' && v !== null) for (const child of Object.values(Object.freeze(v))) deepFreeze(child);
+  return v;
+};
+const accounts: Record<string, Obj> = deepFreeze({
   default: { metadata: { name: 'default' } },
   quiet: { metadata: { name: 'quiet' }, automountServiceAccountToken: false },
   puller: { metadata: { name: 'puller' }, imagePullSecrets: [{ name: 'registry' }] },
   strict: { metadata: { name: 'strict', annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true' } }, secrets: [{ name: 'ok' }] },
-};
+});
 const plugin = serviceAccountPlugin({
   naming,
   rootCaConfigMap: 'kube-root-ca.crt',

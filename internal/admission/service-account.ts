@@ -32,8 +32,11 @@ export const tokenMountPath = (naming: Naming): string => `/var/run/secrets/${na
 
 export interface ServiceAccountDeps {
   naming: Naming;
-  /** The ServiceAccount as this replica's cache holds it, else read consistently; undefined when missing. */
-  getServiceAccount(namespace: string, name: string): Promise<JsonObject | undefined>;
+  /**
+   * The ServiceAccount as this replica's cache holds it, else read consistently; undefined when
+   * missing. SHARED and READ-ONLY: the server hands out the cache's decoded form.
+   */
+  getServiceAccount(namespace: string, name: string): Promise<Readonly<JsonObject> | undefined>;
   /** The CA ConfigMap's name every namespace gets (root-ca-cert-publisher). */
   rootCaConfigMap: string;
   /** Pause between lookups of `default` (ms); upstream waits 100–200 ms. */

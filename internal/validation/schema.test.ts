@@ -209,6 +209,15 @@ describe('formats', () => {
     ['', false],
   ])('date-time %j → %s', (v, ok) => expect(isRFC3339(v)).toBe(ok));
 
+  it('answers the same for remembered timestamps, before and after the memo fills', () => {
+    const valid = Array.from({ length: 600 }, (_, i) => new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString().replace('.000Z', 'Z'));
+    for (let round = 0; round < 2; round++) {
+      for (const t of valid) expect(isRFC3339(t)).toBe(true);
+      expect(isRFC3339('2023-02-29T10:00:00Z')).toBe(false);
+      expect(isRFC3339(`${valid[0]!} `)).toBe(false);
+    }
+  });
+
   it.each([
     ['', true],
     ['aGVsbG8=', true],

@@ -37,11 +37,17 @@ const RFC3339_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-/** Every write carries this second's timestamps several times: remember the last one checked. */
-let lastValidTimestamp = '';
+/**
+ * Timestamps that passed. Every write carries this second's timestamps several times, and an
+ * update also the object's creation time and its managers' times, which pods created in the same
+ * second share: one remembered value kept missing. Bounded (cleared when full), as the other
+ * validation memos.
+ */
+const validTimestamps = new Set<string>();
+const VALID_TIMESTAMPS_MAX = 256;
 
 export function isRFC3339(value: string): boolean {
-  if (value === lastValidTimestamp) return true;
+  if (validTimestamps.has(value)) return true;
   const m = RFC3339_RE.exec(value);
   if (!m) return false;
   const y = +m[1]!;
@@ -50,7 +56,8 @@ export function isRFC3339(value: string): boolean {
   if (mo < 1 || mo > 12 || d < 1 || +m[4]! > 23 || +m[5]! > 59 || +m[6]! > 60) return false;
   const leap = mo === 2 && ((y % 4 === 0 && y % 100 !== 0) || y % 400 === 0);
   if (d > DAYS_IN_MONTH[mo - 1]! + (leap ? 1 : 0)) return false;
-  lastValidTimestamp = value;
+  if (validTimestamps.size >= VALID_TIMESTAMPS_MAX) validTimestamps.clear();
+  validTimestamps.add(value);
   return true;
 }
 

@@ -195,6 +195,66 @@ describe('§2.7 rule 3: a field nobody owns any more is removed or reset to its 
     expect(owned(b, 'alice')).not.toContain('.spec.replicas');
   });
 
+  it('leaves defaulting to the caller with defaults: false, recording the same ownership', () => {
+    const defaulter = (obj: JsonObject) => {
+      const s = obj.spec as JsonObject | undefined;
+      if (s && s.replicas === undefined) s.replicas = 1;
+    };
+    const fm = manager({ defaulter });
+    const a = apply(fm, undefined, deployment({ spec: fullSpec(5) }), 'alice');
+    const body = deployment({ spec: { selector: fullSpec().selector!, template: fullSpec().template! } });
+    const at = new Date(Date.UTC(2024, 5, 1));
+    const defaulted = fm.apply(a, body, { manager: 'alice', apiVersion: 'apps/v1', time: at });
+    const left = fm.apply(a, body, { manager: 'alice', apiVersion: 'apps/v1', time: at, defaults: false });
+    expect(spec(defaulted).replicas).toBe(1);
+    expect(spec(left)).not.toHaveProperty('replicas');
+    expect((left.metadata as JsonObject).managedFields).toEqual((defaulted.metadata as JsonObject).managedFields);
+    // What the caller's defaulting then gives is what the field manager would have returned.
+    defaulter(left);
+    expect(left).toEqual(defaulted);
+  });
+
+  it('never changes the live object it applies to (callers pass the stored object uncopied)', () => {
+    const deepFreeze = <T>(v: T): T => {
+      if (typeof v === 'object' && v !== null) {
+        for (const x of Object.values(v)) deepFreeze(x);
+        Object.freeze(v);
+      }
+      return v;
+    };
+    const fm = manager({ defaulter: (obj) => void (obj.spec && ((obj.spec as JsonObject).revisionHistoryLimit ??= 10)) });
+    const two = template([
+      { name: 'a', image: 'a', env: [{ name: 'X', value: '1' }] },
+      { name: 'b', image: 'b' },
+    ]);
+    const a = apply(fm, undefined, deployment({ labels: { a: '1' }, spec: { ...fullSpec(), template: two } }), 'alice');
+    const b = apply(fm, a, deployment({ labels: { b: '1' } }), 'bob');
+    const live = deepFreeze(update(fm, b, modify(b, (o) => ((o.metadata as JsonObject).annotations = { n: '1' })), 'editor'));
+    const snapshot = JSON.stringify(live);
+    const bodies = [
+      deployment({ labels: { a: '2' }, spec: fullSpec(4) }),
+      deployment({ spec: { ...fullSpec(), template: two, paused: null } }),
+      deployment({ labels: { b: '2' }, metadata: { annotations: { n: '2' } } }),
+    ];
+    // Unchanged fieldsV1 entries are reused from the stored ones, as on every update; nothing
+    // mutates managed fields in place.
+    const objects = (v: unknown, into = new Set<unknown>()): Set<unknown> => {
+      if (typeof v === 'object' && v !== null) {
+        into.add(v);
+        for (const [k, x] of Object.entries(v)) if (k !== 'managedFields') objects(x, into);
+      }
+      return into;
+    };
+    const inLive = objects(live);
+    for (const body of bodies) {
+      const out = fm.apply(live, body, { manager: 'alice', apiVersion: 'apps/v1', time: now(), force: true });
+      // The result shares no object or array with the input (managed fields aside): the caller
+      // mutates it next.
+      expect([...objects(out)].filter((o) => inLive.has(o))).toEqual([]);
+    }
+    expect(JSON.stringify(live)).toBe(snapshot);
+  });
+
   it('treats an applied null as unset in built-in kinds, while owning the field', () => {
     const fm = manager();
     const a = apply(fm, undefined, deployment({ spec: { ...fullSpec(), paused: null } }), 'alice');

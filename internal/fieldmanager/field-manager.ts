@@ -83,6 +83,13 @@ export interface UpdateOptions extends WriteOptions {
 
 export interface ApplyOptions extends WriteOptions {
   readonly force?: boolean;
+  /**
+   * False when the caller defaults the returned object itself (the registry's update path
+   * defaults every write after carrying over the fields the server owns): defaulting here as
+   * well walked the whole merged object a second time per apply. Managed fields do not depend
+   * on it; they are worked out before defaulting either way.
+   */
+  readonly defaults?: boolean;
 }
 
 /** Paths whose ownership is never recorded (upstream's strip set). */
@@ -208,7 +215,7 @@ export class FieldManager {
       // A Go struct cannot hold an explicit null: an applied `field: null` means "unset".
       object = this.config.objectModel === 'typed' ? withoutNullMembers(merged) : cloneJson(merged);
       managed.times.set(id, time);
-      if (this.config.defaulter) object = this.config.defaulter(object) ?? object;
+      if (this.config.defaulter && options.defaults !== false) object = this.config.defaulter(object) ?? object;
     } else {
       object = cloneJson(liveView ?? {});
     }

@@ -602,13 +602,17 @@ export class GenericRegistry {
         if (!how.scale) throw errors.internal('apply on the scale sub-resource needs the Scale view');
         return this.deps.fields.applyScale(r, current, how.apply, ctx.manager, how.force, now(), how.scale);
       }
-      return this.deps.fields.apply(r, current, how.apply, ctx.manager, how.force, subresource, now());
+      // modify defaults what build returns (after carrying over server-owned fields), so the
+      // field manager does not default it first.
+      return this.deps.fields.apply(r, current, how.apply, ctx.manager, how.force, subresource, now(), false);
     };
     return this.modify(r, ctx, name, subresource, {
       requestedRv: ifMatch,
       patched: true,
       ownershipRecorded: isApply,
-      build: (current) => applyTo(clone(current)),
+      // The field manager's apply copies what it returns and leaves the stored object alone;
+      // patch builders and the Scale view start from a copy.
+      build: (current) => applyTo(isApply && subresource !== 'scale' ? current : clone(current)),
       onMissing: async () => {
         if (!isApply || subresource) throw errors.notFound(this.qualified(r), name);
         if (ifMatch) throw this.conflict(r, name);

@@ -69,9 +69,12 @@ export class ManagedFieldsTracker {
     return this.managerFor(r).update(live as PatchJsonObject | undefined, next as PatchJsonObject, { manager, apiVersion: r.apiVersion, time, ...(subresource ? { subresource } : {}) });
   }
 
-  /** Server-side apply of `config` onto `live` (undefined: create). Throws 409 on conflicts unless forced. */
-  apply(r: ResourceInfo, live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string, time: Date): JsonObject {
-    return this.managerFor(r).apply(live as PatchJsonObject | undefined, config, { manager, apiVersion: r.apiVersion, time, force, ...(subresource ? { subresource } : {}) });
+  /**
+   * Server-side apply of `config` onto `live` (undefined: create). Throws 409 on conflicts
+   * unless forced. `defaults: false` when the caller defaults the result itself.
+   */
+  apply(r: ResourceInfo, live: JsonObject | undefined, config: JsonObject, manager: string, force: boolean, subresource: string, time: Date, defaults = true): JsonObject {
+    return this.managerFor(r).apply(live as PatchJsonObject | undefined, config, { manager, apiVersion: r.apiVersion, time, force, defaults, ...(subresource ? { subresource } : {}) });
   }
 
   /**

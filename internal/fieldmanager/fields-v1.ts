@@ -5,8 +5,9 @@
 // object is byte-for-byte what upstream writes for built-in kinds.
 // Decoding ignores element types it does not know (as upstream does) and rejects the rest of
 // malformed input with an Error whose message says what is wrong.
-// Imports: patch/json-value, fieldmanager/field-set, fieldmanager/path-element.
+// Imports: memo/bounded-map, patch/json-value, fieldmanager/field-set, fieldmanager/path-element.
 
+import { BoundedMap } from '../memo/bounded-map.js';
 import { isJsonObject, type JsonObject } from '../patch/json-value.js';
 import { FieldSet, type FieldSetChild } from './field-set.js';
 import { compareElements, elementsEqual, parseElement, type PathElement } from './path-element.js';
@@ -50,8 +51,7 @@ export const fieldsV1String = (set: FieldSet): string => JSON.stringify(encodeFi
 const decoded = new WeakMap<object, FieldSet>();
 
 /** Recently decoded sets by their FieldsV1 text, oldest first; bounded. */
-const byText = new Map<string, FieldSet>();
-const BY_TEXT_LIMIT = 512;
+const byText = new BoundedMap<string, FieldSet>(512);
 
 /**
  * Parses a FieldsV1 object. Results are cached per object, and by text for the most recent
@@ -68,7 +68,6 @@ export function decodeFieldsV1(fields: unknown): FieldSet {
   let set = byText.get(text);
   if (set === undefined) {
     set = read(fields, '').children ?? new FieldSet();
-    if (byText.size >= BY_TEXT_LIMIT) byText.delete(byText.keys().next().value!);
     byText.set(text, set);
   }
   decoded.set(fields, set);

@@ -66,6 +66,39 @@ describe('decodeManagedFields', () => {
     expect(() => decodeManagedFields(entries)).toThrow(message);
   });
 
+  // Decoded lists are remembered by their text: a remembered answer must equal a fresh one for
+  // every list, including the same text seen again, and callers may change what they get.
+  const lists: [string, unknown[]][] = [
+    ['one entry', [entry({ time: '2024-01-01T00:00:00Z' })]],
+    ['two managers', [entry({ manager: 'a', operation: 'Apply' }), entry({ manager: 'b', time: '2024-01-02T00:00:00Z' })]],
+    ['a repeated identifier (the later wins, first position)', [entry({ fieldsV1: { 'f:a': {} } }), entry({ manager: 'x' }), entry({ fieldsV1: { 'f:b': {} }, time: 't' })]],
+    ['no time on the later duplicate', [entry({ time: 't1' }), entry({ fieldsV1: { 'f:c': {} } })]],
+    ['a subresource and no fieldsV1', [entry({ subresource: 'status', fieldsV1: undefined }), entry({ manager: undefined })]],
+  ];
+  const plain = (m: ReturnType<typeof decodeManagedFields>) => ({
+    sets: [...m.sets].map(([id, vs]) => [id, vs.apiVersion, vs.applied, vs.set.toString()]),
+    times: [...m.times],
+    stored: [...m.stored].map(([id, s]) => [id, s.entry, s.set.toString()]),
+  });
+  it.each(lists)('gives the same answer for %s when seen again, with the caller\'s own entries', (_name, list) => {
+    const first = decodeManagedFields(structuredClone(list));
+    const want = plain(first);
+    // The caller changes its maps; the next decode of the same text is not affected.
+    first.sets.clear();
+    first.times.set('x', 'y');
+    first.stored.clear();
+    const again = structuredClone(list);
+    const second = decodeManagedFields(again);
+    expect(plain(second)).toEqual(want);
+    for (const [, s] of second.stored) expect(again).toContain(s.entry);
+  });
+
+  it('rejects an invalid list every time it is seen, with the same message', () => {
+    const bad = [entry({}), entry({ apiVersion: '' })];
+    expect(() => decodeManagedFields(bad)).toThrow('apiVersion must not be empty');
+    expect(() => decodeManagedFields(structuredClone(bad))).toThrow('apiVersion must not be empty');
+  });
+
   it.each([
     [[{}], true],
     [[{ manager: '', fieldsV1: null }], true],

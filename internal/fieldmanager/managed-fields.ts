@@ -5,8 +5,9 @@
 // order (Apply before Update, then by time, manager, apiVersion, subresource), the reuse of a
 // stored `fieldsV1` whose set did not change, and the cap of ten Update entries (older ones are
 // merged into `ancient-changes`).
-// Imports: patch/json-value, fieldmanager/{field-set,fields-v1,path-element,updater (type only)}.
+// Imports: memo/bounded-map, patch/json-value, fieldmanager/{field-set,fields-v1,path-element,updater (type only)}.
 
+import { BoundedMap } from '../memo/bounded-map.js';
 import { isJsonObject, type JsonObject } from '../patch/json-value.js';
 import { FieldSet } from './field-set.js';
 import { decodeFieldsV1, encodeFieldsV1 } from './fields-v1.js';
@@ -60,15 +61,13 @@ export function managerIdentifier(info: ManagerInfo): string {
 
 // Identifiers recur on every write of every object (a handful of managers), so their parts
 // are remembered; bounded because manager names come from requests.
-const PARSED_LIMIT = 4096;
-const parsedIdentifiers = new Map<string, Readonly<ManagerInfo>>();
+const parsedIdentifiers = new BoundedMap<string, Readonly<ManagerInfo>>(4096);
 
 /** The parts of an identifier (the inverse of managerIdentifier). Shared: do not modify. */
 export function parseManagerIdentifier(id: string): Readonly<ManagerInfo> {
   let info = parsedIdentifiers.get(id);
   if (info === undefined) {
     info = Object.freeze(parseIdentifier(id));
-    if (parsedIdentifiers.size >= PARSED_LIMIT) parsedIdentifiers.delete(parsedIdentifiers.keys().next().value!);
     parsedIdentifiers.set(id, info);
   }
   return info;
@@ -97,42 +96,75 @@ export function isResetManagedFields(value: unknown): boolean {
   return Object.values(entry).every((v) => v === null || v === '');
 }
 
+/** What decoding one valid entry gives, apart from the entry itself. */
+interface DecodedEntry {
+  readonly id: string;
+  readonly set: FieldSet;
+  readonly apiVersion: string;
+  readonly applied: boolean;
+  readonly time: string | undefined;
+}
+
+// Every write decodes the stored object's entries from a fresh parse of its bytes, and the
+// entries of an object change far less often than the object (and are alike across objects
+// of one workload), so decoded entries are remembered by the text of the whole list. Bounded:
+// the text comes from stored objects and request bodies. Invalid lists are not remembered.
+const DECODED_LIMIT = 1024;
+const decodedLists = new BoundedMap<string, readonly DecodedEntry[]>(DECODED_LIMIT);
+
 /** Decodes stored entries; throws Error (with upstream's message) on an invalid one. */
 export function decodeManagedFields(entries: unknown): Managed {
-  const managed = emptyManaged();
-  if (entries === undefined || entries === null) return managed;
+  if (entries === undefined || entries === null) return emptyManaged();
   if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
-  entries.forEach((raw, i) => {
-    if (!isJsonObject(raw)) throw new Error(`managed fields entry ${i} must be an object`);
-    const entry = raw as ManagedFieldsEntry & JsonObject;
-    if (entry.operation !== 'Apply' && entry.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
-    if (typeof entry.apiVersion !== 'string' || entry.apiVersion.length < 1) throw new Error('apiVersion must not be empty');
-    if (entry.fieldsType === undefined || entry.fieldsType === null || (entry.fieldsType as string) === '') {
-      throw new Error(`missing fieldsType in managed fields entry ${i}`);
-    }
-    if (entry.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(entry.fieldsType)} in managed fields entry ${i}`);
-    if (entry.manager !== undefined && entry.manager !== null && typeof entry.manager !== 'string') {
-      throw new Error(`manager must be a string in managed fields entry ${i}`);
-    }
-    const info: ManagerInfo = {
-      manager: typeof entry.manager === 'string' ? entry.manager : '',
-      operation: entry.operation,
-      apiVersion: entry.apiVersion,
-      ...(typeof entry.subresource === 'string' && entry.subresource ? { subresource: entry.subresource } : {}),
-    };
-    const id = managerIdentifier(info);
-    let set: FieldSet;
-    try {
-      set = entry.fieldsV1 === undefined || entry.fieldsV1 === null ? new FieldSet() : decodeFieldsV1(entry.fieldsV1);
-    } catch (err) {
-      throw new Error(`error decoding versioned set from managed fields entry ${i}: ${(err as Error).message}`);
-    }
-    managed.sets.set(id, { set, apiVersion: entry.apiVersion, applied: entry.operation === 'Apply' });
-    if (typeof entry.time === 'string') managed.times.set(id, entry.time);
-    else managed.times.delete(id);
-    managed.stored.set(id, { entry, set });
+  const text = JSON.stringify(entries);
+  let decoded = decodedLists.get(text);
+  if (decoded === undefined) {
+    decoded = entries.map(decodeEntry);
+    decodedLists.set(text, decoded);
+  }
+  // The maps are the caller's to change; sets are immutable, and each stored entry is the
+  // caller's own (its fieldsV1 is reused when the set did not change).
+  const managed = emptyManaged();
+  decoded.forEach((d, i) => {
+    managed.sets.set(d.id, { set: d.set, apiVersion: d.apiVersion, applied: d.applied });
+    if (d.time !== undefined) managed.times.set(d.id, d.time);
+    else managed.times.delete(d.id);
+    managed.stored.set(d.id, { entry: entries[i] as ManagedFieldsEntry, set: d.set });
   });
   return managed;
+}
+
+function decodeEntry(raw: unknown, i: number): DecodedEntry {
+  if (!isJsonObject(raw)) throw new Error(`managed fields entry ${i} must be an object`);
+  const entry = raw as ManagedFieldsEntry & JsonObject;
+  if (entry.operation !== 'Apply' && entry.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
+  if (typeof entry.apiVersion !== 'string' || entry.apiVersion.length < 1) throw new Error('apiVersion must not be empty');
+  if (entry.fieldsType === undefined || entry.fieldsType === null || (entry.fieldsType as string) === '') {
+    throw new Error(`missing fieldsType in managed fields entry ${i}`);
+  }
+  if (entry.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(entry.fieldsType)} in managed fields entry ${i}`);
+  if (entry.manager !== undefined && entry.manager !== null && typeof entry.manager !== 'string') {
+    throw new Error(`manager must be a string in managed fields entry ${i}`);
+  }
+  const info: ManagerInfo = {
+    manager: typeof entry.manager === 'string' ? entry.manager : '',
+    operation: entry.operation,
+    apiVersion: entry.apiVersion,
+    ...(typeof entry.subresource === 'string' && entry.subresource ? { subresource: entry.subresource } : {}),
+  };
+  let set: FieldSet;
+  try {
+    set = entry.fieldsV1 === undefined || entry.fieldsV1 === null ? new FieldSet() : decodeFieldsV1(entry.fieldsV1);
+  } catch (err) {
+    throw new Error(`error decoding versioned set from managed fields entry ${i}: ${(err as Error).message}`);
+  }
+  return {
+    id: managerIdentifier(info),
+    set,
+    apiVersion: entry.apiVersion,
+    applied: entry.operation === 'Apply',
+    time: typeof entry.time === 'string' ? entry.time : undefined,
+  };
 }
 
 const unixSeconds = (time: string | undefined): number => {

@@ -11,8 +11,9 @@
 // wanted has that value (fields the server defaults beyond it do not count as a difference).
 // Group names inside the rules and the annotation follow the naming.
 // Also the PriorityClasses as the Priority admission plugin reads them from the watch cache.
-// Imports: controllers/objects, admission/priority (types), registry keys, schema, watchcache, naming, log.
+// Imports: controllers/objects, admission/priority (types), registry keys, schema, watchcache, naming, log, async/bounded.
 
+import { settleBounded, STARTUP_WRITES_IN_FLIGHT } from '../async/bounded.js';
 import type { Logger } from '../log/logger.js';
 import type { Naming } from '../naming/naming.js';
 import { metaOf, Objects, type Obj, type ResourceRef } from '../controllers/objects.js';
@@ -36,12 +37,12 @@ export const autoUpdateAnnotation = (naming: Naming): string => `apf.${naming.la
 export async function bootstrapPriorityClasses(env: ControllerEnv): Promise<void> {
   const objects = new Objects(env, 'kube-apiserver', 'system:apiserver');
   const apiVersion = `${env.naming.group('scheduling.k8s.io')}/v1`;
-  for (const pc of SYSTEM_PRIORITY_CLASSES) {
-    if (objects.get(PRIORITY_CLASSES, '', pc.name)) continue;
+  await settleBounded(SYSTEM_PRIORITY_CLASSES, STARTUP_WRITES_IN_FLIGHT, async (pc) => {
+    if (objects.get(PRIORITY_CLASSES, '', pc.name)) return;
     if (await objects.create(PRIORITY_CLASSES, '', { apiVersion, kind: 'PriorityClass', metadata: { name: pc.name }, value: pc.value, description: pc.description })) {
       env.log.info('created priority class', { name: pc.name });
     }
-  }
+  });
 }
 
 // --- upstream 1.32's default APF configuration -------------------------------------------------
@@ -165,21 +166,22 @@ export async function reconcileFlowControl(env: ControllerEnv, log: Logger): Pro
   const apiVersion = `${env.naming.group('flowcontrol.apiserver.k8s.io')}/v1`;
   let created = 0;
   let updated = 0;
-  const reconcile = async (ref: ResourceRef, kind: string, wanted: Bootstrap[]) => {
-    for (const b of wanted) {
+  // The objects of one kind are independent: written a few at a time. The levels go first, as
+  // the flow schemas name them.
+  const reconcile = (ref: ResourceRef, kind: string, wanted: Bootstrap[]) =>
+    settleBounded(wanted, STARTUP_WRITES_IN_FLIGHT, async (b) => {
       const current = objects.get(ref, '', b.name);
       if (!current) {
         if (await objects.create(ref, '', { apiVersion, kind, metadata: { name: b.name, annotations: { [annotation]: 'true' } }, spec: b.spec })) created++;
-        continue;
+        return;
       }
-      if (!shouldAutoUpdate(current, b.mandatory, annotation)) continue;
+      if (!shouldAutoUpdate(current, b.mandatory, annotation)) return;
       const m = metaOf(current);
       const spec = keptByAdministrator(kind, b.name, current.spec, b.spec);
-      if (covers(current.spec, spec) && m.annotations?.[annotation] === 'true') continue;
+      if (covers(current.spec, spec) && m.annotations?.[annotation] === 'true') return;
       await objects.update(ref, '', { ...current, metadata: { ...m, annotations: { ...(m.annotations ?? {}), [annotation]: 'true' } }, spec });
       updated++;
-    }
-  };
+    });
   await reconcile(PRIORITY_LEVELS, 'PriorityLevelConfiguration', defaultPriorityLevels());
   await reconcile(FLOW_SCHEMAS, 'FlowSchema', defaultFlowSchemas(env.naming));
   if (created || updated) log.info('API priority and fairness defaults reconciled', { created, updated });

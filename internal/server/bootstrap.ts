@@ -1,7 +1,7 @@
 // internal/server/bootstrap owns the objects every cluster starts with: the default, system,
 // public and node-lease namespaces, and the bootstrap RBAC policy (reconciled at every start). Created through the registry like any other write, so
 // they get the same defaults, labels and finalizers; an existing one is left alone.
-// Imports: registry, schema, log, apierrors, naming, authz/rbac.
+// Imports: registry, schema, log, apierrors, naming, authz/rbac, async/bounded.
 
 import { isAlreadyExists } from '../apierrors/status.js';
 import type { Logger } from '../log/logger.js';
@@ -9,6 +9,7 @@ import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
 import type { Naming } from '../naming/naming.js';
 import { reconcileBootstrapPolicy } from '../authz/rbac/reconcile-policy.js';
+import { settleBounded, STARTUP_WRITES_IN_FLIGHT } from '../async/bounded.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -17,9 +18,10 @@ export const SYSTEM_USER = { name: 'system:apiserver', groups: ['system:masters'
 export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiCatalog, log: Logger): Promise<void> {
   const resource = catalog.resource('', 'v1', 'namespaces')!;
   const registry = registries.for(resource)!;
-  for (const name of SYSTEM_NAMESPACES) {
+  // Independent of one another: written together, so they share a group commit (or a Raft round).
+  await settleBounded(SYSTEM_NAMESPACES, STARTUP_WRITES_IN_FLIGHT, async (name) => {
     const existing = await registry.getEntry('', name).catch(() => undefined);
-    if (existing) continue;
+    if (existing) return;
     try {
       await registry.create(resource, { user: SYSTEM_USER, manager: 'kube-apiserver', namespace: '', dryRun: false, warnings: [] }, {
         apiVersion: 'v1',
@@ -30,7 +32,7 @@ export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiC
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
     }
-  }
+  });
 }
 
 /**

@@ -125,6 +125,9 @@ export interface RunningServer {
   readonly health: HealthChecks;
   /** Set when this process is a replica of a multi-replica cluster. */
   readonly cluster: ClusterReplica | undefined;
+  /** The served resources and their registries (the write path the server's own writers use). */
+  readonly catalog: ApiCatalog;
+  readonly registries: RegistrySet;
   /** Graceful stop: readyz fails, requests drain (after shutdownDelayMs), then everything closes. */
   shutdown(): Promise<void>;
 }
@@ -764,7 +767,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     return stopping;
   };
 
-  return { port, url, kubeconfigPath, store, cache, health, cluster, shutdown };
+  return { port, url, kubeconfigPath, store, cache, health, cluster, catalog, registries, shutdown };
 }
 
 /**

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNaming } from '../../naming/naming.js';
 import { startTestServer, type TestServer } from '../../testserver/test-server.js';
 import { bootstrapPolicy, policyKeys, type PolicyRule } from './bootstrap-policy.js';
-import { covers, reconcileObject } from './reconcile-policy.js';
+import { covers, reconcileBootstrapPolicy, reconcileObject } from './reconcile-policy.js';
+import { STARTUP_WRITES_IN_FLIGHT } from '../../async/bounded.js';
+import { silentLogger } from '../../log/logger.js';
+import type { RegistrySet } from '../../registry/registry-set.js';
+import { SYSTEM_USER } from '../../server/bootstrap.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- loosely typed API objects in assertions
 
@@ -128,5 +132,37 @@ describe.each(['cluster', 'kubernetes'] as const)('bootstrap policy reconciled a
     expect(viewAfter.rules).toEqual(expect.arrayContaining(expected('system:aggregate-to-view').rules));
     expect((await get(`${base}/clusterrolebindings/system:public-info-viewer`)).subjects.map((s: Obj) => s.name)).toEqual(['system:authenticated', 'system:unauthenticated']);
     expect((await admin().get(`${base}/namespaces/kube-public/roles/system:controller:bootstrap-signer`)).status).toBe(200);
+  });
+
+  it('writes a few objects at a time, not one after another', async () => {
+    // Missing roles to create again; the real registries, with their creates counted in flight.
+    const missing = policy.clusterRoles.slice(0, 3 * STARTUP_WRITES_IN_FLIGHT).map((r) => r.metadata.name);
+    for (const name of missing) expect((await t!.admin.delete(`${base}/clusterroles/${name}`)).status, name).toBe(200);
+    const real = t!.server.registries;
+    let inFlight = 0;
+    let most = 0;
+    const counted = {
+      for: (r: Parameters<RegistrySet['for']>[0]) => {
+        const reg = real.for(r);
+        if (!reg) return reg;
+        return new Proxy(reg, {
+          get(target, prop, receiver) {
+            if (prop !== 'create') return Reflect.get(target, prop, receiver) as unknown;
+            return async (...args: Parameters<typeof target.create>) => {
+              most = Math.max(most, ++inFlight);
+              try {
+                return await target.create(...args);
+              } finally {
+                inFlight--;
+              }
+            };
+          },
+        });
+      },
+    } as unknown as RegistrySet; // only for() is used by the reconciler
+    const counts = await reconcileBootstrapPolicy({ registries: counted, catalog: t!.server.catalog, naming, log: silentLogger, user: SYSTEM_USER });
+    expect(counts.created).toBe(missing.length);
+    expect(most).toBe(STARTUP_WRITES_IN_FLIGHT);
+    for (const name of missing) expect((await t!.admin.get(`${base}/clusterroles/${name}`)).status, name).toBe(200);
   });
 });

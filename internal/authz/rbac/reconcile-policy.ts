@@ -8,7 +8,7 @@
 // deleted and recreated (roleRef is immutable). Objects with autoupdate "false" are left alone.
 // Writes go through the registry as the API server's own user, so they get the same
 // validation and defaults as any client's; a conflict re-reads and tries again.
-// Imports: bootstrap-policy, registry, schema, naming, apierrors, log.
+// Imports: bootstrap-policy, registry, schema, naming, apierrors, log, async/bounded.
 
 import { isAlreadyExists, isConflict, isNotFound } from '../../apierrors/status.js';
 import type { UserInfo } from '../../auth/user.js';
@@ -16,6 +16,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Naming } from '../../naming/naming.js';
 import type { RegistrySet } from '../../registry/registry-set.js';
 import type { ApiCatalog } from '../../schema/catalog.js';
+import { settleBounded, STARTUP_WRITES_IN_FLIGHT } from '../../async/bounded.js';
 import { bootstrapPolicy, policyKeys, type BindingObject, type PolicyRule, type RoleObject, type Subject } from './bootstrap-policy.js';
 
 type Json = Record<string, unknown>;
@@ -51,7 +52,13 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
     ClusterRoleBinding: deps.catalog.resource(group, 'v1', 'clusterrolebindings'),
     RoleBinding: deps.catalog.resource(group, 'v1', 'rolebindings'),
   };
-  const work: Array<RoleObject | BindingObject> = [...policy.clusterRoles, ...policy.roles, ...policy.clusterRoleBindings, ...policy.roleBindings];
+  // Roles first, then the bindings that refer to them: within each phase the objects are
+  // independent and written a few at a time (settleBounded), so that a replica's start-up does
+  // not wait for one replicated write after another.
+  const phases: Array<Array<RoleObject | BindingObject>> = [
+    [...policy.clusterRoles, ...policy.roles],
+    [...policy.clusterRoleBindings, ...policy.roleBindings],
+  ];
   // One consistent list per kind, not one consistent get per object: on a replica that does not
   // lead, every consistent read is a ReadIndex round trip to the leader plus a wait for this
   // replica's apply, and some 120 of them kept a replica restarted under load from becoming
@@ -67,7 +74,7 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
       else listed.set(key, JSON.parse(e.bytes.toString('utf8')) as Json);
     }
   }
-  for (const expected of work) {
+  const reconcileOne = async (expected: RoleObject | BindingObject): Promise<void> => {
     const resource = kinds[expected.kind];
     if (!resource) throw new Error(`${group}/v1 ${expected.kind} is not served`);
     const registry = deps.registries.for(resource)!;
@@ -115,7 +122,8 @@ export async function reconcileBootstrapPolicy(deps: ReconcileDeps): Promise<Rec
         throw e;
       }
     }
-  }
+  };
+  for (const phase of phases) await settleBounded(phase, STARTUP_WRITES_IN_FLIGHT, reconcileOne);
   return counts;
 }
 

@@ -447,6 +447,32 @@ describe('RaftNode', () => {
     for (const sm of c.sms.values()) await c.runUntil(() => sm.get('k19') === '19');
   });
 
+  it('a leader hands the commands both followers forwarded in one turn to its followers in one append each', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    // A write of the leader in flight (as under load): what arrives meanwhile is batched.
+    const gate = c.gates.get(leader.id)!;
+    gate.closed = true;
+    const held = leader.propose(put('held', '1'));
+    await c.runUntil(() => gate.held === 1);
+    const sent = c.sent.get(leader.id)!;
+    const sentBefore = sent.length;
+    const followers = [...c.nodes.values()].filter((n) => n !== leader);
+    // Each follower forwards its three in one MsgProp; both arrive in the same turn.
+    const forwarded = followers.flatMap((f, i) => [0, 1, 2].map((j) => f.propose(put(`f${i}-${j}`, String(j)))));
+    await c.runUntil(() => sent.slice(sentBefore).flat().some((m) => m.type === MessageType.App && m.entries.length > 0));
+    await settle();
+    const apps = sent.slice(sentBefore).flat().filter((m) => m.type === MessageType.App && m.entries.length > 0);
+    expect(apps.map((m) => [m.to, m.entries.length]).sort()).toEqual(followers.map((f) => [f.id, 6]).sort());
+    gate.closed = false;
+    gate.release();
+    await c.drive(held);
+    const results = await c.drive(Promise.all(forwarded));
+    for (const sm of c.sms.values()) await c.runUntil(() => results.every((_, k) => sm.get(`f${Math.floor(k / 3)}-${k % 3}`) === String(k % 3)));
+  });
+
   it('writes a hard state that only moves the commit index with the next write, not on its own', async () => {
     const c = (cluster = new Cluster());
     await c.startAll(3);

@@ -50,7 +50,7 @@ import {
   type RandomSource,
   type Ready,
 } from '../core/index.js';
-import { ConfChangeType, EntryType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot, type SnapshotMetadata } from '../types.js';
+import { ConfChangeType, EntryType, MessageType, NONE, type ConfChange, type ConfState, type Entry, type HardState, type Message, type NodeId, type Snapshot, type SnapshotMetadata } from '../types.js';
 import type { DurableLogStore } from '../storage/log-store.js';
 import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
 import { RaftNodeError } from './node-errors.js';
@@ -315,6 +315,15 @@ export class RaftNode {
    * per follower (group commit), however many callers there were.
    */
   private queued: { seq: number; data: Uint8Array }[] = [];
+  /**
+   * On a leader, the commands of proposals other members forwarded (MsgProp), not yet handed
+   * to the core: they join the next flushProposals batch with our own. Stepped one message at
+   * a time, each follower's forwarded batch became an append of its own to every follower (and
+   * an answer from each), so a leader with clients on all three members sent about one append
+   * per follower per command under load; batched, one append carries what arrived in an I/O
+   * phase. Only plain commands wait here: membership changes are stepped as they arrive.
+   */
+  private forwarded: Uint8Array[] = [];
   private readonly proposals = new Map<number, PendingProposal>();
   /** Proposal seqs by the log index where their entry was seen (see PendingProposal.placed). */
   private readonly placedAt = new Map<number, number[]>();
@@ -473,7 +482,16 @@ export class RaftNode {
     });
 
     const handler: TransportHandler = {
-      process: (m: Message) => this.input(() => this.rn.step(m)),
+      process: (m: Message) => {
+        if (m.type === MessageType.Prop && this.role === StateType.Leader && m.entries.every((e) => e.type === EntryType.Normal)) {
+          if (this.stopped) return;
+          for (const e of m.entries) this.forwarded.push(e.data);
+          this.kick();
+          if (this.readyOutstanding) this.scheduleEarlyFlush();
+          return;
+        }
+        this.input(() => this.rn.step(m));
+      },
       reportUnreachable: (id: NodeId) => this.input(() => this.rn.reportUnreachable(id)),
       reportSnapshot: (id: NodeId, status: SnapshotStatus) => this.input(() => this.rn.reportSnapshot(id, status === 'finish')),
     };
@@ -813,16 +831,22 @@ export class RaftNode {
     w?.();
   }
 
-  /** Hands every queued proposal to the core in one step (see `queued`). */
+  /**
+   * Hands every queued proposal, ours and those forwarded to us, to the core in one step (see
+   * `queued` and `forwarded`). A forwarded one that cannot be accepted is dropped, as the core
+   * drops a forwarded MsgProp: its proposer learns of it through its own timeouts.
+   */
   private flushProposals(): void {
-    if (this.queued.length === 0) return;
+    if (this.queued.length === 0 && this.forwarded.length === 0) return;
     const batch = this.queued;
     this.queued = [];
+    const forwarded = this.forwarded;
+    this.forwarded = [];
     // A proposal that already timed out is not proposed any more.
     const live = batch.filter((q) => this.proposals.has(q.seq));
-    if (live.length === 0) return;
+    if (live.length === 0 && forwarded.length === 0) return;
     try {
-      this.rn.proposeBatch(live.map((q) => q.data));
+      this.rn.proposeBatch(live.length === 0 ? forwarded : [...forwarded, ...live.map((q) => q.data)]);
       this.counters.proposals += live.length;
     } catch (err) {
       const dropped = isProposalDropped(err);

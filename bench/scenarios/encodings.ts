@@ -4,16 +4,21 @@
 // baseline. An encoding the server does not serve (406) is
 // reported as n/a, so the rows light up when it lands. CBOR is alpha (gate
 // CBORServingAndStorage, off by default), so it is measured on a second server started with the
-// gate, next to JSON on that same server. Imports: internal/testserver, context, report/rows,
+// gate, next to JSON on that same server. Every encoding's list is decoded once after its timed
+// lists and must hold all the pods, in as many bytes as the timed lists read: a scenario that
+// listed an empty or partial collection fails instead of reporting its figures.
+// Imports: internal/codec, internal/naming, internal/testserver, context, report/rows,
 // scenarios/list, targets/clusterd-process.
 
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeCbor, ProtobufCodec } from '../../internal/codec/index.js';
+import { createNaming } from '../../internal/naming/naming.js';
 import { ApiClient } from '../../internal/testserver/api-client.js';
 import { CREATED, type BenchContext } from '../context.js';
 import { notAvailable, ratioOf } from '../report/rows.js';
 import { ClusterdProcess } from '../targets/clusterd-process.js';
-import { LIST_NAMESPACE } from './list.js';
+import { ensureListPods, LIST_NAMESPACE } from './list.js';
 
 interface EncodingFigures {
   /** The first full list in this encoding: every object is encoded (or found cached). */
@@ -29,6 +34,7 @@ export async function encodingsScenario(ctx: BenchContext): Promise<void> {
   const count = ctx.plan.listPods;
   const listScenario = `encodings: ${count.toLocaleString('en-US')}-pod list from cache`;
   const costScenario = 'encodings: cost per object (first list / pods)';
+  await ensureListPods(ctx);
   const json = await measureList(ctx, ctx.server, 'JSON', 'application/json');
   const protobuf = await measureList(ctx, ctx.server, 'protobuf', 'application/vnd.cluster.protobuf');
   let cbor: EncodingFigures | string;
@@ -75,7 +81,27 @@ async function measureList(ctx: BenchContext, server: ClusterdProcess, name: str
   const first = await ctx.measure(`encodings: ${name} first list`, job(1), server.pid);
   const warm = await ctx.measure(`encodings: ${name} lists`, job(Math.max(1, ctx.plan.listRepeats)), server.pid);
   for (const m of [first, warm]) if (m.result.ok !== m.result.requests) return `${name} lists failed: ${m.result.firstError}`;
+  // Checked after the timed lists, so that this read does not encode the items ahead of the first.
+  const body = await admin.get(path, { accept });
+  if (body.status !== 200) return `${name} list answered ${body.status}: ${body.text().slice(0, 200)}`;
+  const items = itemCount(accept, body.body);
+  if (items !== ctx.plan.listPods) throw new Error(`encodings: the ${name} list holds ${items} pods, expected ${ctx.plan.listPods}`);
+  for (const m of [first, warm]) {
+    const perList = m.result.bytesIn / m.result.requests;
+    if (perList !== body.body.length) throw new Error(`encodings: the timed ${name} lists read ${perList} bytes each, the checked list is ${body.body.length}`);
+  }
   return { firstMs: first.result.latency.meanMs, warmMs: warm.result.latency.meanMs, bytes: warm.result.bytesIn / warm.result.requests };
+}
+
+/** The items of a list body in the encoding `accept` asked for, decoded with the project's codecs. */
+function itemCount(accept: string, body: Buffer): number {
+  let list: unknown;
+  if (accept === 'application/json') list = JSON.parse(body.toString('utf8'));
+  else if (accept === 'application/cbor') list = decodeCbor(body).value;
+  else list = new ProtobufCodec(createNaming('cluster')).decode(body);
+  const items = (list as { items?: unknown }).items;
+  if (!Array.isArray(items)) throw new Error(`encodings: the ${accept} list has no items array`);
+  return items.length;
 }
 
 async function cborOnGatedServer(ctx: BenchContext): Promise<[EncodingFigures | string, EncodingFigures | string]> {

@@ -9,11 +9,26 @@ import { readMemory, resetPeakRss, RssSampler } from '../support/proc-stats.js';
 
 export const LIST_NAMESPACE = 'bench-list';
 
+/**
+ * Fills the list namespace with the plan's pods unless it already holds them: the list and
+ * encodings scenarios list the same pods, and either may run without the other (--only).
+ * Anything but none or all of them is an error, so no scenario lists a collection of the wrong size.
+ */
+export async function ensureListPods(ctx: BenchContext): Promise<void> {
+  const count = ctx.plan.listPods;
+  const probe = await ctx.admin.get(`/api/v1/namespaces/${LIST_NAMESPACE}/pods?limit=1`);
+  if (probe.status !== 200) throw new Error(`counting the list pods: ${probe.status} ${probe.text().slice(0, 300)}`);
+  const page = probe.json<{ items: unknown[]; metadata: { remainingItemCount?: number } }>();
+  const have = page.items.length + (page.metadata.remainingItemCount ?? 0);
+  if (have === 0) await ctx.fillPods(LIST_NAMESPACE, 'list-', count);
+  else if (have !== count) throw new Error(`namespace ${LIST_NAMESPACE} holds ${have} pods, expected none or ${count}`);
+}
+
 export async function listScenario(ctx: BenchContext): Promise<void> {
   const { plan } = ctx;
   const count = plan.listPods;
   const scenario = `LIST ${count.toLocaleString('en-US')} pods from cache`;
-  await ctx.fillPods(LIST_NAMESPACE, 'list-', count);
+  await ensureListPods(ctx);
   const path = `/api/v1/namespaces/${LIST_NAMESPACE}/pods?resourceVersion=0`;
   const headers = { accept: 'application/json' };
   const real = await ctx.admin.get(path, headers);

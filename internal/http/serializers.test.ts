@@ -1,7 +1,12 @@
+import { Decoder as CborxDecoder, Tag } from 'cbor-x';
+import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { decodeCbor, encodeCbor, encodeCborWatchEvent, frameWatchEvent } from '../codec/index.js';
+import { decodeCbor, defaultProtoSchema, encodeCbor, encodeCborWatchEvent, frameWatchEvent } from '../codec/index.js';
 import { realisticPod } from '../codec/samples/realistic-pod.js';
+import { kindSchemaNames, sampleObject } from '../codec/samples/sample-objects.js';
 import { createNaming } from '../naming/naming.js';
+import { readDataFile } from '../schema/data-files.js';
+import { builtinSchemas } from '../schema/openapi-index.js';
 import { encodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { cborSerializer, ProtobufSerializer, type Item, type JsonObject, type SchemaNames } from './serializers.js';
@@ -91,3 +96,88 @@ describe('CBOR from the entries\' memoised encodings', () => {
     expect(list.includes(Buffer.concat([Buffer.from([0xd6, 0x47]), Buffer.from('value 1')]))).toBe(true);
   });
 });
+
+/**
+ * The built-in kinds that have a list kind, with sample objects as the cache would hold them
+ * (named, namespaced, at a resourceVersion): lists assembled from per-entry memos must be the
+ * bytes the whole-list encoders write, for every kind, not only the hand-picked ones above.
+ */
+describe('lists assembled from memoised items, for every built-in kind', () => {
+  const naming = createNaming('cluster');
+  const listed = kindSchemaNames().flatMap((item) => {
+    const list = `${item}List`;
+    const items = builtinSchemas.get(list)?.properties?.items;
+    const gvk = builtinSchemas.get(item)?.['x-kubernetes-group-version-kind']?.[0];
+    return items && gvk && builtinSchemas.get(item)?.properties?.metadata ? [{ schema: { item, list }, listKind: `${gvk.kind}List` }] : [];
+  });
+  const samples = (item: string): { entries: CacheEntry[]; objects: JsonObject[] } => {
+    const entries = [1, 2, 3].map((seed) => {
+      const o = sampleObject(item, { seed, naming }) as JsonObject;
+      return entryOf({ ...o, metadata: { ...(o.metadata as JsonObject), name: `n${seed}`, namespace: 'ns' } }, 40 + seed);
+    });
+    return { entries, objects: entries.map(parsed) };
+  };
+
+  it('covers the kinds', () => {
+    expect(listed.length).toBeGreaterThan(60);
+    expect(listed.map((k) => k.listKind)).toEqual(expect.arrayContaining(['PodList', 'SecretList', 'DeploymentList', 'CustomResourceDefinitionList', 'EventList']));
+  });
+
+  it('protobuf: memo-assembled lists equal the whole-list encoding, and protobufjs reads every item back as our decoder does', () => {
+    const pb = new ProtobufSerializer(naming);
+    const root = protobuf.Root.fromJSON(JSON.parse(readDataFile('k8s-protos.json')) as protobuf.INamespace);
+    const mismatches: string[] = [];
+    for (const { schema, listKind } of listed) {
+      const { entries, objects } = samples(schema.item);
+      const apiVersion = String(objects[0]!.apiVersion);
+      const whole = pb.codec.encode({ kind: listKind, apiVersion, metadata: listMeta, items: objects }, schema.list);
+      const items: Item[] = entries.map((entry) => ({ entry }));
+      for (let round = 0; round < 2; round++) {
+        if (!concat(pb.listChunks(listKind, apiVersion, meta, items, schema)).equals(whole)) mismatches.push(`${listKind} (round ${round})`);
+      }
+      // protobufjs, from the same descriptors, splits the list into the memo's items and
+      // re-encodes each to the same bytes; our decoder gives back each cached JSON object.
+      const listType = root.lookupType(defaultProtoSchema().messageFor(schema.list)!);
+      const itemType = root.lookupType(defaultProtoSchema().messageFor(schema.item)!);
+      const decoded = listType.decode(pb.codec.readEnvelope(whole).raw) as unknown as { items: protobuf.Message[] };
+      expect(decoded.items.length).toBe(entries.length);
+      decoded.items.forEach((item, i) => {
+        const again = Buffer.from(itemType.encode(item).finish());
+        if (!again.equals(entries[i]!.encodings!.protobuf!)) mismatches.push(`${listKind} item ${i} (protobufjs)`);
+      });
+      const { kind: _k, apiVersion: _a, ...untyped } = objects[0]!;
+      expect(pb.codec.decodeRaw(entries[0]!.encodings!.protobuf!, schema.item)).toEqual(untyped);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('CBOR: memo-assembled lists equal the whole-list encoding, and cbor-x reads back the JSON objects', () => {
+    const cbor = cborSerializer();
+    const cborx = new CborxDecoder({ mapsAsObjects: false, useRecords: false });
+    const mismatches: string[] = [];
+    for (const { schema, listKind } of listed) {
+      const { entries, objects } = samples(schema.item);
+      const apiVersion = String(objects[0]!.apiVersion);
+      const value = { kind: listKind, apiVersion, metadata: listMeta, items: objects };
+      const whole = encodeCbor(value, { schemaName: schema.list });
+      const items: Item[] = entries.map((entry) => ({ entry }));
+      for (let round = 0; round < 2; round++) {
+        if (!concat(cbor.listChunks!(listKind, apiVersion, meta, items, schema)).equals(whole)) mismatches.push(`${listKind} (round ${round})`);
+      }
+      expect(jsonForm(cborx.decode(whole))).toEqual(value);
+      expect(decodeCbor(whole, { maxArrayElements: 10 }).value).toEqual(value);
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
+
+/** cbor-x's reading of our CBOR in the JSON form: byte strings as text, tag 22 (base64 expected) as base64. */
+function jsonForm(v: unknown): unknown {
+  if (v instanceof Tag) return v.tag === 22 && v.value instanceof Uint8Array ? Buffer.from(v.value).toString('base64') : jsonForm(v.value);
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(jsonForm);
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [jsonForm(k), jsonForm(x)]));
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonForm(x)]));
+  return v;
+}

@@ -43,6 +43,8 @@ describe('protobuf from the entries\' memoised encodings', () => {
         const freshEvent = frameWatchEvent(pb.codec.encodeWatchEvent('MODIFIED', objects[1]!, k.schema.item));
         expect(pb.watchEvent('MODIFIED', items[1]!, k.schema).equals(freshEvent)).toBe(true);
         expect(entries.every((e) => e.encodings?.protobuf !== undefined)).toBe(true);
+        // Each memo is its own allocation, not a slice pinning a shared pool for the entry's life.
+        expect(entries.every((e) => e.encodings!.protobuf!.buffer.byteLength === e.encodings!.protobuf!.length)).toBe(true);
       }
       // Protobuf list items carry no kind and apiVersion (the list's envelope does).
       const untyped = objects.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
@@ -83,6 +85,8 @@ describe('CBOR from the entries\' memoised encodings', () => {
         expect(cbor.cachedObject!(entries[3]!, k.schema).equals(encodeCbor(objects[3], { schemaName: k.schema.item }))).toBe(true);
         expect(cbor.watchEvent('ADDED', items[0]!, k.schema).equals(encodeCborWatchEvent('ADDED', objects[0], { schemaName: k.schema.item }))).toBe(true);
         expect(entries.every((e) => e.encodings?.cbor !== undefined)).toBe(true);
+        // Each memo is its own allocation, not a slice pinning a shared pool for the entry's life.
+        expect(entries.every((e) => e.encodings!.cbor!.buffer.byteLength === e.encodings!.cbor!.length)).toBe(true);
       }
       expect(decodeCbor(freshList).value).toEqual(listValue);
       expect(cbor.list(k.listKind, 'v1', meta, objects.map((object) => ({ object })), k.schema).equals(freshList)).toBe(true);

@@ -55,16 +55,6 @@ export interface Serializer {
   listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Iterable<Buffer>;
 }
 
-/**
- * An exact-size copy for a memo the cache keeps as long as the entry: a slice of Node's shared
- * 8 KiB pool would pin the whole slab (see storedobject's withResourceVersion).
- */
-function ownCopy(b: Buffer): Buffer {
-  const out = Buffer.allocUnsafeSlow(b.length);
-  b.copy(out);
-  return out;
-}
-
 const COMMA = Buffer.from(',');
 // Go's encoder ends each value with a newline.
 const LIST_TAIL = Buffer.from(']}\n');
@@ -144,7 +134,8 @@ function cborItem(item: Item, schemaName: string | undefined): Buffer {
   const options = { selfDescribed: false, ...(schemaName ? { schemaName } : {}) };
   if ('object' in item) return encodeCbor(item.object, options);
   const memo = encodingsOf(item.entry);
-  memo.cbor ??= ownCopy(encodeCbor(itemObject(item), options));
+  // Kept as long as the entry: encoded into its own allocation, not a slice of a shared pool.
+  memo.cbor ??= encodeCbor(itemObject(item), { ...options, retained: true });
   return memo.cbor;
 }
 
@@ -199,7 +190,7 @@ export class ProtobufSerializer implements Serializer {
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);
     const memo = encodingsOf(item.entry);
-    memo.protobuf ??= ownCopy(this.codec.encodeRaw(itemObject(item), schemaName));
+    memo.protobuf ??= this.codec.encodeRaw(itemObject(item), schemaName, true);
     return memo.protobuf;
   }
 

@@ -152,14 +152,15 @@ export class ProtobufCodec {
   /**
    * The object's message without the envelope, as list items and cached per-object encodings use
    * it. In repeated message fields (a list's `items`) a Uint8Array element is taken as an item's
-   * already-encoded raw message, so a list can be assembled from cached item bytes.
+   * already-encoded raw message, so a list can be assembled from cached item bytes. `retained`:
+   * the result is its own allocation, to keep beside a cached object (see WireWriter.finish).
    */
-  encodeRaw(obj: unknown, schemaName: string): Buffer {
+  encodeRaw(obj: unknown, schemaName: string, retained = false): Buffer {
     const encode = this.compiled.encoder(this.messageOf(schemaName));
     const w = acquireWriter();
     try {
       encode(w, obj);
-      return w.finish();
+      return w.finish(retained);
     } finally {
       releaseWriter(w);
     }

@@ -179,6 +179,24 @@ describe('records with attributes', () => {
     expect(after.derived).toBe(0);
   });
 
+  it('stored label and field values that are not strings load as a parse of the object reads them', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'db');
+    const db = new Level<string, Uint8Array>(path, { keyEncoding: 'utf8', valueEncoding: 'view' });
+    await db.open();
+    const o = pod('a', 'p1', {}, 'n');
+    const attrs = Buffer.from(JSON.stringify(['a', 'p1', { nil: null, n: 3, b: true, o: { x: 1 }, s: 'web' }, { 'metadata.name': 'p1', 'metadata.namespace': 'a', 'spec.nodeName': null, 'status.x': [1] }, 'v1']));
+    await db.put(historyKey(`${PREFIX}a/p1`, 1), encodeRecord(false, 1, 1, encodeStored(o), attrs));
+    await db.put(META_REVISION, Buffer.from('1'));
+    await db.close();
+    const spec = podSpec('v1');
+    const [e] = await loadWith(path, spec);
+    expect(spec.derived).toBe(0);
+    expect(e!.labels).toEqual({ nil: '', n: '3', b: 'true', s: 'web' });
+    expect(e!.fields).toEqual({ 'metadata.name': 'p1', 'metadata.namespace': 'a', 'spec.nodeName': '' });
+    expect(e!.name).toBe('p1');
+  });
+
   it('a describe that throws stores the value without attributes instead of failing the write', async () => {
     const dir = tempDir();
     const path = join(dir, 'db');

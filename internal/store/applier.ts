@@ -22,6 +22,8 @@ export interface LevelDb {
   /** A chained batch: cheaper per operation than the array form. */
   batch(): ChainedBatch;
   iterator(options: { gte?: string; lt?: string; snapshot?: DbSnapshot }): AsyncIterable<[string, Uint8Array]>;
+  /** Keys as bytes (keyEncoding 'view'; the bounds are bytes then). */
+  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view' }): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** An explicit read snapshot (taken synchronously): what a Raft snapshot image is read from. */
   snapshot(): DbSnapshot;
 }

@@ -37,4 +37,41 @@ describe('KeyIndex', () => {
     expect(idx.history('/a').map((r) => r.revision)).toEqual([3]);
     expect([...idx.keys('/')]).toEqual(['/a', '/c']);
   });
+
+  it('a key with one retained revision (created, restored or compacted to one) answers as one with many', () => {
+    const idx = new KeyIndex();
+    idx.put('/one', 3);
+    expect([idx.visible('/one', 2), idx.visible('/one', 3)?.revision, idx.latest('/one')?.version]).toEqual([undefined, 3, 1]);
+    expect(idx.history('/one').map((r) => r.revision)).toEqual([3]);
+    // Growing from one: the generation continues, a tombstone ends it.
+    expect(idx.put('/one', 5)).toMatchObject({ createRevision: 3, version: 2 });
+    expect(idx.tombstone('/one', 6)).toBe(true);
+    expect(idx.tombstone('/one', 7)).toBe(false);
+    expect(idx.history('/one').map((r) => `${r.revision}${r.tombstone ? 'x' : ''}`)).toEqual(['3', '5', '6x']);
+
+    // Restored alone: a put and a lone tombstone (its put compacted away before the restart).
+    idx.restore('/r', { revision: 4, tombstone: false, createRevision: 2, version: 3 });
+    idx.restore('/t', { revision: 5, tombstone: true, createRevision: 1, version: 0 });
+    expect(idx.visible('/r', 10)).toMatchObject({ createRevision: 2, version: 3 });
+    expect(idx.visible('/t', 10)).toBeUndefined();
+    expect(idx.latest('/t')?.tombstone).toBe(true);
+    expect(idx.tombstone('/t', 8)).toBe(false);
+    expect(idx.put('/t', 9)).toMatchObject({ createRevision: 9, version: 1 });
+    idx.restore('/r', { revision: 7, tombstone: false, createRevision: 2, version: 4 });
+    expect(idx.visible('/r', 6)?.revision).toBe(4);
+    expect(idx.visible('/r', 7)?.revision).toBe(7);
+
+    // Compaction: a lone put stays, a lone tombstone at or below goes; history down to one stays readable.
+    idx.restore('/u', { revision: 2, tombstone: true, createRevision: 1, version: 0 });
+    idx.restore('/w', { revision: 20, tombstone: true, createRevision: 1, version: 0 });
+    const dropped: string[] = [];
+    idx.compact(7, (k, r) => dropped.push(`${k}@${r}`));
+    expect(dropped.sort()).toEqual(['/one@3', '/one@5', '/one@6', '/r@4', '/t@5', '/u@2']);
+    expect([...idx.keys('/')]).toEqual(['/r', '/t', '/w']);
+    expect(idx.history('/r').map((r) => r.revision)).toEqual([7]);
+    expect(idx.visible('/r', 7)).toMatchObject({ createRevision: 2, version: 4 });
+    expect(idx.put('/r', 11)).toMatchObject({ createRevision: 2, version: 5 });
+    expect(idx.visible('/r', 10)?.revision).toBe(7);
+    expect(idx.visible('/w', 30)).toBeUndefined();
+  });
 });

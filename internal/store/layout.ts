@@ -26,6 +26,27 @@ export function parseHistoryKey(stored: string): { key: string; revision: number
   return { key: stored.slice(HISTORY_PREFIX.length, sep), revision: parseInt(stored.slice(sep + 1), 16) };
 }
 
+/**
+ * parseHistoryKey for a key read as bytes (the store's scan at open). The key comes out as a
+ * string of its own: a slice of the history key's string keeps the whole of that alive, and
+ * the index holds every key for good (with 50,000 pods, about 50 B each).
+ */
+export function parseHistoryKeyBytes(stored: Uint8Array): { key: string; revision: number } {
+  const b = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  const sep = b.length - REVISION_WIDTH - 1;
+  if (sep < HISTORY_PREFIX.length || b[sep] !== 0 || b[0] !== 0x68 /* h */ || b[1] !== 0x2f /* / */) {
+    throw new Error(`not a history key: ${JSON.stringify(b.toString('utf8'))}`);
+  }
+  let revision = 0;
+  for (let i = sep + 1; i < b.length; i++) {
+    const c = b[i]!;
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (digit < 0) throw new Error(`not a history key: ${JSON.stringify(b.toString('utf8'))}`);
+    revision = revision * 16 + digit;
+  }
+  return { key: b.toString('utf8', HISTORY_PREFIX.length, sep), revision };
+}
+
 /** Keys are printable paths; a NUL would break the layout, so the store refuses it. */
 export function isValidKey(key: string): boolean {
   return key.length > 0 && !key.includes('\u0000');
@@ -53,6 +74,19 @@ export function encodeRecord(tombstone: boolean, createRevision: number, version
   }
   out.set(value, HEADER + extra);
   return out;
+}
+
+/**
+ * A record's header alone, for reads that need no value (the key index at open): no views
+ * into the record are made.
+ */
+export function decodeRecordHead(bytes: Uint8Array): { tombstone: boolean; createRevision: number; version: number } {
+  if (bytes.length < HEADER) throw new Error('store record too short');
+  return { tombstone: (bytes[0]! & TOMBSTONE) !== 0, createRevision: readUint48(bytes, 1), version: readUint48(bytes, 7) };
+}
+
+function readUint48(b: Uint8Array, at: number): number {
+  return ((b[at]! * 256 + b[at + 1]!) * 256 + b[at + 2]!) * 2 ** 24 + ((b[at + 3]! << 16) | (b[at + 4]! << 8) | b[at + 5]!);
 }
 
 export interface StoredRecord {

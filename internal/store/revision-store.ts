@@ -11,6 +11,7 @@ import { Applier, decodeNumber, encodeNumber, type CommittedCommand, type Descri
 import { KeyIndex } from './key-index.js';
 import {
   decodeRecord,
+  decodeRecordHead,
   HISTORY_PREFIX,
   historyKey,
   isValidKey,
@@ -20,6 +21,7 @@ import {
   META_RESTORING,
   META_REVISION,
   parseHistoryKey,
+  parseHistoryKeyBytes,
 } from './layout.js';
 import { LocalReplicator, type Replicator } from './replicator.js';
 import {
@@ -101,9 +103,11 @@ export class LevelRevisionStore implements RevisionStore {
       }
       const [rev, compacted, applied] = await db.getMany([META_REVISION, META_COMPACTED, META_APPLIED]);
       const index = new KeyIndex();
-      for await (const [stored, bytes] of db.iterator({ gte: HISTORY_PREFIX, lt: 'h0' })) {
-        const { key, revision } = parseHistoryKey(stored);
-        const r = decodeRecord(bytes);
+      // Keys as bytes: the index keeps strings of their own (see parseHistoryKeyBytes).
+      const scan = db.iterator({ gte: Buffer.from(HISTORY_PREFIX), lt: Buffer.from('h0'), keyEncoding: 'view' });
+      for await (const [stored, bytes] of scan) {
+        const { key, revision } = parseHistoryKeyBytes(stored);
+        const r = decodeRecordHead(bytes);
         index.restore(key, { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version });
       }
       const state = { revision: decodeNumber(rev), compacted: decodeNumber(compacted), applied: decodeNumber(applied) };

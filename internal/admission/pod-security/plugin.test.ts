@@ -58,6 +58,18 @@ for (const mode of ['kubernetes', 'cluster'] as NamingMode[]) {
       expect(r.annotations[ps('enforce-policy')]).toBe('restricted:latest');
     });
 
+    it('follows a namespace whose labels change (a new labels object per stored version)', async () => {
+      const labels: Record<string, Readonly<Record<string, string>>> = { moving: { [ps('enforce')]: 'restricted' } };
+      const p = podSecurity({ naming, config: DEFAULT_POD_SECURITY_CONFIG, namespaceLabels: async (n) => labels[n], podsIn: () => [] });
+      expect((await run(p, { namespace: 'moving', object: pod() })).error).toContain('violates PodSecurity "restricted:latest"');
+      expect((await run(p, { namespace: 'moving', object: pod() })).error).toContain('violates PodSecurity "restricted:latest"');
+      labels.moving = { [ps('enforce')]: 'baseline' };
+      expect((await run(p, { namespace: 'moving', object: pod() })).error).toBeUndefined();
+      expect((await run(p, { namespace: 'moving', object: pod({ hostNetwork: true }) })).error).toContain('violates PodSecurity "baseline:latest"');
+      delete labels.moving;
+      expect((await run(p, { namespace: 'moving', object: pod({ hostNetwork: true }) })).error).toBeUndefined();
+    });
+
     it('warn and audit report what enforce lets through', async () => {
       const r = await run(plugin(), { namespace: 'base', object: pod() });
       expect(r.error).toBeUndefined();

@@ -27,7 +27,10 @@ export const POD_SECURITY_PLUGIN = 'PodSecurity';
 export interface PodSecurityDeps {
   naming: Naming;
   config: PodSecurityConfig;
-  /** A namespace's labels (undefined when it does not exist). */
+  /**
+   * A namespace's labels (undefined when it does not exist), never changed once handed out (the
+   * server gives the cache entry's): the plugin keys what it derives from them by the object.
+   */
   namespaceLabels(name: string): Promise<Readonly<Record<string, string>> | undefined>;
   /** The pods of a namespace as this replica's cache holds them. */
   podsIn(namespace: string): JsonObject[];
@@ -84,9 +87,18 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
   const exemptUsers = new Set(config.exemptions.usernames);
   const exemptRuntimeClasses = new Set(config.exemptions.runtimeClasses);
 
+  // Every pod write asks for its namespace's policy: work it out once per labels object (one per
+  // stored version of the namespace), not per request. Read-only from here on.
+  const policies = new WeakMap<object, NamespacePolicy>();
   const policyOf = async (namespace: string): Promise<NamespacePolicy> => {
-    const labels = (await deps.namespaceLabels(namespace)) ?? {};
-    return policyFromLabels(naming, labels, config.defaults).policy;
+    const labels = await deps.namespaceLabels(namespace);
+    if (labels === undefined) return policyFromLabels(naming, {}, config.defaults).policy;
+    let policy = policies.get(labels);
+    if (policy === undefined) {
+      policy = policyFromLabels(naming, labels, config.defaults).policy;
+      policies.set(labels, policy);
+    }
+    return policy;
   };
 
   const evaluate = (lv: LevelVersion, meta: JsonObject, spec: JsonObject): CheckResult[] => (lv.level === 'privileged' ? [] : evaluatePod(lv, meta, spec));

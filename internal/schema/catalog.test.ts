@@ -46,6 +46,22 @@ describe('ApiCatalog', () => {
     expect(all.resource('networking.cluster.io', 'v1', 'ipaddresses')?.storageVersion).toBe('v1');
   });
 
+  it('finds every served resource by group, version and resource, custom ones while they are served', () => {
+    const own = new ApiCatalog(createNaming('cluster'));
+    for (const r of own.all()) expect(own.resource(r.group, r.version, r.resource)).toBe(r);
+    // No decomposition but the exact one matches (segments from a URL may hold a decoded slash).
+    expect(own.resource('', 'v1', 'pods')).toBeDefined();
+    expect(own.resource('', 'v1/pods', '')).toBeUndefined();
+    expect(own.resource('/v1', 'pods', '')).toBeUndefined();
+    expect(own.resource('apps/v1', 'deployments', '')).toBeUndefined();
+    const widget = { ...own.resource('apps', 'v1', 'deployments')!, group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget' };
+    own.setCustomResources('widgets.example.com', [widget]);
+    expect(own.resource('example.com', 'v1', 'widgets')).toBe(widget);
+    own.setCustomResources('widgets.example.com', []);
+    expect(own.resource('example.com', 'v1', 'widgets')).toBeUndefined();
+    expect(own.resource('apps', 'v1', 'deployments')?.kind).toBe('Deployment');
+  });
+
   it('knows scope, kinds, verbs and sub-resources as upstream has them', () => {
     const deploy = kube.resource('apps', 'v1', 'deployments')!;
     expect(deploy).toMatchObject({ kind: 'Deployment', listKind: 'DeploymentList', namespaced: true, singularName: 'deployment' });

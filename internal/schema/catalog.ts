@@ -173,6 +173,11 @@ function buildInfo(naming: Naming, upstreamGroup: string, version: string, r: Ge
 
 export class ApiCatalog {
   private readonly byPath = new Map<string, ResourceInfo>();
+  /**
+   * byPath as group → version → resource: resource() runs several times per request (admission
+   * plugins, handlers), and building the joined key for every lookup showed in write profiles.
+   */
+  private readonly byGroupVersion = new Map<string, Map<string, Map<string, ResourceInfo>>>();
   /** The storage version's description per built-in storage identity (possibly not served). */
   private readonly storageInfos = new Map<string, ResourceInfo>();
   private readonly byKind = new Map<string, ResourceInfo>();
@@ -239,6 +244,11 @@ export class ApiCatalog {
 
   private index(info: ResourceInfo): void {
     this.byPath.set(`${info.group}/${info.version}/${info.resource}`, info);
+    let versions = this.byGroupVersion.get(info.group);
+    if (!versions) this.byGroupVersion.set(info.group, (versions = new Map()));
+    let resources = versions.get(info.version);
+    if (!resources) versions.set(info.version, (resources = new Map()));
+    resources.set(info.resource, info);
     this.byKind.set(`${info.group}/${info.version}/${info.kind}`, info);
     const gvKey = `${info.group}/${info.version}`;
     this.resourcesByGroupVersion.set(gvKey, [...(this.resourcesByGroupVersion.get(gvKey) ?? []), info]);
@@ -247,6 +257,7 @@ export class ApiCatalog {
 
   private unindex(info: ResourceInfo): void {
     this.byPath.delete(`${info.group}/${info.version}/${info.resource}`);
+    this.byGroupVersion.get(info.group)?.get(info.version)?.delete(info.resource);
     this.byKind.delete(`${info.group}/${info.version}/${info.kind}`);
     const gvKey = `${info.group}/${info.version}`;
     const left = (this.resourcesByGroupVersion.get(gvKey) ?? []).filter((r) => r !== info);
@@ -311,7 +322,7 @@ export class ApiCatalog {
   }
 
   resource(group: string, version: string, resource: string): ResourceInfo | undefined {
-    return this.byPath.get(`${group}/${version}/${resource}`);
+    return this.byGroupVersion.get(group)?.get(version)?.get(resource);
   }
 
   resourceForKind(group: string, version: string, kind: string): ResourceInfo | undefined {

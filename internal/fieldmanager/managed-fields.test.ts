@@ -129,6 +129,19 @@ describe('encodeManagedFields', () => {
     ]);
   });
 
+  // Parsed times are remembered: the same texts encoded again order the same way.
+  it.each([
+    ['offsets', ['2024-01-01T01:00:00+01:00', '2024-01-01T00:00:01Z'], ['a', 'b']],
+    ['fractions within one second', ['2024-01-01T00:00:00.900Z', '2024-01-01T00:00:00.100Z'], ['a', 'b']],
+    ['an unparsable time (counts as the epoch)', ['2024-01-01T00:00:00Z', 'yesterday'], ['b', 'a']],
+    ['a missing time', ['2024-01-01T00:00:00Z', undefined], ['b', 'a']],
+  ])('orders by the second of each time: %s', (_name, [ta, tb], want) => {
+    for (let round = 0; round < 2; round++) {
+      const m = decodeManagedFields([entry({ manager: 'a', time: ta }), entry({ manager: 'b', apiVersion: 'v2', time: tb })]);
+      expect(encodeManagedFields(m)!.map((e) => e.manager)).toEqual(want);
+    }
+  });
+
   it('reuses a stored fieldsV1 whose set did not change, byte for byte', () => {
     const odd = { 'f:b': {}, 'f:a': {} };
     const m = decodeManagedFields([entry({ fieldsV1: odd })]);

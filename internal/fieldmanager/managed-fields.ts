@@ -167,10 +167,19 @@ function decodeEntry(raw: unknown, i: number): DecodedEntry {
   };
 }
 
+// Entry times repeat across writes (entries keep theirs until their manager changes
+// something), and parsing them was a visible part of encoding; bounded, they come from requests.
+const parsedSeconds = new BoundedMap<string, number>(1024);
+
 const unixSeconds = (time: string | undefined): number => {
   if (!time) return 0;
-  const ms = Date.parse(time);
-  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+  let seconds = parsedSeconds.get(time);
+  if (seconds === undefined) {
+    const ms = Date.parse(time);
+    seconds = Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+    parsedSeconds.set(time, seconds);
+  }
+  return seconds;
 };
 
 /** Go compares strings by bytes. */

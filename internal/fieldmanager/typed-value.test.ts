@@ -148,6 +148,19 @@ describe('validate (apply bodies)', () => {
     expect(typeErrorsText(validate(obj, deployment))).toBe(text);
   });
 
+  // Paths are shown only for errors (a segment stack while walking); these texts are the ones
+  // the walker gave when it built a path text for every value.
+  const nested: Array<[string, JsonValue, string]> = [
+    ["a field of a keyed list item in a keyed list item", { spec: { template: { spec: { containers: [{ name: 'a', ports: [{ containerPort: 80, protocol: 'TCP', hostPort: 'x' }] }] } } } }, ".spec.template.spec.containers[name=\"a\"].ports[containerPort=80,protocol=\"TCP\"].hostPort: expected numeric (int or float), got string"],
+    ["a set-list item, an atomic-list index", { spec: { template: { spec: { containers: [{ name: 'a', env: [{ name: 'E', valueFrom: { fieldRef: { fieldPath: 1 } } }] }, { name: 'b', args: [1] }] } } } }, "errors:\n  .spec.template.spec.containers[name=\"a\"].env[name=\"E\"].valueFrom.fieldRef.fieldPath: expected string, got 1\n  .spec.template.spec.containers[name=\"b\"].args[0]: expected string, got 1"],
+    ["map values and the first undeclared field of an item", { metadata: { labels: { a: 1 } }, spec: { template: { metadata: { annotations: { b: [] } }, spec: { volumes: [{ name: 'v', bogus: 1 }] } } } }, "errors:\n  .metadata.labels.a: expected string, got 1\n  .spec.template.metadata.annotations.b: expected string, got []\n  .spec.template.spec.volumes[name=\"v\"].bogus: field not declared in schema"],
+    ["a bad item of an atomic list, duplicate defaulted keys", { spec: { template: { spec: { tolerations: [{ key: 'k' }, 3], containers: [{ name: 'c', ports: [{ containerPort: 1 }, { containerPort: 1 }] }] } } } }, "errors:\n  .spec.template.spec.tolerations[1]: expected map, got 3\n  .spec.template.spec.containers[name=\"c\"].ports: duplicate entries for key [containerPort=1,protocol=\"TCP\"]"],
+    ["an any-scalar and an int-or-string", { spec: { template: { spec: { containers: [{ name: 'a', resources: { limits: { cpu: {} } } }] } }, strategy: { rollingUpdate: { maxSurge: [] } } } }, ".spec.template.spec.containers[name=\"a\"].resources.limits.cpu: expected any scalar, got {}"],
+  ];
+  it.each(nested)('names the path of %s', (_name, obj, text) => {
+    expect(typeErrorsText(validate(obj, deployment))).toBe(text);
+  });
+
   it('reports a list-map item without its key (built-in keys have schema defaults, so a CRD)', () => {
     const cr = smdTypeOf(
       customResourceTypeNode({

@@ -92,8 +92,21 @@ export function typeErrorsText(errs: readonly TypeError[]): string {
 /** Checks a value against its type; `allowDuplicates` for stored objects. */
 export function validate(value: JsonValue, t: SmdType, allowDuplicates = false): TypeError[] {
   const errs: TypeError[] = [];
-  validateAt(value, t, '', allowDuplicates, errs);
+  validateAt(value, t, [], allowDuplicates, errs);
   return errs;
+}
+
+/**
+ * Where validateAt is: map keys (a string, shown as `.key`) and list items (their element).
+ * Kept as a stack and shown only for an error: every apply body is checked, and building a path
+ * text for every value it holds cost more than the checks.
+ */
+type ValuePath = Array<string | PathElement>;
+
+function pathText(path: ValuePath): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'string' ? `.${seg}` : elementString(seg);
+  return out;
 }
 
 function goType(v: JsonValue): string {
@@ -116,30 +129,30 @@ const shortJson = (v: JsonValue): string => {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 };
 
-function validateAt(v: JsonValue, t: SmdType, path: string, allowDuplicates: boolean, errs: TypeError[]): void {
+function validateAt(v: JsonValue, t: SmdType, path: ValuePath, allowDuplicates: boolean, errs: TypeError[]): void {
   switch (atomOf(t, v)) {
     case 'scalar': {
       if (v === null) return;
       const isScalar = typeof v !== 'object';
       switch (t.scalar) {
         case 'numeric':
-          if (typeof v !== 'number') errs.push({ path, message: `expected numeric (int or float), got ${goType(v)}` });
+          if (typeof v !== 'number') errs.push({ path: pathText(path), message: `expected numeric (int or float), got ${goType(v)}` });
           return;
         case 'string':
-          if (typeof v !== 'string') errs.push({ path, message: `expected string, got ${shortJson(v)}` });
+          if (typeof v !== 'string') errs.push({ path: pathText(path), message: `expected string, got ${shortJson(v)}` });
           return;
         case 'boolean':
-          if (typeof v !== 'boolean') errs.push({ path, message: `expected boolean, got ${shortJson(v)}` });
+          if (typeof v !== 'boolean') errs.push({ path: pathText(path), message: `expected boolean, got ${shortJson(v)}` });
           return;
         default:
-          if (!isScalar) errs.push({ path, message: `expected any scalar, got ${shortJson(v)}` });
+          if (!isScalar) errs.push({ path: pathText(path), message: `expected any scalar, got ${shortJson(v)}` });
           return;
       }
     }
     case 'list': {
       if (v === null) return;
       if (!Array.isArray(v)) {
-        errs.push({ path, message: `expected list, got ${shortJson(v)}` });
+        errs.push({ path: pathText(path), message: `expected list, got ${shortJson(v)}` });
         return;
       }
       const list = t.list!;
@@ -147,38 +160,42 @@ function validateAt(v: JsonValue, t: SmdType, path: string, allowDuplicates: boo
       for (let i = 0; i < v.length; i++) {
         const pe = listItemElement(list, v[i]!, i);
         if (typeof pe === 'string') {
-          errs.push({ path, message: `element ${i}: ${pe}` });
+          errs.push({ path: pathText(path), message: `element ${i}: ${pe}` });
           return;
         }
         if (list.associative) {
-          if (seen.has(pe.id) && !allowDuplicates) errs.push({ path, message: `duplicate entries for key ${elementString(pe)}` });
+          if (seen.has(pe.id) && !allowDuplicates) errs.push({ path: pathText(path), message: `duplicate entries for key ${elementString(pe)}` });
           seen.add(pe.id);
         }
-        validateAt(v[i]!, list.element(), path + elementString(pe), allowDuplicates, errs);
+        path.push(pe);
+        validateAt(v[i]!, list.element(), path, allowDuplicates, errs);
+        path.pop();
       }
       return;
     }
     case 'map': {
       if (v === null) return;
       if (!isJsonObject(v)) {
-        errs.push({ path, message: `expected map, got ${shortJson(v)}` });
+        errs.push({ path: pathText(path), message: `expected map, got ${shortJson(v)}` });
         return;
       }
       const map = t.map!;
       for (const key of Object.keys(v)) {
         const ft = map.field(key) ?? map.element();
-        const childPath = `${path}.${key}`;
+        path.push(key);
         if (!ft) {
           // Upstream stops at the first undeclared field of a map.
-          errs.push({ path: childPath, message: 'field not declared in schema' });
+          errs.push({ path: pathText(path), message: 'field not declared in schema' });
+          path.pop();
           return;
         }
-        validateAt(v[key]!, ft, childPath, allowDuplicates, errs);
+        validateAt(v[key]!, ft, path, allowDuplicates, errs);
+        path.pop();
       }
       return;
     }
     default:
-      errs.push({ path, message: 'schema error: invalid atom' });
+      errs.push({ path: pathText(path), message: 'schema error: invalid atom' });
   }
 }
 

@@ -34,8 +34,11 @@ export function claimsOf(pod: Obj): string[] {
   return out;
 }
 
-/** The members claimsOf reads, as JSON.stringify writes them (it never escapes a letter). */
-const CLAIM_MEMBERS = ['"persistentVolumeClaim":', '"ephemeral":'];
+/**
+ * The members claimsOf reads, as JSON.stringify writes them (it never escapes a letter); as
+ * bytes, since a string needle is encoded again on every search (every stored pod at start).
+ */
+const CLAIM_MEMBERS = ['"persistentVolumeClaim":', '"ephemeral":'].map((m) => Buffer.from(m, 'utf8'));
 
 /**
  * False when the pod's bytes name no claim volume, so claimsOf would find none: most pods,

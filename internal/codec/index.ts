@@ -2,7 +2,7 @@
 // and the JSON form into response bodies, for JSON, YAML, protobuf (built-in kinds only) and CBOR
 // (gate CBORServingAndStorage, checked by the caller). It decides nothing about negotiation,
 // status codes other than 400 for undecodable input, or which format a request gets: that is the
-// HTTP layer's. Imports: apierrors, naming, schema, js-yaml.
+// HTTP layer's. Imports: apierrors, naming, schema, storedobject (compact JSON scanning), js-yaml.
 
 export {
   CBOR_FEATURE_GATE,

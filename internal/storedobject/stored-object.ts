@@ -72,9 +72,9 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
   if (bytes[i] === 0x7d) return out; // '{}'
   for (;;) {
     if (bytes[i] !== 0x22) return undefined;
-    const keyEnd = skipValue(bytes, i);
+    const keyEnd = skipCompactValue(bytes, i);
     if (keyEnd < 0 || bytes[keyEnd] !== 0x3a) return undefined; // ':'
-    const valueEnd = skipValue(bytes, keyEnd + 1);
+    const valueEnd = skipCompactValue(bytes, keyEnd + 1);
     if (valueEnd < 0) return undefined;
     // JSON.stringify escapes no letter, so a wanted (plain) name appears as itself; most
     // members differ in length from every wanted name and cost no string.
@@ -98,7 +98,7 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
  * strings to their closing quote (a backslash escapes the byte after it), objects and arrays
  * to their closing bracket (strings inside skipped), scalars to the next delimiter.
  */
-function skipValue(bytes: Buffer, i: number): number {
+export function skipCompactValue(bytes: Buffer, i: number): number {
   const n = bytes.length;
   const first = bytes[i];
   if (first === 0x22) {

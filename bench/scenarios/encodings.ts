@@ -42,7 +42,10 @@ export async function encodingsScenario(ctx: BenchContext): Promise<void> {
   if (ctx.plan.cborServer) [cbor, cborJson] = await cborOnGatedServer(ctx);
   else cbor = `not measured in a ${ctx.plan.mode} run (it needs a second server with the CBOR gate)`;
 
-  const rows = (name: string, figures: EncodingFigures | string, baseline: EncodingFigures | string, baselineName: string) => {
+  // Issue 19's targets: warm lists at most `warmBound` × JSON's time (protobuf's bytes are 0.69×
+  // JSON's, CBOR's about the same), and the first protobuf list — the one that encodes every
+  // object — at most twice a later one.
+  const rows = (name: string, figures: EncodingFigures | string, baseline: EncodingFigures | string, baselineName: string, warmBound?: number, firstBound?: number) => {
     if (typeof figures === 'string') {
       ctx.add(notAvailable(listScenario, `${name} time per list`, 'reported', figures));
       ctx.add(notAvailable(costScenario, `${name} µs per object`, 'reported', figures));
@@ -51,13 +54,20 @@ export async function encodingsScenario(ctx: BenchContext): Promise<void> {
     const base = typeof baseline === 'string' || name === 'JSON' ? undefined : baseline;
     const versus = (value: number, baseValue: number | undefined) => (base && baseValue !== undefined ? { baseline: { name: baselineName, value: baseValue }, ratio: ratioOf(value, baseValue) } : {});
     const note = `${(figures.bytes / 1e6).toFixed(1)} MB per list (${Math.round(figures.bytes / count)} B per pod)${base ? `; ${baselineName}: ${(base.bytes / 1e6).toFixed(1)} MB` : ''}; the first list took ${figures.firstMs.toFixed(1)} ms`;
-    ctx.add({ scenario: listScenario, figure: `${name} time per list (after the first)`, unit: 'ms', value: figures.warmMs, ...versus(figures.warmMs, base?.warmMs), target: 'reported', holds: null, note });
+    const warm = versus(figures.warmMs, base?.warmMs);
+    const warmRatio = 'ratio' in warm ? (warm.ratio ?? null) : null;
+    const warmTarget = warmBound === undefined ? { target: 'reported', holds: null } : { target: `≤ ${warmBound} × ${baselineName}`, holds: warmRatio === null ? null : warmRatio <= warmBound };
+    ctx.add({ scenario: listScenario, figure: `${name} time per list (after the first)`, unit: 'ms', value: figures.warmMs, ...warm, ...warmTarget, note });
+    if (firstBound !== undefined) {
+      const firstRatio = ratioOf(figures.firstMs, figures.warmMs);
+      ctx.add({ scenario: listScenario, figure: `${name} first list`, unit: 'ms', value: figures.firstMs, baseline: { name: `${name} lists after it`, value: figures.warmMs }, ratio: firstRatio, target: `≤ ${firstBound} × later lists`, holds: firstRatio === null ? null : firstRatio <= firstBound });
+    }
     const perObject = (ms: number) => (ms * 1000) / count;
     ctx.add({ scenario: costScenario, figure: `${name} µs per object`, unit: 'µs', value: perObject(figures.firstMs), ...versus(perObject(figures.firstMs), base ? perObject(base.firstMs) : undefined), target: 'reported', holds: null });
   };
   rows('JSON', json, json, 'JSON');
-  rows('protobuf', protobuf, json, 'JSON');
-  rows('CBOR', cbor, cborJson, 'JSON on the CBOR-gated server');
+  rows('protobuf', protobuf, json, 'JSON', 0.7, 2);
+  rows('CBOR', cbor, cborJson, 'JSON on the CBOR-gated server', 1.0);
 }
 
 /** Lists the list scenario's pods in one encoding; a string says why it could not. */

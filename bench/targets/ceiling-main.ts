@@ -6,11 +6,14 @@
 // events made from a captured event's bytes: each batch of due events is built once and the
 // same Buffer written to every stream as soon as the loop is free; a stream with more than
 // 256 KiB buffered waits for `drain`, as clusterd's watch streams do (TLS, HTTP/2 framing and
-// the bytes, nothing else). Configured over the IPC channel. Imports: node only.
+// the bytes, nothing else). Both servers take clusterd's cipher preference, so the TLS they
+// measure is the TLS clusterd negotiates. Configured over the IPC channel. Imports: node,
+// internal/server/tls-ciphers.
 
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
+import { servingCipherPreference } from '../../internal/server/tls-ciphers.js';
 
 export interface CeilingRoute {
   method: string;
@@ -71,7 +74,7 @@ process.on('message', (raw) => {
   try {
     if (m.type === 'listen') {
       tls = { cert: m.cert, key: m.key, ca: m.ca };
-      server = createServer({ cert: m.cert, key: m.key, ca: m.ca, requestCert: true, rejectUnauthorized: true, keepAliveTimeout: 60_000 }, (req, res) => {
+      server = createServer({ cert: m.cert, key: m.key, ca: m.ca, ...servingCipherPreference, requestCert: true, rejectUnauthorized: true, keepAliveTimeout: 60_000 }, (req, res) => {
         const route = routes.get(`${req.method} ${req.url}`);
         // Drain any request body before answering, as a real server must.
         req.resume();
@@ -91,7 +94,7 @@ process.on('message', (raw) => {
       send({ type: 'routed' });
     } else if (m.type === 'watch-listen') {
       if (!tls) throw new Error('watch-listen before listen');
-      watchServer = createSecureServer({ ...tls, requestCert: true, rejectUnauthorized: true });
+      watchServer = createSecureServer({ ...tls, ...servingCipherPreference, requestCert: true, rejectUnauthorized: true });
       watchServer.on('stream', (stream) => {
         stream.respond({ ':status': 200, 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
         watchStreams.set(stream, []);

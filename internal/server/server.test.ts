@@ -27,6 +27,26 @@ describe('transport and identity', () => {
     expect((await t.admin.get('/version')).status).toBe(200);
   });
 
+  // The server picks the suite, in upstream's order (AES-128-GCM first; ChaCha20 for a client
+  // naming it first), whatever order the client lists them in.
+  it.each([
+    ['Node/OpenSSL default (AES-256-GCM listed first)', {}, 'TLS_AES_128_GCM_SHA256'],
+    ['ChaCha20 first (no AES hardware)', { ciphers: 'TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256' }, 'TLS_CHACHA20_POLY1305_SHA256'],
+    ['AES-256-GCM only', { ciphers: 'TLS_AES_256_GCM_SHA384' }, 'TLS_AES_256_GCM_SHA384'],
+    ['TLS 1.2, default list', { maxVersion: 'TLSv1.2' as const }, /^TLS_ECDHE_(RSA|ECDSA)_WITH_AES_128_GCM_SHA256$/],
+  ])('negotiates its own cipher preference: %s', async (_label, client, expected) => {
+    const port = Number(new URL(t.server.url).port);
+    const cipher = await new Promise<string>((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2'], ...client }, () => {
+        resolve(socket.getCipher().standardName);
+        socket.destroy();
+      });
+      socket.on('error', reject);
+    });
+    if (typeof expected === 'string') expect(cipher).toBe(expected);
+    else expect(cipher).toMatch(expected);
+  });
+
   it.each([
     ['/livez', 200],
     ['/readyz', 200],

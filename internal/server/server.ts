@@ -94,6 +94,7 @@ import { pvcProtectionController, pvProtectionController } from '../controllers/
 import { bootstrapPriorityClasses, reconcileFlowControl } from './bootstrap-apf.js';
 import { advertisedIp, EndpointLease, ensureKubernetesService, kubernetesEndpointsController } from '../controllers/kubernetes-endpoints.js';
 import { serviceClaimsRepair } from '../controllers/service-claims-repair.js';
+import { servingCipherPreference } from './tls-ciphers.js';
 
 export const SERVER_VERSION: VersionInfo = {
   major: '1',
@@ -575,6 +576,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       ca: clientCa,
       requestCert: true,
       rejectUnauthorized: false,
+      ...servingCipherPreference,
       allowHTTP1: true,
       // node:http2 refuses a stream with more than 128 header fields (pseudo-headers included);
       // upstream's Go server bounds only the bytes. 2000 is node:http's HTTP/1.1 count, and the

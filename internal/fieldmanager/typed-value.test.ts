@@ -218,6 +218,39 @@ describe('diffValues', () => {
     ]);
   });
 
+  // What is added where the left side is missing is built bottom-up (addedBelow); these rows'
+  // answers are those of the path-by-path insertion it replaced (same on the old code).
+  const cr = smdTypeOf(
+    customResourceTypeNode({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            size: { type: 'integer' },
+            tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+            ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+            extra: { type: 'object', additionalProperties: { type: 'string' } },
+          },
+        },
+      },
+    }),
+  );
+  it.each<[string, SmdType, JsonValue | undefined, JsonValue, string[], string[], string[]]>([
+    ["a whole pod (a create)", pod, {}, {"metadata": {"name": "p", "labels": {"a": "1"}, "finalizers": ["x", "y"]}, "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}], "env": [{"name": "E", "value": "v"}], "args": ["a"]}], "securityContext": {}, "tolerations": [{"operator": "Exists"}]}}, [".metadata", ".spec", ".metadata.finalizers", ".metadata.labels", ".metadata.name", ".metadata.finalizers[=\"x\"]", ".metadata.finalizers[=\"y\"]", ".metadata.labels.a", ".spec.containers", ".spec.securityContext", ".spec.tolerations", ".spec.containers[name=\"c\"]", ".spec.containers[name=\"c\"].args", ".spec.containers[name=\"c\"].env", ".spec.containers[name=\"c\"].image", ".spec.containers[name=\"c\"].name", ".spec.containers[name=\"c\"].ports", ".spec.containers[name=\"c\"].env[name=\"E\"]", ".spec.containers[name=\"c\"].env[name=\"E\"].name", ".spec.containers[name=\"c\"].env[name=\"E\"].value", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"]", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"UDP\"]", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"].containerPort", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"UDP\"].containerPort", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"UDP\"].protocol"], [], []],
+    ["the root itself missing (a custom resource create)", cr, undefined, {"apiVersion": "ex.com/v1", "kind": "W", "metadata": {"name": "w"}, "spec": {"size": 3, "tags": ["t1"], "ports": [{"name": "a", "port": 1}], "extra": {"k": "v"}}}, [".apiVersion", ".kind", ".metadata", ".spec", ".metadata.name", ".spec.extra", ".spec.ports", ".spec.size", ".spec.tags", ".spec.extra.k", ".spec.ports[name=\"a\"]", ".spec.ports[name=\"a\"].name", ".spec.ports[name=\"a\"].port", ".spec.tags[=\"t1\"]"], [], []],
+    ["repeated set values and keyed items are added once, without what is below them", cr, undefined, {"spec": {"tags": ["a", "a", "b"], "ports": [{"name": "a", "port": 1}, {"name": "a", "port": 2}, {"name": "b"}]}}, [".spec", ".spec.ports", ".spec.tags", ".spec.ports[name=\"a\"]", ".spec.ports[name=\"b\"]", ".spec.ports[name=\"b\"].name", ".spec.tags[=\"a\"]", ".spec.tags[=\"b\"]"], [], []],
+    ["empty maps and lists are leaves", pod, {}, {"metadata": {"labels": {}, "finalizers": []}, "spec": {"containers": [], "nodeSelector": {}}}, [".metadata", ".spec", ".metadata.finalizers", ".metadata.labels", ".spec.containers", ".spec.nodeSelector"], [], []],
+    ["a container added to a live list", pod, {"spec": {"containers": [{"name": "a", "image": "1"}]}}, {"spec": {"containers": [{"name": "a", "image": "1"}, {"name": "b", "image": "2", "resources": {"limits": {"cpu": "1"}}, "volumeMounts": [{"mountPath": "/m", "name": "v"}]}]}}, [".spec.containers[name=\"b\"]", ".spec.containers[name=\"b\"].image", ".spec.containers[name=\"b\"].name", ".spec.containers[name=\"b\"].resources", ".spec.containers[name=\"b\"].volumeMounts", ".spec.containers[name=\"b\"].resources.limits", ".spec.containers[name=\"b\"].resources.limits.cpu", ".spec.containers[name=\"b\"].volumeMounts[mountPath=\"/m\"]", ".spec.containers[name=\"b\"].volumeMounts[mountPath=\"/m\"].mountPath", ".spec.containers[name=\"b\"].volumeMounts[mountPath=\"/m\"].name"], [], []],
+    ["a scalar replaced by a map", pod, {"spec": {"securityContext": 5}}, {"spec": {"securityContext": {"runAsUser": 1, "sysctls": [{"name": "a", "value": "b"}]}}}, [".spec.securityContext.runAsUser", ".spec.securityContext.sysctls"], [], []],
+    ["items without their key are left out", pod, {}, {"spec": {"containers": [{"image": "x"}, {"name": "ok"}]}}, [".spec", ".spec.containers", ".spec.containers[name=\"\"]", ".spec.containers[name=\"ok\"]", ".spec.containers[name=\"\"].image", ".spec.containers[name=\"ok\"].name"], [], []],
+    ['members holding undefined are skipped, with the left side missing or not', pod, { spec: {} }, { spec: { hostname: undefined, subdomain: 's', nodeSelector: { a: undefined } } } as unknown as JsonValue, ['.spec.nodeSelector', '.spec.subdomain'], [], []],
+    ['members holding undefined under a missing parent', pod, {}, { spec: { hostname: undefined, subdomain: 's', nodeSelector: { a: undefined } } } as unknown as JsonValue, ['.spec', '.spec.nodeSelector', '.spec.subdomain'], [], []],
+  ])('added subtrees: %s', (_name, t, lhs, rhs, added, modified, removed) => {
+    const cmp = diffValues(lhs, rhs, t);
+    expect([paths(cmp.added), paths(cmp.modified), paths(cmp.removed)]).toEqual([added, modified, removed]);
+  });
+
   it('compares atomic values whole', () => {
     const cmp = diffValues({ spec: { selector: { matchLabels: { a: '1' } } } }, { spec: { selector: { matchLabels: { a: '2' } } } }, deployment);
     expect(paths(cmp.modified)).toEqual(['.spec.selector']);

@@ -301,7 +301,10 @@ export function diffValues(lhs: JsonValue | undefined, rhs: JsonValue | undefine
 }
 
 function diffAt(path: PathElement[], lhs: JsonValue | undefined, rhs: JsonValue | undefined, t: SmdType, cmp: Comparison): void {
-  if (lhs === undefined && rhs === undefined) return;
+  if (lhs === undefined) {
+    if (rhs !== undefined) addSubtree(cmp.added, path, rhs, t);
+    return;
+  }
   // Identical subtrees have nothing to compare, however large.
   if (lhs !== undefined && rhs !== undefined && jsonEqual(lhs, rhs)) return;
   const al = atomOf(t, lhs);
@@ -429,6 +432,80 @@ function diffListItems(path: PathElement[], l: JsonValue[], r: JsonValue[], list
     }
     path.pop();
   }
+}
+
+/**
+ * What diffAt records for a value with nothing on the left (a create's whole object, an added
+ * container): its path and every path below it are added. The part below is built bottom-up
+ * as whole set levels (addedBelow) and attached once, instead of inserting every path from
+ * the root of the set under construction.
+ */
+function addSubtree(added: FieldSet, path: PathElement[], rhs: JsonValue, t: SmdType): void {
+  added.insert(path);
+  const sub = addedBelow(rhs, t);
+  if (!sub) return;
+  let node = added;
+  for (const pe of path) node = node.descend(pe);
+  if (node.members.length === 0 && node.children.length === 0) {
+    node.members.push(...sub.members);
+    node.children.push(...sub.children);
+  } else {
+    // Not reached from diffValues (nothing else adds below a path whose left side is missing);
+    // kept so that the helper stays correct on its own.
+    forEachPath(sub, path, (p) => added.insert(p));
+  }
+}
+
+/**
+ * The paths diffAt(path, undefined, v, t) adds below `path`, relative to it: every member of
+ * a non-atomic, non-empty map (declared or typed by the map's element) and every keyed item of
+ * such a list, each with what is added below it, except that a list item occurring more than
+ * once is added without descending. Undefined when nothing is below.
+ */
+function addedBelow(v: JsonValue, t: SmdType): FieldSet | undefined {
+  const atom = atomOf(t, v);
+  if (atom === 'list') {
+    const list = t.list!;
+    const items = asList(v);
+    if (list.atomic || !items || items.length === 0) return undefined;
+    const byId = new Map<string, Occurrences>();
+    const order: PathElement[] = [];
+    indexItems(list, items, byId, order);
+    const members: PathElement[] = [];
+    const children: FieldSetChild[] = [];
+    const elem = list.element();
+    for (const pe of order) {
+      members.push(pe);
+      const o = byId.get(pe.id)!;
+      if (o.all !== undefined) continue;
+      const sub = addedBelow(o.first, elem);
+      if (sub) children.push({ pe, set: sub });
+    }
+    return level(members, children);
+  }
+  if (atom === 'map') {
+    const map = t.map!;
+    const m = asMap(v);
+    if (map.atomic || !m || isEmptyObject(m)) return undefined;
+    const members: PathElement[] = [];
+    const children: FieldSetChild[] = [];
+    for (const key of Object.keys(m)) {
+      const ft = map.field(key) ?? map.element();
+      const child = m[key];
+      if (!ft || child === undefined) continue;
+      const pe = fieldElement(key);
+      members.push(pe);
+      const sub = addedBelow(child, ft);
+      if (sub) children.push({ pe, set: sub });
+    }
+    return level(members, children);
+  }
+  return undefined;
+}
+
+function forEachPath(set: FieldSet, prefix: PathElement[], f: (path: PathElement[]) => void): void {
+  for (const pe of set.members) f([...prefix, pe]);
+  for (const c of set.children) forEachPath(c.set, [...prefix, c.pe], f);
 }
 
 function isEmptyObject(o: JsonObject): boolean {

@@ -21,6 +21,10 @@ const paths = (s: FieldSet) => s.paths().map(pathString);
 const deployment = smdTypeOf(builtinTypeNode('io.k8s.api.apps.v1.Deployment'));
 const pod = smdTypeOf(builtinTypeNode('io.k8s.api.core.v1.Pod'));
 
+/** The type of a custom resource whose schema declares only `spec`, with these properties. */
+const customResourceWithSpec = (properties: Record<string, unknown>): SmdType =>
+  smdTypeOf(customResourceTypeNode({ type: 'object', properties: { spec: { type: 'object', properties } } } as Parameters<typeof customResourceTypeNode>[0]));
+
 const at = (t: SmdType, ...names: string[]): SmdType => {
   let cur = t;
   for (const n of names) {
@@ -162,24 +166,14 @@ describe('validate (apply bodies)', () => {
   });
 
   it('reports a list-map item without its key (built-in keys have schema defaults, so a CRD)', () => {
-    const cr = smdTypeOf(
-      customResourceTypeNode({
-        type: 'object',
-        properties: {
-          spec: {
-            type: 'object',
-            properties: {
-              rules: {
-                type: 'array',
-                'x-kubernetes-list-type': 'map',
-                'x-kubernetes-list-map-keys': ['name'],
-                items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
-              },
-            },
-          },
-        },
-      }),
-    );
+    const cr = customResourceWithSpec({
+      rules: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+      },
+    });
     expect(typeErrorsText(validate({ spec: { rules: [{ port: 1 }] } }, cr))).toBe(
       '.spec.rules: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
     );
@@ -220,22 +214,12 @@ describe('diffValues', () => {
 
   // What is added where the left side is missing is built bottom-up (addedBelow); these rows'
   // answers are those of the path-by-path insertion it replaced (same on the old code).
-  const cr = smdTypeOf(
-    customResourceTypeNode({
-      type: 'object',
-      properties: {
-        spec: {
-          type: 'object',
-          properties: {
-            size: { type: 'integer' },
-            tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
-            ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
-            extra: { type: 'object', additionalProperties: { type: 'string' } },
-          },
-        },
-      },
-    }),
-  );
+  const cr = customResourceWithSpec({
+    size: { type: 'integer' },
+    tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+    ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+    extra: { type: 'object', additionalProperties: { type: 'string' } },
+  });
   it.each<[string, SmdType, JsonValue | undefined, JsonValue, string[], string[], string[]]>([
     ["a whole pod (a create)", pod, {}, {"metadata": {"name": "p", "labels": {"a": "1"}, "finalizers": ["x", "y"]}, "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}, {"containerPort": 80, "protocol": "UDP"}], "env": [{"name": "E", "value": "v"}], "args": ["a"]}], "securityContext": {}, "tolerations": [{"operator": "Exists"}]}}, [".metadata", ".spec", ".metadata.finalizers", ".metadata.labels", ".metadata.name", ".metadata.finalizers[=\"x\"]", ".metadata.finalizers[=\"y\"]", ".metadata.labels.a", ".spec.containers", ".spec.securityContext", ".spec.tolerations", ".spec.containers[name=\"c\"]", ".spec.containers[name=\"c\"].args", ".spec.containers[name=\"c\"].env", ".spec.containers[name=\"c\"].image", ".spec.containers[name=\"c\"].name", ".spec.containers[name=\"c\"].ports", ".spec.containers[name=\"c\"].env[name=\"E\"]", ".spec.containers[name=\"c\"].env[name=\"E\"].name", ".spec.containers[name=\"c\"].env[name=\"E\"].value", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"]", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"UDP\"]", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"].containerPort", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"UDP\"].containerPort", ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"UDP\"].protocol"], [], []],
     ["the root itself missing (a custom resource create)", cr, undefined, {"apiVersion": "ex.com/v1", "kind": "W", "metadata": {"name": "w"}, "spec": {"size": 3, "tags": ["t1"], "ports": [{"name": "a", "port": 1}], "extra": {"k": "v"}}}, [".apiVersion", ".kind", ".metadata", ".spec", ".metadata.name", ".spec.extra", ".spec.ports", ".spec.size", ".spec.tags", ".spec.extra.k", ".spec.ports[name=\"a\"]", ".spec.ports[name=\"a\"].name", ".spec.ports[name=\"a\"].port", ".spec.tags[=\"t1\"]"], [], []],

@@ -8,7 +8,10 @@ import type { Logger } from '../log/logger.js';
 import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog } from '../schema/catalog.js';
 import type { Naming } from '../naming/naming.js';
+import { createHash } from 'node:crypto';
 import { reconcileBootstrapPolicy } from '../authz/rbac/reconcile-policy.js';
+import { bootstrapPolicy } from '../authz/rbac/bootstrap-policy.js';
+import { defaultFlowSchemas, defaultPriorityLevels, SYSTEM_PRIORITY_CLASSES } from './bootstrap-apf.js';
 import { settleBounded, STARTUP_WRITES_IN_FLIGHT } from '../async/bounded.js';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -36,8 +39,18 @@ export async function bootstrapNamespaces(registries: RegistrySet, catalog: ApiC
 }
 
 /**
+ * A digest of the objects this build's start-up reconciles (namespaces, RBAC policy, priority
+ * classes, flow-control defaults): in a cluster the leader records it once it reconciled them,
+ * and a follower of the same build needs no run of its own (cluster/leader-bootstrap).
+ */
+export function bootstrapDigest(naming: Naming): string {
+  const objects = [SYSTEM_NAMESPACES, bootstrapPolicy(naming), SYSTEM_PRIORITY_CLASSES, defaultPriorityLevels(), defaultFlowSchemas(naming)];
+  return createHash('sha256').update(JSON.stringify(objects)).digest('hex').slice(0, 16);
+}
+
+/**
  * Reconciles the default roles and bindings (upstream's rbac/bootstrap-roles post-start hook):
- * every replica runs it at start; writes go to the leader like any other.
+ * a single server at every start, a cluster's leader whenever it gains leadership.
  */
 export async function bootstrapRbacPolicy(registries: RegistrySet, catalog: ApiCatalog, naming: Naming, log: Logger): Promise<void> {
   const counts = await reconcileBootstrapPolicy({ registries, catalog, naming, log, user: SYSTEM_USER });

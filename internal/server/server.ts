@@ -78,7 +78,8 @@ import type { ClusterReplica } from '../cluster/replica.js';
 import { ReloadableFiles } from '../config/reloadable-files.js';
 import { Cacher } from '../watchcache/cacher.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
-import { bootstrapNamespaces, bootstrapRbacPolicy, SYSTEM_NAMESPACES } from './bootstrap.js';
+import { bootstrapDigest, bootstrapNamespaces, bootstrapRbacPolicy, SYSTEM_NAMESPACES } from './bootstrap.js';
+import { LeaderBootstrap } from '../cluster/leader-bootstrap.js';
 import { bootstrapSecretType, buildAuthentication } from './authentication.js';
 import { controllerEnabled, type ControllerName } from '../controllers/selection.js';
 import { namespaceObjectsController, rootCaConfigMapName, tokensController } from '../controllers/serviceaccount-controllers.js';
@@ -665,7 +666,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     return ip ? { ip, port } : undefined;
   });
   let unsubscribeLeadership: (() => void) | undefined;
-  const startControllers = async (): Promise<void> => {
+  // The start-up writes. A cluster runs them on its leader alone, again whenever leadership
+  // moves (cluster/leader-bootstrap); the others' hooks complete when the leader recorded them.
+  const bootstrapObjects = async (): Promise<void> => {
     await bootstrapWithRetry(() => bootstrapNamespaces(registries, catalog, log), 'creating system namespaces', log, shared);
     bootstrapDone();
     // Roles and bindings in kube-system/kube-public need those namespaces first.
@@ -674,9 +677,18 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     await bootstrapWithRetry(() => ensureKubernetesService(controllerEnv, port), 'creating the kubernetes service', log, shared);
     await bootstrapWithRetry(() => bootstrapPriorityClasses(controllerEnv), 'creating the system priority classes', log, shared);
     await bootstrapWithRetry(async () => void (await reconcileFlowControl(controllerEnv, log)), 'reconciling the default flow control objects', log, shared);
-    endpointLease.start();
     // The day secret-based tokens began to be marked when used (the legacy token cleaner's clock).
     await bootstrapWithRetry(() => ensureTokenTracking(controllerEnv, new Date()), 'recording legacy token tracking', log, shared);
+  };
+  const leaderBootstrap = cluster
+    ? new LeaderBootstrap({ store, elector: cluster.replicator, name: config.name, digest: bootstrapDigest(naming), reconcile: () => bootstrapObjects(), log })
+    : undefined;
+  const startControllers = async (): Promise<void> => {
+    if (leaderBootstrap) await leaderBootstrap.start();
+    else await bootstrapObjects();
+    bootstrapDone();
+    rbacBootstrapDone();
+    endpointLease.start();
     await crdController.start();
     // After the definitions are served: their groups' APIServices are kept, not removed.
     await bootstrapWithRetry(() => aggregator.registerLocal(), 'registering local APIServices', log, shared);
@@ -740,6 +752,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       clearInterval(compactTimer);
       unsubscribeLeadership?.();
+      leaderBootstrap?.stop();
       configFiles.stop();
       authorizationController?.stop();
       await cluster?.close();

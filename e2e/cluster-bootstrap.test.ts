@@ -6,7 +6,7 @@
 // leader's reconcile, after the old leader is killed with SIGKILL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess, sleep } from './support/cluster-process.js';
-import { kubectl, kubectlAvailable } from './support/kubectl.js';
+import { kubectl, kubectlAvailable, kubectlOk } from './support/kubectl.js';
 
 const available = kubectlAvailable();
 if (process.env.CI === 'true' && !available) throw new Error('kubectl is required under CI=true');
@@ -14,11 +14,7 @@ if (process.env.CI === 'true' && !available) throw new Error('kubectl is require
 describe.skipIf(!available)('three replicas: start-up writes on the leader alone', () => {
   let cluster: ClusterProcess;
   const k = (replica: string, ...args: string[]) => kubectl(cluster.kubeconfig(replica), args);
-  const ok = async (replica: string, ...args: string[]): Promise<string> => {
-    const r = await k(replica, ...args);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} via ${replica} exited ${String(r.code)}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const ok = (replica: string, ...args: string[]): Promise<string> => kubectlOk(cluster.kubeconfig(replica), args, replica);
   // Info level: the reconcile logs each bootstrap object it creates.
   beforeAll(async () => {
     cluster = await ClusterProcess.started({ extraArgs: ['--log-level=info'] });

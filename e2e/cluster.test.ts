@@ -10,16 +10,12 @@ import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess, sleep, type MemberStatus } from './support/cluster-process.js';
 import { RequestFailure } from './support/https-client.js';
-import { kubectl, kubectlAvailable } from './support/kubectl.js';
+import { kubectl, kubectlAvailable, kubectlOk } from './support/kubectl.js';
 
 describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
   let cluster: ClusterProcess;
   const k = (replica: string, ...args: string[]) => kubectl(cluster.kubeconfig(replica), args);
-  const ok = async (replica: string, ...args: string[]): Promise<string> => {
-    const r = await k(replica, ...args);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} via ${replica} exited ${String(r.code)}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const ok = (replica: string, ...args: string[]): Promise<string> => kubectlOk(cluster.kubeconfig(replica), args, replica);
 
   beforeAll(async () => {
     cluster = await ClusterProcess.started();

@@ -35,3 +35,10 @@ export function kubectl(kubeconfig: string, args: string[], input?: string): Pro
     child.stdin.end(input ?? '');
   });
 }
+
+/** kubectl's stdout; a non-zero exit throws with `label` (such as the replica it went through) and stderr. */
+export async function kubectlOk(kubeconfig: string, args: string[], label = ''): Promise<string> {
+  const r = await kubectl(kubeconfig, args);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}${label ? ` via ${label}` : ''} exited ${String(r.code)}: ${r.stderr}`);
+  return r.stdout;
+}

@@ -38,9 +38,10 @@ describe.skipIf(!available)('three replicas: start-up writes on the leader alone
     expect(reconciledBy).toContain(leader);
     expect(reconciledBy.length, `terms seen: ${[...terms].join(', ')}`).toBeLessThanOrEqual(Math.max(1, terms.size));
     if (terms.size <= 1) expect(reconciledBy).toEqual([leader]);
+    // No replica that never led wrote any of them.
     const creators = cluster.names.filter((n) => cluster.logs(n).includes('created bootstrap RBAC object'));
-    expect(creators.length, cluster.names.map((n) => `${n}: ${cluster.logs(n).split('\n').filter((l) => l.includes('bootstrap')).slice(0, 3).join(' | ')}`).join('\n')).toBe(1);
-    expect(creators).toEqual(reconciledBy.filter((n) => creators.includes(n)));
+    expect(creators.length).toBeGreaterThan(0);
+    for (const n of creators) expect(reconciledBy, `${n} created bootstrap objects`).toContain(n);
     for (const n of cluster.names.filter((x) => !reconciledBy.includes(x))) {
       expect(cluster.logs(n), n).not.toContain('created namespace');
       expect(cluster.logs(n), n).not.toContain('created priority class');

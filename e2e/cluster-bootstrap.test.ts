@@ -1,7 +1,8 @@
 // The start-up writes of a three-replica cluster run on its leader alone and move with
 // leadership (issue 13 §2), on real clusterd processes through the real kubectl: at a fresh
-// start only the leader reconciles the bootstrap RBAC policy (the followers' logs show none of
-// its creates, yet every replica is ready with the rbac/bootstrap-roles hook passed); a
+// start only the leader reconciles the bootstrap RBAC policy and registers the local
+// APIServices (the followers' logs show none of it, yet every replica is ready with the
+// rbac/bootstrap-roles hook passed and serves the APIServices); a
 // bootstrap ClusterRole deleted by a client comes back when leadership moves, through the new
 // leader's reconcile, after the old leader is killed with SIGKILL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,11 @@ describe.skipIf(!available)('three replicas: start-up writes on the leader alone
       expect(cluster.logs(n), n).not.toContain('created namespace');
       expect(cluster.logs(n), n).not.toContain('created priority class');
     }
+    // The local APIServices too: registered by a leader alone, served by every replica.
+    const registeredBy = cluster.names.filter((n) => cluster.logs(n).includes('local APIServices registered by the leader'));
+    expect(registeredBy).toContain(leader);
+    for (const n of registeredBy) expect(reconciledBy).toContain(n);
+    for (const name of cluster.names) expect(await ok(name, 'get', 'apiservices', 'v1.', '-o', 'jsonpath={.spec.service}{.status.conditions[0].type}={.status.conditions[0].status}'), name).toBe('Available=True');
     // Same objects everywhere all the same.
     const listed = await Promise.all(cluster.names.map((n) => ok(n, 'get', 'clusterroles', 'system:basic-user', '-o', 'jsonpath={.metadata.resourceVersion}')));
     for (const l of listed) expect(l).toBe(listed[0]);

@@ -690,8 +690,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     rbacBootstrapDone();
     endpointLease.start();
     await crdController.start();
-    // After the definitions are served: their groups' APIServices are kept, not removed.
-    await bootstrapWithRetry(() => aggregator.registerLocal(), 'registering local APIServices', log, shared);
+    // After the definitions are served: their groups' APIServices are kept, not removed. In a
+    // cluster the leader registers them, on every leadership it gains (below).
+    const registerLocal = (): Promise<void> => bootstrapWithRetry(() => (!cluster || isLeader() ? aggregator.registerLocal() : Promise.resolve()), 'registering local APIServices', log, shared);
+    if (!cluster) await registerLocal();
     aggregator.start();
     if (!elector) for (const c of leaderControllers) c.start();
     else {
@@ -702,6 +704,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
           log.warn('this replica leads: starting leader-only controllers', { name: config.name });
           for (const c of leaderControllers) c.start();
           crdController.resync();
+          if (cluster) void registerLocal().then(() => log.info('local APIServices registered by the leader'));
           running = true;
         } else if (!leader && running) {
           log.warn('this replica no longer leads: stopping leader-only controllers', { name: config.name });

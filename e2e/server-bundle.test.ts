@@ -48,6 +48,14 @@ describe('the server bundle in dist/cmd/clusterd', () => {
     expect(files.filter((f) => f.startsWith('chunk-')).length).toBeGreaterThan(0);
   });
 
+  it.each(files)('%s is ASCII without JSDoc (its source is held at one byte per character)', (f) => {
+    const text = source(f);
+    // One character outside Latin-1 and V8 holds the whole module source (kept for lazy
+    // compilation) at two bytes per character.
+    expect(text.match(/[^\x00-\x7f]/g) ?? []).toEqual([]);
+    expect(text.split('/**').length - 1).toBe(0);
+  });
+
   it('a single server start loads no code of the Raft replica (chunks loaded for a cluster only)', () => {
     // main.js and what it imports statically, plus the server chunk and its static imports.
     const server = files.find((f) => f.startsWith('chunk-server-'));

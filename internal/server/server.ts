@@ -479,6 +479,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // both APIs now share the core event store. (A cluster's data never had that prefix.)
   if (!shared) await migrateSeparateEvents(store, log);
   await cache.start();
+  // Nothing else uses a single server's store until it serves. (A replica's store is being
+  // written by its Raft log meanwhile.)
+  if (store instanceof LevelRevisionStore && !cluster) await store.releaseReadMappings();
 
   const protobuf = new ProtobufSerializer(naming);
   const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');

@@ -41,6 +41,15 @@ const IGNORED = new Set(['/events', 'events.k8s.io/events']);
 const GRAPH_FIELDS = ['"ownerReferences"', '"finalizers"', '"deletionTimestamp"'];
 /** The metadata members nodeFromObject reads. */
 const GRAPH_MEMBERS = ['uid', 'name', 'namespace', 'ownerReferences', 'deletionTimestamp', 'finalizers'];
+/** What the graph reads of an object whose bytes mention none of GRAPH_FIELDS (most objects). */
+const IDENTITY_MEMBERS = ['uid', 'name', 'namespace'];
+/** GRAPH_FIELDS encoded once: a string needle is encoded again on every search. */
+const GRAPH_FIELD_BYTES = GRAPH_FIELDS.map((f) => Buffer.from(f, 'utf8'));
+
+/** Whether serving bytes may carry owners, finalizers or a deletion (else the graph needs only their identity). */
+function mentionsGraphFields(bytes: Buffer): boolean {
+  return GRAPH_FIELD_BYTES.some((f) => bytes.includes(f));
+}
 
 /** An owner reference whose apiVersion/kind this server does not serve: retried (a definition may come). */
 class RestMappingError extends Error {
@@ -221,9 +230,10 @@ export class GarbageCollector {
 
   private toNode(reg: GenericRegistry, entry: CacheEntry): GraphNode | undefined {
     // The graph reads a few metadata members: at start every stored object passes here, and
-    // reading just those costs a fraction of a parse. Shared (read-only): nodeFromObject
-    // copies what it keeps.
-    const metadata = entryMetadata(entry, GRAPH_MEMBERS);
+    // reading just those costs a fraction of a parse; an object without owners, finalizers or
+    // deletion is read only as far as its identity (usually before its managedFields). Shared
+    // (read-only): nodeFromObject copies what it keeps.
+    const metadata = entryMetadata(entry, mentionsGraphFields(entry.bytes) ? GRAPH_MEMBERS : IDENTITY_MEMBERS);
     if (!metadata) return undefined;
     const r = reg.storage;
     const node = nodeFromObject({ metadata }, { prefix: reg.prefix, key: entry.key, group: r.group, kind: r.kind, namespaced: r.namespaced });
@@ -245,7 +255,7 @@ export class GarbageCollector {
     const uid = this.uidByKey.get(entry.key);
     const known = uid === undefined ? undefined : this.graph.get(uid);
     if (!known || known.owners.length > 0 || known.deleting || known.finalizers.length > 0) return false;
-    return !GRAPH_FIELDS.some((f) => entry.bytes.includes(f));
+    return !mentionsGraphFields(entry.bytes);
   }
 
   private forget(uid: string): GraphChange {

@@ -64,6 +64,13 @@ describe('stored objects', () => {
     ['a member without a value', '{"kind":"K","metadata":{"name":,"uid":"u"}}'],
     ['a malformed wanted value', '{"kind":"K","metadata":{"name":tru}}'],
   ])('reads no metadata members from bytes not in the stored shape: %s', (_name, text) => {
-    expect(metadataMembers(Buffer.from(text), ['name'])).toBeUndefined();
+    // 'absent' is never found: the whole of metadata is read.
+    expect(metadataMembers(Buffer.from(text), ['name', 'absent'])).toBeUndefined();
+  });
+
+  it('stops reading once every named member is read (what follows is neither skipped nor checked)', () => {
+    const text = '{"kind":"K","metadata":{"name":"n","uid":"u","managedFields":[{"never closes":';
+    expect(metadataMembers(Buffer.from(text), ['uid', 'name'])).toEqual({ uid: 'u', name: 'n' });
+    expect(metadataMembers(Buffer.from(text), ['uid', 'name', 'finalizers'])).toBeUndefined();
   });
 });

@@ -61,15 +61,18 @@ export function replaceResourceVersion(serving: Buffer, revision: number): Buffe
  * The named members of the top-level metadata of stored or serving bytes, each parsed on its
  * own; the others (managedFields above all, often half an object's bytes) are skipped unparsed.
  * What needs a few metadata members of every stored object (the garbage collector's graph)
- * pays a scan instead of a parse. Undefined when the bytes are not in the compact shape
- * JSON.stringify writes (the caller then parses the whole object).
+ * pays a scan instead of a parse, and stops once every named member is read (JSON.stringify
+ * writes no member twice): what follows the last of them, often managedFields, is not even
+ * skipped. Undefined when the bytes are not in the compact shape JSON.stringify writes (the
+ * caller then parses the whole object), as far as they are read.
  */
 export function metadataMembers(bytes: Buffer, names: readonly string[]): Record<string, unknown> | undefined {
   const at = bytes.indexOf(METADATA_OPEN);
   if (at < 0) return undefined;
   const out: Record<string, unknown> = {};
   let i = at + METADATA_OPEN.length;
-  if (bytes[i] === 0x7d) return out; // '{}'
+  if (bytes[i] === 0x7d || names.length === 0) return out; // '{}'
+  let found = 0;
   for (;;) {
     if (bytes[i] !== 0x22) return undefined;
     const keyEnd = skipCompactValue(bytes, i);
@@ -83,6 +86,7 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
     if (name !== '' && names.includes(name)) {
       try {
         out[name] = JSON.parse(bytes.toString('utf8', keyEnd + 1, valueEnd));
+        if (++found === names.length) return out;
       } catch {
         return undefined;
       }

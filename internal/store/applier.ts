@@ -22,8 +22,12 @@ export interface LevelDb {
   /** A chained batch: cheaper per operation than the array form. */
   batch(): ChainedBatch;
   iterator(options: { gte?: string; lt?: string; snapshot?: DbSnapshot }): AsyncIterable<[string, Uint8Array]>;
-  /** Keys as bytes (keyEncoding 'view'; the bounds are bytes then). */
-  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view' }): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * Keys as bytes (keyEncoding 'view'; the bounds are bytes then). highWaterMarkBytes: how many
+   * bytes of entries one read from the native side may gather (classic-level: 16 KiB by
+   * default, up to 1,000 entries either way).
+   */
+  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number }): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** An explicit read snapshot (taken synchronously): what a Raft snapshot image is read from. */
   snapshot(): DbSnapshot;
 }

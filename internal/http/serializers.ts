@@ -6,7 +6,7 @@
 // (a list is its head, the items' bytes referenced, and its tail). Imports: codec, watchcache
 // (types), apierrors.
 
-import { decodeCbor, decodeJson, decodeYaml, EncodedCbor, encodeCbor, encodeCborParts, encodeCborWatchEvent, encodeYaml, frameWatchEvent, parseForProtobuf, ProtobufCodec, SELF_DESCRIBED_CBOR } from '../codec/index.js';
+import { decodeCbor, decodeJson, decodeYaml, EncodedCbor, encodeCbor, encodeCborParts, encodeCborWatchEvent, encodeYaml, frameWatchEvent, ProtobufCodec, SELF_DESCRIBED_CBOR } from '../codec/index.js';
 import { errors } from '../apierrors/status.js';
 import type { Naming } from '../naming/naming.js';
 import { typeMetaOf } from '../storedobject/stored-object.js';
@@ -190,8 +190,7 @@ export class ProtobufSerializer implements Serializer {
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);
     const memo = encodingsOf(item.entry);
-    // parseForProtobuf leaves managedFields' fieldsV1 as its JSON bytes, which protobuf carries as they are.
-    memo.protobuf ??= this.codec.encodeRaw(parseForProtobuf(item.entry.bytes), schemaName, true);
+    memo.protobuf ??= this.codec.encodeStoredRaw(item.entry.bytes, schemaName, true);
     return memo.protobuf;
   }
 

@@ -10,7 +10,9 @@ import { errors } from '../../apierrors/status.js';
 import type { Naming } from '../../naming/naming.js';
 import { builtinSchemas, type SchemaIndex } from '../../schema/openapi-index.js';
 import { CompiledMessages, ENVELOPE_MAGIC, tagBytes, type CodecHooks } from './compiled-messages.js';
+import { JsonTranscoder } from './json-transcoder.js';
 import { ProtoSchema } from './message-plans.js';
+import { parseForProtobuf } from './stored-json.js';
 import { protobufError, WireReader } from './wire-reader.js';
 import { acquireWriter, releaseWriter, type WireWriter } from './wire-writer.js';
 
@@ -72,6 +74,7 @@ export class ProtobufCodec {
   private readonly schemas: SchemaIndex;
   private readonly proto: ProtoSchema;
   private readonly compiled: CompiledMessages;
+  private readonly transcoder: JsonTranscoder;
 
   constructor(
     readonly naming: Naming,
@@ -83,6 +86,7 @@ export class ProtobufCodec {
       decodeEmbeddedEnvelope: (raw, depth) => this.decodeAt(raw, undefined, depth),
     };
     this.compiled = new CompiledMessages(this.proto, hooks, options.maxDepth ?? 1000);
+    this.transcoder = new JsonTranscoder(this.proto, this.compiled);
   }
 
   /** The media type of this codec under the configured naming. */
@@ -160,6 +164,24 @@ export class ProtobufCodec {
     const w = acquireWriter();
     try {
       encode(w, obj);
+      return w.finish(retained);
+    } finally {
+      releaseWriter(w);
+    }
+  }
+
+  /**
+   * encodeRaw of JSON.parse(bytes), for an object's compact JSON bytes as the server stores
+   * them: transcoded straight from the bytes where the transcoder handles them (see
+   * json-transcoder), else parsed and encoded (parseForProtobuf, which keeps fieldsV1 as bytes).
+   */
+  encodeStoredRaw(bytes: Buffer, schemaName: string, retained = false): Buffer {
+    const message = this.messageOf(schemaName);
+    const w = acquireWriter();
+    try {
+      if (this.transcoder.transcode(w, bytes, message)) return w.finish(retained);
+      w.reset();
+      this.compiled.encoder(message)(w, parseForProtobuf(bytes));
       return w.finish(retained);
     } finally {
       releaseWriter(w);

@@ -61,6 +61,18 @@ export class WireWriter {
     this.pos += bytes.length;
   }
 
+  /** The bytes src[start, end), unprefixed: short runs by a loop (a native copy costs more to call). */
+  rawRange(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.ensure(n);
+    const buf = this.buf;
+    if (n < 64) {
+      let p = this.pos;
+      for (let q = start; q < end; q++) buf[p++] = src[q]!;
+    } else buf.set(src.subarray(start, end), this.pos);
+    this.pos += n;
+  }
+
   /** An unsigned varint of a non-negative integer below 2^32. */
   uvarint32(v: number): void {
     this.ensure(5);

@@ -22,7 +22,7 @@
 import { isUtf8 } from 'node:buffer';
 import { tagBytes, type CompiledMessages, type EncodeFn } from './compiled-messages.js';
 import type { FieldPlan, MessagePlan, ProtoSchema, ScalarType, SpecialKind } from './message-plans.js';
-import { GO_ZERO_TIME_SECONDS, parseGoDuration, parseRfc3339 } from './well-known-values.js';
+import { GO_ZERO_TIME_SECONDS, parseGoDuration, parsePlainUtcSeconds, parseRfc3339 } from './well-known-values.js';
 import type { WireWriter } from './wire-writer.js';
 
 const [QUOTE, BACKSLASH, COLON, COMMA, MINUS] = [0x22, 0x5c, 0x3a, 0x2c, 0x2d];
@@ -96,11 +96,16 @@ let b: Buffer = Buffer.alloc(0);
 let w: WireWriter;
 /** For the index of each string's opening quote and each object's or array's opening bracket: the index after its end. */
 let ends = new Int32Array(64 * 1024);
-/** For the index of each string's opening quote: STRING_ESCAPED | STRING_NON_ASCII. */
+/** For the index of each string's opening quote: STRING_ESCAPED | STRING_NON_ASCII | STRING_OTHER_ESCAPE. */
 let stringFlags = new Uint8Array(64 * 1024);
 const STRING_ESCAPED = 1;
 const STRING_NON_ASCII = 2;
+/** An escape other than \" and \\ (the only ones JSON.stringify writes in plain ASCII keys). */
+const STRING_OTHER_ESCAPE = 4;
 let open = new Int32Array(256);
+
+/** 1 for the bytes a string's scan passes over without a look: not a quote, backslash or non-ASCII. */
+const PLAIN_IN_STRING = new Uint8Array(256).map((_, c) => (c === QUOTE || c === BACKSLASH || c >= 0x80 ? 0 : 1));
 
 /** Fills `ends` and `stringFlags` for b (see above); false when the bytes do not balance. */
 function scanStructure(): boolean {
@@ -111,6 +116,9 @@ function scanStructure(): boolean {
     stringFlags = new Uint8Array(n * 2);
   }
   const e = ends;
+  const flagsAt = stringFlags;
+  const plain = PLAIN_IN_STRING;
+  let opened = open;
   let top = 0;
   for (let i = 0; i < n; i++) {
     const c = bytes[i]!;
@@ -118,26 +126,27 @@ function scanStructure(): boolean {
       const start = i;
       let flags = 0;
       for (i++; ; i++) {
+        while (i < n && plain[bytes[i]!] === 1) i++;
         if (i >= n) return false;
         const d = bytes[i]!;
         if (d === QUOTE) break;
         if (d === BACKSLASH) {
-          flags |= STRING_ESCAPED;
-          i++;
-        } else if (d >= 0x80) flags |= STRING_NON_ASCII;
+          const x = bytes[++i];
+          flags |= x === QUOTE || x === BACKSLASH ? STRING_ESCAPED : STRING_ESCAPED | STRING_OTHER_ESCAPE;
+        } else flags |= STRING_NON_ASCII;
       }
       e[start] = i + 1;
-      stringFlags[start] = flags;
+      flagsAt[start] = flags;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (top === open.length) {
-        const next = new Int32Array(open.length * 2);
-        next.set(open);
-        open = next;
+      if (top === opened.length) {
+        const next = new Int32Array(opened.length * 2);
+        next.set(opened);
+        open = opened = next;
       }
-      open[top++] = i;
+      opened[top++] = i;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (top === 0) return false;
-      e[open[--top]!] = i + 1;
+      e[opened[--top]!] = i + 1;
     }
   }
   return top === 0;
@@ -170,18 +179,10 @@ function canonicalFields(i: number): boolean {
     if (b[j] !== QUOTE) return false;
     const flags = stringFlags[j]!;
     const keyEnd = ends[j]!;
-    if (flags & STRING_NON_ASCII) return false;
+    // Raw control characters cannot be in a JSON string; escaped ones have STRING_OTHER_ESCAPE.
+    if (flags & (STRING_NON_ASCII | STRING_OTHER_ESCAPE)) return false;
     const first = b[j + 1]!;
     if (first >= 0x30 && first <= 0x39) return false;
-    for (let q = j + 1; q < keyEnd - 1; q++) {
-      const c = b[q]!;
-      if (c < 0x20) return false;
-      if (c === BACKSLASH) {
-        const x = b[q + 1];
-        if (x !== QUOTE && x !== BACKSLASH) return false;
-        q++;
-      }
-    }
     if (b[keyEnd] !== COLON || b[keyEnd + 1] !== OPEN_BRACE) return false;
     if (!canonicalFields(keyEnd + 1)) return false;
     j = ends[keyEnd + 1]!;
@@ -258,7 +259,7 @@ export class JsonTranscoder {
     sp += 2 * n;
     if (sp > stack.length) growStack();
     const spans = stack;
-    spans.fill(-1, base, sp);
+    for (let q = base; q < sp; q++) spans[q] = -1;
     let j = i + 1;
     if (bytes[j] === CLOSE_BRACE) j++;
     else {
@@ -402,7 +403,8 @@ export class JsonTranscoder {
         return;
       case 'time':
       case 'microtime': {
-        const t = parseRfc3339(asciiString(vs, ve));
+        const plain = stringFlags[vs] === 0 && b[vs] === QUOTE ? parsePlainUtcSeconds(b, vs + 1, ve - 1) : undefined;
+        const t = plain !== undefined ? { seconds: plain, nanos: 0 } : parseRfc3339(asciiString(vs, ve));
         if (!t) throw GENERAL;
         // As the compiled encoder: nothing for Go's zero time; Time drops sub-second precision.
         const micro = m.special === 'microtime';

@@ -5,6 +5,7 @@ import {
   formatRfc3339,
   isQuantity,
   parseGoDuration,
+  parsePlainUtcSeconds,
   parseRfc3339,
   sortedKeys,
 } from './well-known-values.js';
@@ -73,5 +74,29 @@ describe('quantities and key order', () => {
     expect(compareGoStrings(privateUse, supplementary)).toBeLessThan(0);
     expect(privateUse < supplementary).toBe(false); // JavaScript's order differs here
     expect(sortedKeys({ [supplementary]: 1, [privateUse]: 2, b: 3, a: 4, B: 5 })).toEqual(['B', 'a', 'b', privateUse, supplementary]);
+  });
+});
+
+describe('parsePlainUtcSeconds', () => {
+  it.each([
+    ['2024-01-02T03:04:05Z', true],
+    ['0001-01-01T00:00:00Z', true],
+    ['2024-02-29T23:59:59Z', true],
+    ['9999-12-31T23:59:59Z', true],
+    ['2023-02-29T00:00:00Z', false],
+    ['2024-13-01T00:00:00Z', false],
+    ['2024-01-01T24:00:00Z', false],
+    ['2024-01-01T00:60:00Z', false],
+    ['2024-01-01T00:00:60Z', false],
+    ['2024-01-0xT00:00:00Z', false],
+    ['2024-01-01t00:00:00Z', false],
+    ['2024-01-02T03:04:05.5Z', false],
+    ['2024-01-02T03:04:05+01:00', false],
+  ])('%s', (text, plain) => {
+    const bytes = Buffer.from(`"${text}"`);
+    const seconds = parsePlainUtcSeconds(bytes, 1, bytes.length - 1);
+    // The plain form gives parseRfc3339's seconds; anything else is left to parseRfc3339.
+    if (plain) expect(seconds).toBe(parseRfc3339(text)!.seconds);
+    else expect(seconds).toBeUndefined();
   });
 });

@@ -68,6 +68,36 @@ export function parseRfc3339(s: string): Timestamp | undefined {
   return { seconds, nanos };
 }
 
+/**
+ * The seconds of a timestamp in the form the server writes, `YYYY-MM-DDTHH:MM:SSZ`, read from
+ * its ASCII bytes b[start, end) without making a string; undefined for anything else (other forms
+ * go to parseRfc3339, which decides).
+ */
+export function parsePlainUtcSeconds(b: Uint8Array, start: number, end: number): number | undefined {
+  if (end - start !== 20 || b[start + 4] !== 0x2d || b[start + 7] !== 0x2d || b[start + 10] !== 0x54 || b[start + 13] !== 0x3a || b[start + 16] !== 0x3a || b[start + 19] !== 0x5a) {
+    return undefined;
+  }
+  const num = (at: number, digits: number): number => {
+    let v = 0;
+    for (let q = at; q < at + digits; q++) {
+      const d = b[q]! - 0x30;
+      if (d < 0 || d > 9) return -1;
+      v = v * 10 + d;
+    }
+    return v;
+  };
+  const year = num(start, 4);
+  const month = num(start + 5, 2);
+  const day = num(start + 8, 2);
+  const hour = num(start + 11, 2);
+  const minute = num(start + 14, 2);
+  const second = num(start + 17, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > DAYS_IN_MONTH[month - 1]! + (month === 2 && leap ? 1 : 0)) return undefined;
+  return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+}
+
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 /**

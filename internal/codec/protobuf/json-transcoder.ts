@@ -528,32 +528,30 @@ export class JsonTranscoder {
       stack[to + 2] = v0;
       stack[to + 3] = v1;
     }
-    for (let x = 0; x < count; x++) {
-      const at = base + 4 * x;
-      const ks = stack[at]!;
-      const ke = stack[at + 1]!;
+    for (let at = base; at < base + 4 * count; at += 4) {
+      const keyStart = stack[at]!;
+      const keyEnd = stack[at + 1]!;
       const v0 = stack[at + 2]!;
-      const v1 = stack[at + 3]!;
       writeTag(f);
       const s = w.fork();
       w.byte(10);
-      w.uvarint32(ke - ks);
-      w.rawRange(b, ks, ke);
+      w.uvarint32(keyEnd - keyStart);
+      w.rawRange(b, keyStart, keyEnd);
       const isNull = b[v0] === LOWER_N;
       // As the compiled encoder: a string value always (empty for null), bytes only when not null.
       if (f.kind === Kind.String) {
         w.byte(18);
         if (isNull) w.byte(0);
-        else writeString(v0, v1);
+        else writeString(v0, stack[at + 3]!);
       } else if (f.kind === Kind.Bytes) {
         if (!isNull) {
           w.byte(18);
-          this.value(f, v0, v1);
+          this.value(f, v0, stack[at + 3]!);
         }
       } else if (f.kind === Kind.Message) {
         if (isNull) throw GENERAL;
         w.byte(18);
-        this.value(f, v0, v1);
+        this.value(f, v0, stack[at + 3]!);
       } else throw GENERAL;
       w.join(s);
     }

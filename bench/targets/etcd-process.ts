@@ -35,18 +35,26 @@ export class EtcdProcess {
   }
 
   static async start(dataDir: string, tls: { cert: string; key: string; ca: string; clientCert: string; clientKey: string }, binary = 'etcd'): Promise<EtcdProcess> {
-    const [clientPort, peerPort] = [await freePort(), await freePort()];
     const files = { cert: join(dataDir, 'server.crt'), key: join(dataDir, 'server.key') };
     writeFileSync(files.cert, tls.cert);
     writeFileSync(files.key, tls.key, { mode: 0o600 });
-    const etcd = EtcdProcess.spawnMember({ name: 'bench', dataDir: join(dataDir, 'data'), clientPort, peerPort, certFile: files.cert, keyFile: files.key, initialCluster: `bench=http://127.0.0.1:${peerPort}` }, binary);
     const agent = new Agent({ ca: tls.ca, cert: tls.clientCert, key: tls.clientKey, keepAlive: false });
     try {
-      await etcd.waitHealthy(agent, 30_000);
+      // A port freePort found free can be taken by another process before etcd binds it (other
+      // tests and benches pick ports the same way); that attempt is not a result, so try fresh ports.
+      for (let attempt = 1; ; attempt++) {
+        const [clientPort, peerPort] = [await freePort(), await freePort()];
+        const etcd = EtcdProcess.spawnMember({ name: 'bench', dataDir: join(dataDir, attempt === 1 ? 'data' : `data-${attempt}`), clientPort, peerPort, certFile: files.cert, keyFile: files.key, initialCluster: `bench=http://127.0.0.1:${peerPort}` }, binary);
+        try {
+          await etcd.waitHealthy(agent, 30_000);
+          return etcd;
+        } catch (e) {
+          if (attempt >= 3 || !etcd.stderr.includes('address already in use')) throw e;
+        }
+      }
     } finally {
       agent.destroy();
     }
-    return etcd;
   }
 
   /**

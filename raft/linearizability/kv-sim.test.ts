@@ -1,7 +1,7 @@
 // Linearizability of the replicated key-value store under the simulator's faults, judged by
 // the checker; and proof that the checker has teeth: a store that serves reads from any
 // node's local state without ReadIndex is caught. RAFT_SIM_SEEDS/2 seeds run (1000 by
-// default); RAFT_SIM_SEED=<n> runs only seed n.
+// default) from RAFT_SIM_FIRST (default 1); RAFT_SIM_SEED=<n> runs only seed n.
 import { describe, expect, it } from 'vitest';
 import { checkOperations } from './checker.js';
 import { kvModel } from './kv-model.js';
@@ -9,7 +9,8 @@ import { runKvSeed } from './kv-sim.js';
 
 const single = process.env.RAFT_SIM_SEED;
 const total = single !== undefined ? 1 : Math.max(1, Math.floor(Number(process.env.RAFT_SIM_SEEDS ?? 2000) / 2));
-const first = single !== undefined ? Number(single) : 1;
+const first = single !== undefined ? Number(single) : Number(process.env.RAFT_SIM_FIRST ?? 1);
+if (!Number.isSafeInteger(first) || first < 0) throw new Error(`RAFT_SIM_FIRST / RAFT_SIM_SEED must be a whole number ≥ 0, not ${first}`);
 const CHUNK = 200;
 
 describe('linearizable key-value store on simulated raft', () => {

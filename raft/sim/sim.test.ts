@@ -1,14 +1,15 @@
 // Deterministic simulation: many seeds, each a full fault phase and a liveness phase, with
 // the safety invariants checked after every step. RAFT_SIM_SEEDS sets how many seeds run
-// (default 2000) besides the regression seeds; RAFT_SIM_SEED=<n> runs only seed n, with an event
-// trace on failure.
+// (default 2000) besides the regression seeds, from RAFT_SIM_FIRST (default 1), so a long run can
+// be split over processes; RAFT_SIM_SEED=<n> runs only seed n, with an event trace on failure.
 import { describe, expect, it } from 'vitest';
 import { SimFailure } from './cluster.js';
 import { runSeed } from './run-seed.js';
 
 const single = process.env.RAFT_SIM_SEED;
 const total = single !== undefined ? 1 : Number(process.env.RAFT_SIM_SEEDS ?? 2000);
-const first = single !== undefined ? Number(single) : 1;
+const first = single !== undefined ? Number(single) : Number(process.env.RAFT_SIM_FIRST ?? 1);
+if (!Number.isSafeInteger(first) || first < 0) throw new Error(`RAFT_SIM_FIRST / RAFT_SIM_SEED must be a whole number ≥ 0, not ${first}`);
 const CHUNK = 250;
 /**
  * Seeds beyond the default range that once failed, kept in every run. 88411: a term-2

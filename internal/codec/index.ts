@@ -33,7 +33,6 @@ export {
   type ProtobufCodecOptions,
   type WatchEventValue,
 } from './protobuf/protobuf-codec.js';
-export { parseForProtobuf } from './protobuf/stored-json.js';
 export {
   decodeCbor,
   decodeCborSeq,

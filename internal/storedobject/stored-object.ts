@@ -102,7 +102,7 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
  * strings to their closing quote (a backslash escapes the byte after it), objects and arrays
  * to their closing bracket (strings inside skipped), scalars to the next delimiter.
  */
-export function skipCompactValue(bytes: Buffer, i: number): number {
+function skipCompactValue(bytes: Buffer, i: number): number {
   const n = bytes.length;
   const first = bytes[i];
   if (first === 0x22) {

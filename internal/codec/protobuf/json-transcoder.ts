@@ -16,7 +16,7 @@
 // message with inlined fields or a JSONSchemaProps "or" type — makes transcode() return false,
 // and the caller takes the general path, which also owns every error. Messages the plans never
 // handle (inline, the JSONSchemaProps "or" types) are written by the compiled encoder from
-// JSON.parse of just their value. Imports: compiled-messages, message-plans, stored-json,
+// JSON.parse of just their value. Imports: compiled-messages, message-plans,
 // well-known-values, wire-writer.
 
 import { isUtf8 } from 'node:buffer';

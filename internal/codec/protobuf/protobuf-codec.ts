@@ -12,7 +12,6 @@ import { builtinSchemas, type SchemaIndex } from '../../schema/openapi-index.js'
 import { CompiledMessages, ENVELOPE_MAGIC, tagBytes, type CodecHooks } from './compiled-messages.js';
 import { JsonTranscoder } from './json-transcoder.js';
 import { ProtoSchema } from './message-plans.js';
-import { parseForProtobuf } from './stored-json.js';
 import { protobufError, WireReader } from './wire-reader.js';
 import { acquireWriter, releaseWriter, type WireWriter } from './wire-writer.js';
 
@@ -173,7 +172,8 @@ export class ProtobufCodec {
   /**
    * encodeRaw of JSON.parse(bytes), for an object's compact JSON bytes as the server stores
    * them: transcoded straight from the bytes where the transcoder handles them (see
-   * json-transcoder), else parsed and encoded (parseForProtobuf, which keeps fieldsV1 as bytes).
+   * json-transcoder), else parsed and encoded: the transcoder declines only rare shapes (escaped or
+   * repeated keys, unexpected types), so that path needs no shortcut of its own.
    */
   encodeStoredRaw(bytes: Buffer, schemaName: string, retained = false): Buffer {
     const message = this.messageOf(schemaName);
@@ -181,7 +181,7 @@ export class ProtobufCodec {
     try {
       if (this.transcoder.transcode(w, bytes, message)) return w.finish(retained);
       w.reset();
-      this.compiled.encoder(message)(w, parseForProtobuf(bytes));
+      this.compiled.encoder(message)(w, JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
       return w.finish(retained);
     } finally {
       releaseWriter(w);

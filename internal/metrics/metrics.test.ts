@@ -30,7 +30,9 @@ async function waitFor(what: string, cond: () => Promise<boolean>, timeoutMs = 1
 async function serverFromFlags(flags: string[]): Promise<TestServer> {
   const config = parseFlags(['--storage=memory', ...flags]);
   if (config === 'help') throw new Error('unexpected help');
-  const { dataDir: _ignored, ...rest } = config;
+  // The flags' default port (6443) and address would collide with a server already running here
+  // (make run); the test server binds an ephemeral loopback port instead.
+  const { dataDir: _ignored, securePort: _port, bindAddress: _address, ...rest } = config;
   return startTestServer(rest as Partial<ServerConfig>);
 }
 

@@ -62,7 +62,14 @@ export class FrameDecoder {
   private chunks: Uint8Array[] = [];
   private buffered = 0;
 
-  constructor(private readonly maxFrameBytes: number) {}
+  /**
+   * `onEmpty`: called for a frame of length 0 (the TLS pipe's keepalive probe, tls-pipe.ts);
+   * without it such a frame is malformed.
+   */
+  constructor(
+    private readonly maxFrameBytes: number,
+    private readonly onEmpty?: () => void,
+  ) {}
 
   push(chunk: Uint8Array): Message[][] {
     this.chunks.push(chunk);
@@ -75,6 +82,10 @@ export class FrameDecoder {
       if (len > this.maxFrameBytes) throw new CodecError('CODEC_TOO_LARGE', `frame of ${len} bytes exceeds ${this.maxFrameBytes}`);
       if (this.buffered < 4 + len) break;
       this.take(4);
+      if (len === 0 && this.onEmpty) {
+        this.onEmpty();
+        continue;
+      }
       batches.push(decodePayload(this.take(len)));
     }
     return batches;

@@ -1,31 +1,37 @@
-// raft/transport/http2-transport.ts owns Raft messaging between processes over HTTP/2 with
-// mutual TLS. Every member runs one listener; to reach a peer it keeps one long-lived POST
-// stream (the message pipe) on which each batch is one frame (frame-codec.ts), and opens a
-// separate connection per snapshot upload so that many megabytes of snapshot never queue
-// behind, or ahead of, heartbeats. Both ends verify the other's certificate against the
-// cluster CA; optionally the peer's certificate must also name the member id it claims.
+// raft/transport/http2-transport.ts owns Raft messaging between processes over mutual TLS.
+// Every member runs one listener (an HTTP/2 server); to reach a peer it keeps one long-lived
+// message pipe on which each batch is one frame (frame-codec.ts): the TLS socket itself
+// (tls-pipe.ts: a hello, then frames), or with a member of an earlier version that refuses
+// that, a long-lived HTTP/2 POST stream. Each snapshot upload opens a separate HTTP/2
+// connection so that many megabytes of snapshot never queue behind, or ahead of, heartbeats.
+// Both ends verify the other's certificate against the cluster CA; optionally the peer's
+// certificate must also name the member id it claims.
 //
-// Flow: send() → per-peer bounded PeerQueue → flush in a microtask → stream.write(frame).
+// Flow: send() → per-peer bounded PeerQueue → flush in a microtask → pipe.write(frame).
 // When HTTP/2 flow control pushes back the queue absorbs, then drops (reportUnreachable).
 // A broken pipe drops what is queued, reports the peer unreachable and reconnects after an
 // exponential backoff.
 //
 // Liveness: a peer that vanishes without a reset (a black-holed link, a paused VM) leaves a
-// TCP connection that looks open forever. Every client session therefore has a connect
-// deadline (TLS up and the pipe's response headers in connectTimeoutMs) and an HTTP/2 PING
-// every keepaliveIntervalMs that must be acknowledged within keepaliveTimeoutMs; a session
-// that misses either is destroyed and replaced (etcd's peer dial timeout and keepalive).
+// TCP connection that looks open forever. Every client connection therefore has a connect
+// deadline (TLS up and the pipe accepted in connectTimeoutMs) and a PING (the pipe's empty
+// frame, or HTTP/2's) every keepaliveIntervalMs that must be answered within
+// keepaliveTimeoutMs; a connection that misses either is destroyed and replaced (etcd's peer
+// dial timeout and keepalive).
 
 import { open as openFile, rm, type FileHandle } from 'node:fs/promises';
 import * as http2 from 'node:http2';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
+import type { Writable } from 'node:stream';
+import * as tls from 'node:tls';
 import { CodecError } from '../codec/codec-error.js';
 import { MessageType, type Message, type NodeId } from '../types.js';
 import { Backoff } from './backoff.js';
 import type { TlsMaterial } from './cluster-ca.js';
 import { FrameDecoder, SnapshotUploadDecoder, encodeFrame, encodeSnapshotHeader } from './frame-codec.js';
 import { PeerQueue, type PeerQueueLimits } from './peer-queue.js';
+import { AnswerReader, encodeHello, encodeRefusal, HelloReader, PIPE_ACCEPT, PIPE_PING } from './tls-pipe.js';
 import { encodeSnapshotRef, snapshotDataChunks, spoolFileName } from '../storage/snapshot-ref.js';
 import type { SnapshotStatus, Transport, TransportHandler } from './transport.js';
 
@@ -99,6 +105,8 @@ export interface PeerStats {
   connects: number;
   /** Sessions given up because they did not come up, or stopped answering PINGs, in time. */
   timeouts: number;
+  /** Whether the current pipe is the TLS socket itself (false: an HTTP/2 stream, or none). */
+  tlsPipe: boolean;
 }
 
 export class Http2Transport implements Transport {
@@ -108,6 +116,8 @@ export class Http2Transport implements Transport {
   readonly backoffLimits: { initialMs: number; maxMs: number };
   private readonly peers = new Map<NodeId, PeerSender>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Received pipes on bare TLS sockets (tls-pipe.ts). */
+  private readonly pipes = new Set<tls.TLSSocket>();
   private server: http2.Http2SecureServer | null = null;
   private port = 0;
   private stopped = false;
@@ -153,6 +163,8 @@ export class Http2Transport implements Transport {
       session.on('connect', () => session.setLocalWindowSize(WINDOW_BYTES * 4));
     });
     server.on('stream', (stream, headers) => this.onStream(stream, headers));
+    // A client that offers no ALPN protocol opens a bare TLS pipe (tls-pipe.ts).
+    server.on('unknownProtocol', (socket) => this.onPipe(socket as tls.TLSSocket));
     server.on('tlsClientError', (err) => this.opts.log(`raft transport: refused TLS client: ${err.message}`));
     server.on('sessionError', () => undefined);
     this.server = server;
@@ -213,6 +225,7 @@ export class Http2Transport implements Transport {
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const s of this.sessions) s.destroy();
+    for (const p of this.pipes) p.destroy();
     await closed;
   }
 
@@ -282,6 +295,87 @@ export class Http2Transport implements Transport {
     );
   }
 
+  /** Why a pipe from `from` to `to` in `cluster` over `socket` is refused, or null. */
+  private senderRefusal(from: number, to: number, cluster: unknown, socket: tls.TLSSocket | undefined): { status: number; why: string } | null {
+    if (cluster !== this.opts.clusterId) return { status: 403, why: 'cluster id mismatch' };
+    if (!Number.isSafeInteger(from) || from <= 0) return { status: 400, why: 'bad sender id' };
+    if (to !== this.opts.id) return { status: 404, why: `stream for member ${String(to)}, this is ${this.opts.id}` };
+    if (this.opts.peerCommonName) {
+      const cn = socket?.getPeerCertificate()?.subject?.CN;
+      if (cn !== this.opts.peerCommonName(from)) return { status: 403, why: `certificate ${String(cn)} cannot speak for member ${from}` };
+    }
+    return null;
+  }
+
+  /** Decodes and delivers the frames a chunk completes; a bad frame or a spoofed message calls `abort`. */
+  private receiveFrames(decoder: FrameDecoder, chunk: Uint8Array, from: number, abort: () => void): void {
+    let batches: Message[][];
+    try {
+      batches = decoder.push(chunk);
+    } catch (err) {
+      this.opts.log(`raft transport: bad frame from ${from}: ${(err as Error).message}`);
+      return abort();
+    }
+    for (const batch of batches) {
+      for (const m of batch) {
+        if (m.from !== from || m.to !== this.opts.id) {
+          this.opts.log(`raft transport: message ${m.from}→${m.to} on stream from ${from}`);
+          return abort();
+        }
+        this.deliver(m);
+      }
+    }
+  }
+
+  /**
+   * A bare TLS pipe (tls-pipe.ts), its certificate already verified by the handshake: reads the
+   * hello within the connect deadline, checks it as a stream's headers are checked, accepts,
+   * then delivers frames and answers PINGs.
+   */
+  private onPipe(socket: tls.TLSSocket): void {
+    socket.on('error', () => undefined);
+    if (this.stopped) return void socket.destroy();
+    this.pipes.add(socket);
+    socket.on('close', () => this.pipes.delete(socket));
+    socket.setNoDelay(true);
+    const { timers } = this.opts;
+    const refuse = (why: string): void => {
+      this.opts.log(`raft transport: refused pipe: ${why}`);
+      socket.end(encodeRefusal(why));
+    };
+    let deadline: unknown = timers.setTimeout(() => {
+      deadline = null;
+      this.opts.log('raft transport: refused pipe: no hello in time');
+      socket.destroy();
+    }, this.opts.connectTimeoutMs);
+    const hello = new HelloReader();
+    let decoder: FrameDecoder | null = null;
+    let from = 0;
+    socket.on('data', (chunk: Buffer) => {
+      if (socket.destroyed) return;
+      if (decoder) return this.receiveFrames(decoder, chunk, from, () => socket.destroy());
+      let got: ReturnType<HelloReader['push']>;
+      try {
+        got = hello.push(chunk);
+      } catch (err) {
+        got = undefined;
+        refuse((err as Error).message);
+      }
+      if (!got || deadline === null) return;
+      timers.clearTimeout(deadline);
+      deadline = null;
+      const refused = this.senderRefusal(got.hello.from, got.hello.to, got.hello.cluster, socket);
+      if (refused) return refuse(refused.why);
+      from = got.hello.from;
+      decoder = new FrameDecoder(this.opts.maxFrameBytes, () => socket.write(PIPE_PING));
+      socket.write(PIPE_ACCEPT);
+      if (got.rest.length > 0) this.receiveFrames(decoder, got.rest, from, () => socket.destroy());
+    });
+    socket.on('close', () => {
+      if (deadline !== null) timers.clearTimeout(deadline);
+    });
+  }
+
   private onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
     stream.on('error', () => undefined);
     if (this.stopped) return this.refuse(stream, 503, 'stopping');
@@ -289,16 +383,9 @@ export class Http2Transport implements Transport {
     if (headers[':method'] !== 'POST' || (path !== STREAM_PATH && path !== SNAPSHOT_PATH)) {
       return this.refuse(stream, 404, `${String(headers[':method'])} ${String(path)}`);
     }
-    if (headers[H_CLUSTER] !== this.opts.clusterId) return this.refuse(stream, 403, 'cluster id mismatch');
     const from = Number(headers[H_FROM]);
-    const to = Number(headers[H_TO]);
-    if (!Number.isSafeInteger(from) || from <= 0) return this.refuse(stream, 400, 'bad sender id');
-    if (to !== this.opts.id) return this.refuse(stream, 404, `stream for member ${String(headers[H_TO])}, this is ${this.opts.id}`);
-    if (this.opts.peerCommonName) {
-      const cert = (stream.session?.socket as TLSSocket | undefined)?.getPeerCertificate();
-      const cn = cert?.subject?.CN;
-      if (cn !== this.opts.peerCommonName(from)) return this.refuse(stream, 403, `certificate ${String(cn)} cannot speak for member ${from}`);
-    }
+    const refused = this.senderRefusal(from, Number(headers[H_TO]), headers[H_CLUSTER], stream.session?.socket as tls.TLSSocket | undefined);
+    if (refused) return this.refuse(stream, refused.status, refused.why);
     // Every message must be from the authenticated sender and to this member.
     const valid = (m: Message): boolean => m.from === from && m.to === this.opts.id;
 
@@ -306,25 +393,7 @@ export class Http2Transport implements Transport {
       stream.respond({ ':status': 200 });
       const decoder = new FrameDecoder(this.opts.maxFrameBytes);
       stream.on('data', (chunk: Buffer) => {
-        if (stream.destroyed) return;
-        let batches: Message[][];
-        try {
-          batches = decoder.push(chunk);
-        } catch (err) {
-          this.opts.log(`raft transport: bad frame from ${from}: ${(err as Error).message}`);
-          stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR);
-          return;
-        }
-        for (const batch of batches) {
-          for (const m of batch) {
-            if (!valid(m)) {
-              this.opts.log(`raft transport: message ${m.from}→${m.to} on stream from ${from}`);
-              stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR);
-              return;
-            }
-            this.deliver(m);
-          }
-        }
+        if (!stream.destroyed) this.receiveFrames(decoder, chunk, from, () => stream.close(http2.constants.NGHTTP2_PROTOCOL_ERROR));
       });
       stream.on('end', () => {
         try {
@@ -439,14 +508,21 @@ function spoolSnapshotInto(
 /** Bytes of a received snapshot waiting for the disk before the upload is paused. */
 const SPOOL_HIGH_WATER = 16 << 20;
 
+/** What guardSession probes: an HTTP/2 client session, or a bare TLS pipe's PING. */
+interface Pingable {
+  readonly destroyed: boolean;
+  /** Sends a probe; `answered` is called when it is answered. False: the connection is closing. */
+  ping(answered: (err: Error | null) => void): boolean;
+}
+
 /**
- * Watches one client session: `dead(why)` is called once if `responded()` is not called within
- * the connect deadline, or if a PING is not acknowledged within the keepalive timeout. PINGs
- * start once the session is up and go on until stop() (called when the session is closed for
+ * Watches one client connection: `dead(why)` is called once if `responded()` is not called
+ * within the connect deadline, or if a PING is not acknowledged within the keepalive timeout.
+ * PINGs start once the connection is up and go on until stop() (called when it is closed for
  * any other reason). The timers are the transport's, so tests may drive them.
  */
 function guardSession(
-  session: http2.ClientHttp2Session,
+  session: Pingable,
   o: { timers: TransportTimers; connectTimeoutMs: number; keepaliveIntervalMs: number; keepaliveTimeoutMs: number },
   dead: (why: string) => void,
 ): { responded(): void; stop(): void } {
@@ -501,11 +577,15 @@ function guardSession(
 
 /** The sending side towards one peer: its queue, its message pipe and its snapshot uploads. */
 class PeerSender {
-  readonly stats: PeerStats = { framesSent: 0, messagesSent: 0, messagesDropped: 0, snapshotsSent: 0, snapshotsFailed: 0, connects: 0, timeouts: 0 };
+  readonly stats: PeerStats = { framesSent: 0, messagesSent: 0, messagesDropped: 0, snapshotsSent: 0, snapshotsFailed: 0, connects: 0, timeouts: 0, tlsPipe: false };
   private readonly queue: PeerQueue;
   private readonly backoff: Backoff;
   private session: http2.ClientHttp2Session | null = null;
-  private stream: http2.ClientHttp2Stream | null = null;
+  private socket: tls.TLSSocket | null = null;
+  /** Where frames go: the TLS socket, or the HTTP/2 stream with a member without bare pipes. */
+  private stream: Writable | null = null;
+  /** The peer answered a bare TLS pipe as a member of an earlier version does: use HTTP/2. */
+  private legacy = false;
   private guard: { responded(): void; stop(): void } | null = null;
   private connected = false;
   private blocked = false;
@@ -559,11 +639,89 @@ class PeerSender {
   }
 
   connect(): void {
-    if (this.closed || this.session) return;
+    if (this.closed || this.session || this.socket) return;
     if (this.retryTimer !== null) {
       this.t.options.timers.clearTimeout(this.retryTimer);
       this.retryTimer = null;
     }
+    if (this.legacy) this.connectHttp2();
+    else this.connectPipe();
+  }
+
+  /** The pipe on the TLS socket itself (tls-pipe.ts). */
+  private connectPipe(): void {
+    const gen = ++this.generation;
+    const url = new URL(this.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const { ca, cert, key } = this.t.clientSettings();
+    // No ALPN offered: that is what tells the listener this is a bare pipe. The server's
+    // certificate is checked against the address as HTTPS would (checkServerIdentity).
+    const socket = tls.connect({ host, port: Number(url.port), ca, cert, key, ...(isIP(host) ? {} : { servername: host }) });
+    this.socket = socket;
+    socket.setNoDelay(true);
+    const fail = (): void => {
+      if (gen === this.generation) this.onBroken();
+    };
+    const pongs: Array<(err: Error | null) => void> = [];
+    this.guard = guardSession(
+      {
+        get destroyed() {
+          return socket.destroyed;
+        },
+        ping: (answered) => {
+          if (socket.destroyed || !socket.writable) return false;
+          pongs.push(answered);
+          socket.write(PIPE_PING);
+          return true;
+        },
+      },
+      this.t.options,
+      (why) => {
+        if (gen !== this.generation) return;
+        this.stats.timeouts++;
+        this.t.options.log(`raft transport: peer ${this.id} at ${this.url}: ${why}; replacing the connection`);
+        this.onBroken();
+      },
+    );
+    socket.once('secureConnect', () => {
+      if (gen === this.generation) socket.write(encodeHello({ from: this.t.options.id, to: this.id, cluster: this.t.options.clusterId }));
+    });
+    const answers = new AnswerReader();
+    socket.on('data', (chunk: Buffer) => {
+      if (gen !== this.generation) return;
+      for (const a of answers.push(chunk)) {
+        if (a.kind === 'pong') pongs.shift()?.(null);
+        else if (a.kind === 'accepted') {
+          this.guard?.responded();
+          this.stream = socket;
+          this.connected = true;
+          this.stats.connects++;
+          this.stats.tlsPipe = true;
+          this.backoff.reset();
+          this.flush();
+        } else if (a.kind === 'legacy') {
+          // A member of an earlier version: it speaks only the HTTP/2 pipe. Straight there.
+          this.legacy = true;
+          this.disconnect(false);
+          this.connect();
+          return;
+        } else {
+          if (a.kind === 'refused') this.t.options.log(`raft transport: peer ${this.id} at ${this.url} refused the pipe: ${a.reason}`);
+          return fail();
+        }
+      }
+    });
+    socket.on('drain', () => {
+      if (gen !== this.generation) return;
+      this.blocked = false;
+      this.flush();
+    });
+    socket.on('error', fail);
+    socket.on('close', fail);
+  }
+
+  /** The pipe as a long-lived HTTP/2 POST stream (members without bare pipes). */
+  private connectHttp2(): void {
     const gen = ++this.generation;
     const session = http2.connect(this.url, this.t.clientSettings());
     this.session = session;
@@ -580,11 +738,11 @@ class PeerSender {
       this.onBroken();
     });
     const stream = session.request(this.t.requestHeaders(STREAM_PATH, this.id), { endStream: false });
-    this.stream = stream;
     stream.on('response', (headers) => {
       if (gen !== this.generation) return;
       if (headers[':status'] !== 200) return fail();
       this.guard?.responded();
+      this.stream = stream;
       this.connected = true;
       this.stats.connects++;
       this.backoff.reset();
@@ -623,8 +781,10 @@ class PeerSender {
     this.blocked = false;
     this.guard?.stop();
     this.guard = null;
-    this.stream?.close();
     this.stream = null;
+    this.stats.tlsPipe = false;
+    this.socket?.destroy();
+    this.socket = null;
     this.session?.destroy();
     this.session = null;
     if (this.retryTimer !== null) {
@@ -636,6 +796,8 @@ class PeerSender {
   /** The pipe broke or never came up: drop what is queued, tell the core, retry later. */
   private onBroken(): void {
     this.disconnect(true);
+    // A peer restarted in between may be of a newer version: try the bare pipe again.
+    this.legacy = false;
     const dropped = this.queue.clear();
     this.stats.messagesDropped += dropped;
     this.t.report('unreachable', this.id);

@@ -60,6 +60,18 @@ describe.skipIf(!kubectlAvailable())('three replicas through kubectl', () => {
     }
   });
 
+  it('every replica counts the Raft messages it sent and the socket writes that carried them', async () => {
+    for (const name of cluster.names) {
+      const text = await ok(name, 'get', '--raw', '/metrics');
+      const value = (metric: string): number => Number(new RegExp(`^${metric} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+      const messages = value('clusterd_raft_messages_sent_total');
+      const frames = value('clusterd_raft_peer_frames_sent_total');
+      // Heartbeats and their answers flow from the start; a frame carries at least one message.
+      expect(frames, name).toBeGreaterThan(0);
+      expect(frames, name).toBeLessThanOrEqual(messages);
+    }
+  });
+
   it('every replica holds the same reconciled bootstrap RBAC policy (same objects, same versions)', async () => {
     const listed = await Promise.all(cluster.names.map((n) => ok(n, 'get', 'clusterroles,clusterrolebindings', '-l', 'cluster.io/bootstrapping=rbac-defaults', '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion}{"\\n"}{end}')));
     expect(listed[0]!.split('\n').filter(Boolean).length).toBeGreaterThan(100);

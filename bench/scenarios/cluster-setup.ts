@@ -96,7 +96,8 @@ export async function raftNote(cluster: ClusterdCluster, before: Map<string, Rec
     const batches = d('apply_batches_total');
     const applied = d('proposals_applied_total');
     const applies = batches > 0 ? `, ${batches} apply batches (${(applied / batches).toFixed(1)} entries each)` : '';
-    const messages = committed > 0 && d('messages_sent_total') > 0 ? `, ${(d('messages_sent_total') / committed).toFixed(2)} messages sent per entry` : '';
+    const frames = d('peer_frames_sent_total') > 0 ? ` in ${(d('peer_frames_sent_total') / committed).toFixed(2)} frames` : '';
+    const messages = committed > 0 && d('messages_sent_total') > 0 ? `, ${(d('messages_sent_total') / committed).toFixed(2)} messages sent per entry${frames}` : '';
     parts.push(`${name}${name === leader ? ' (leader)' : ''}: ${committed} entries, ${fsyncs} log fsyncs (${per(committed)} entries and ${per(d('wal_fsync_seconds_total') * 1000)} ms each)${applies}${messages}, ${d('process_cpu_seconds_total').toFixed(1)} CPU s${committed > 0 ? ` (${((d('process_cpu_seconds_total') * 1000) / committed).toFixed(2)} ms per entry)` : ''}`);
   }
   return parts.length ? `Raft logs over the clusterd rounds — ${parts.join('; ')}` : 'Raft counters unavailable';

@@ -92,6 +92,8 @@ export class ClusterReplica {
     private readonly paths: ClusterFiles,
     replicator: RaftReplicator,
     private readonly liveness: RaftLivenessMonitor,
+    /** Frames written to the peers (the transport exists once Raft runs). */
+    private readonly peerTotals: () => { framesSent: number } | undefined,
   ) {
     this.name = deps.config.name;
     this.id = nodeIdOf(this.name);
@@ -145,6 +147,7 @@ export class ClusterReplica {
         }
       },
     });
+    let peerTransport: Http2Transport | undefined;
     const replicator: RaftReplicator = new RaftReplicator({
       leaderWaitMs: Math.max(3000, 3 * config.electionTimeoutMs),
       node: {
@@ -155,7 +158,7 @@ export class ClusterReplica {
         // restored from one): a store of any size is never held whole in memory.
         store: liveness.store(createLevelLogStore(raftDir, { snapshotRefs: true })),
         transport: (handler) =>
-          liveness.transport(new Http2Transport({
+          liveness.transport((peerTransport = new Http2Transport({
             id: nodeIdOf(config.name),
             // Peers of another cluster (another peer CA) are refused by TLS already; the id
             // keeps two clusters sharing a CA by mistake from mixing.
@@ -176,7 +179,7 @@ export class ClusterReplica {
             keepaliveTimeoutMs: Math.max(5000, 5 * config.electionTimeoutMs),
             snapshotSpoolDir: join(raftDir, 'snapshots'),
             log: (line) => log.debug(line),
-          })),
+          }))),
         tickMs: config.heartbeatIntervalMs,
         electionTicks: Math.max(5, Math.round(config.electionTimeoutMs / config.heartbeatIntervalMs)),
         heartbeatTicks: 1,
@@ -191,7 +194,7 @@ export class ClusterReplica {
         onFatal: (err) => log.error('raft node stopped on a fatal error', { error: err }),
       },
     });
-    return new ClusterReplica(deps, paths, replicator, liveness);
+    return new ClusterReplica(deps, paths, replicator, liveness, () => peerTransport?.totals);
   }
 
   /** Starts Raft over the opened store (replays what the store has not applied yet). */
@@ -494,6 +497,7 @@ export class ClusterReplica {
     counter('clusterd_raft_wal_fsync_seconds_total', 'Time spent in Raft log writes.', () => (stats()?.saveMs ?? 0) / 1000);
     counter('clusterd_raft_apply_batches_total', 'Batches of committed entries applied to this replica\'s store (each one store write).', () => stats()?.applyBatches ?? 0);
     counter('clusterd_raft_messages_sent_total', 'Raft messages this replica handed to its peer transport.', () => stats()?.messagesSent ?? 0);
+    counter('clusterd_raft_peer_frames_sent_total', 'Batches of Raft messages this replica wrote to its peers (one socket write each).', () => this.peerTotals()?.framesSent ?? 0);
     counter('clusterd_raft_read_index_requests_total', 'Read-index requests this replica sent (one covers every consistent read that arrived before it; resends included).', () => stats()?.readRequests ?? 0);
     counter('clusterd_raft_reads_total', 'Consistent reads confirmed through ReadIndex on this replica.', () => stats()?.readsServed ?? 0);
     this.liveness.registerMetrics(registry);

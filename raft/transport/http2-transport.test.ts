@@ -159,6 +159,7 @@ describe('Http2Transport', () => {
     expect(b.rec.messages.map((m) => m.index)).toEqual(batch.map((m) => m.index));
     expect(b.rec.messages[7]).toEqual(batch[7]);
     expect(a.t.stats(2)!.framesSent).toBe(1);
+    expect(a.t.totals).toEqual({ framesSent: 1, messagesSent: 100 });
     // The pipe is the TLS socket itself, not an HTTP/2 stream (tls-pipe.ts).
     expect(a.t.stats(2)!.tlsPipe).toBe(true);
     b.t.send([app(2, 1, 1)]);

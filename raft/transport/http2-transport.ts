@@ -211,6 +211,12 @@ export class Http2Transport implements Transport {
     this.peers.get(id)?.setUrl(url);
   }
 
+  /**
+   * Frames and messages written to every peer since start (peers removed since included): a
+   * frame is one socket write of a batch, so frames per message tells how well sends coalesce.
+   */
+  readonly totals = { framesSent: 0, messagesSent: 0 };
+
   stats(id: NodeId): PeerStats | undefined {
     const p = this.peers.get(id);
     return p ? { ...p.stats } : undefined;
@@ -768,6 +774,8 @@ class PeerSender {
       const ok = this.stream.write(encodeFrame(batch));
       this.stats.framesSent++;
       this.stats.messagesSent += batch.length;
+      this.t.totals.framesSent++;
+      this.t.totals.messagesSent += batch.length;
       if (!ok) {
         this.blocked = true;
         return;

@@ -669,26 +669,17 @@ class PeerSender {
       if (gen === this.generation) this.onBroken();
     };
     const pongs: Array<(err: Error | null) => void> = [];
-    this.guard = guardSession(
-      {
-        get destroyed() {
-          return socket.destroyed;
-        },
-        ping: (answered) => {
-          if (socket.destroyed || !socket.writable) return false;
-          pongs.push(answered);
-          socket.write(PIPE_PING);
-          return true;
-        },
+    this.guard = this.guarded(gen, {
+      get destroyed() {
+        return socket.destroyed;
       },
-      this.t.options,
-      (why) => {
-        if (gen !== this.generation) return;
-        this.stats.timeouts++;
-        this.t.options.log(`raft transport: peer ${this.id} at ${this.url}: ${why}; replacing the connection`);
-        this.onBroken();
+      ping: (answered) => {
+        if (socket.destroyed || !socket.writable) return false;
+        pongs.push(answered);
+        socket.write(PIPE_PING);
+        return true;
       },
-    );
+    });
     socket.once('secureConnect', () => {
       if (gen === this.generation) socket.write(encodeHello({ from: this.t.options.id, to: this.id, cluster: this.t.options.clusterId }));
     });
@@ -697,15 +688,8 @@ class PeerSender {
       if (gen !== this.generation) return;
       for (const a of answers.push(chunk)) {
         if (a.kind === 'pong') pongs.shift()?.(null);
-        else if (a.kind === 'accepted') {
-          this.guard?.responded();
-          this.stream = socket;
-          this.connected = true;
-          this.stats.connects++;
-          this.stats.tlsPipe = true;
-          this.backoff.reset();
-          this.flush();
-        } else if (a.kind === 'legacy') {
+        else if (a.kind === 'accepted') this.pipeUp(socket, true);
+        else if (a.kind === 'legacy') {
           // A member of an earlier version: it speaks only the HTTP/2 pipe. Straight there.
           this.legacy = true;
           this.disconnect(false);
@@ -717,13 +701,7 @@ class PeerSender {
         }
       }
     });
-    socket.on('drain', () => {
-      if (gen !== this.generation) return;
-      this.blocked = false;
-      this.flush();
-    });
-    socket.on('error', fail);
-    socket.on('close', fail);
+    this.watch(socket, gen, fail);
   }
 
   /** The pipe as a long-lived HTTP/2 POST stream (members without bare pipes). */
@@ -737,32 +715,48 @@ class PeerSender {
     session.on('error', fail);
     session.on('close', fail);
     session.on('goaway', fail);
-    this.guard = guardSession(session, this.t.options, (why) => {
+    this.guard = this.guarded(gen, session);
+    const stream = session.request(this.t.requestHeaders(STREAM_PATH, this.id), { endStream: false });
+    stream.on('response', (headers) => {
+      if (gen !== this.generation) return;
+      if (headers[':status'] !== 200) return fail();
+      this.pipeUp(stream, false);
+    });
+    this.watch(stream, gen, fail);
+    // The receiver never sends a body on the pipe; consume to keep flow control moving.
+    stream.resume();
+  }
+
+  /** Probes connection `gen` (guardSession); one that fails the probe is replaced. */
+  private guarded(gen: number, probed: Pingable): { responded(): void; stop(): void } {
+    return guardSession(probed, this.t.options, (why) => {
       if (gen !== this.generation) return;
       this.stats.timeouts++;
       this.t.options.log(`raft transport: peer ${this.id} at ${this.url}: ${why}; replacing the connection`);
       this.onBroken();
     });
-    const stream = session.request(this.t.requestHeaders(STREAM_PATH, this.id), { endStream: false });
-    stream.on('response', (headers) => {
-      if (gen !== this.generation) return;
-      if (headers[':status'] !== 200) return fail();
-      this.guard?.responded();
-      this.stream = stream;
-      this.connected = true;
-      this.stats.connects++;
-      this.backoff.reset();
-      this.flush();
-    });
-    stream.on('drain', () => {
+  }
+
+  /** The pipe is accepted by the peer: frames go to `pipe` from now on. */
+  private pipeUp(pipe: Writable, bare: boolean): void {
+    this.guard?.responded();
+    this.stream = pipe;
+    this.connected = true;
+    this.stats.connects++;
+    this.stats.tlsPipe = bare;
+    this.backoff.reset();
+    this.flush();
+  }
+
+  /** A drained pipe of connection `gen` takes frames again; an error or close breaks it. */
+  private watch(pipe: Writable, gen: number, fail: () => void): void {
+    pipe.on('drain', () => {
       if (gen !== this.generation) return;
       this.blocked = false;
       this.flush();
     });
-    stream.on('error', fail);
-    stream.on('close', fail);
-    // The receiver never sends a body on the pipe; consume to keep flow control moving.
-    stream.resume();
+    pipe.on('error', fail);
+    pipe.on('close', fail);
   }
 
   private flush(): void {

@@ -12,9 +12,13 @@
 //      before authorization, as upstream orders it;
 //   5. authorization before any body is read or any store is touched;
 //   6. handlers last; every error anywhere becomes a Status in one place (onError).
+// The stages run as one hono handler behind a router that matches everything (composeStages):
+// hono's own router and compose cost a route match and an async function with its awaits per
+// stage per request, for a pipeline that has no routes.
 // Imports: hono, http filters and handlers, audit/filter.
 
-import { Hono } from 'hono';
+import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
+import type { Router } from 'hono/router';
 import type { Env } from './context.js';
 import type { HttpDeps } from './deps.js';
 import { withAudit, withAuditInit } from '../audit/filter.js';
@@ -29,19 +33,71 @@ import { handleResource } from './handlers/resources.js';
 import { errors } from '../apierrors/status.js';
 import { toErrorResponse } from './respond.js';
 
+type Stage = MiddlewareHandler<Env>;
+
+/** A router for an app with one route that takes every request: matching costs nothing. */
+class EverythingRouter<T> implements Router<T> {
+  name = 'everything';
+  private only: [[[T, Record<string, string>]]] | undefined;
+  add(_method: string, _path: string, handler: T): void {
+    if (this.only) throw new Error('the handler chain has exactly one route');
+    this.only = [[[handler, {}]]];
+  }
+  match(): [[T, Record<string, string>][]] {
+    if (!this.only) throw new Error('the handler chain has no route');
+    return this.only;
+  }
+}
+
+const DONE: Promise<void> = Promise.resolve();
+const noNext: Next = () => DONE;
+
+/**
+ * Runs the stages in order with hono's compose semantics (a stage's thrown Error becomes
+ * onError's response at that stage, so the stages around it see it as c.res; a returned
+ * Response becomes c.res unless the context already has one), but a stage that answers
+ * synchronously costs no promise turn of its own.
+ */
+export function composeStages(stages: readonly Stage[], onError: (err: Error, c: Context<Env>) => Response): (c: Context<Env>) => Promise<Response> {
+  const settle = (c: Context<Env>, res: Response | void, isError: boolean): void => {
+    if (res && (!c.finalized || isError)) c.res = res;
+  };
+  const failed = (c: Context<Env>, err: unknown): Promise<void> => {
+    if (!(err instanceof Error)) return Promise.reject(err);
+    c.error = err;
+    settle(c, onError(err, c), true);
+    return DONE;
+  };
+  const run = (c: Context<Env>, i: number): Promise<void> => {
+    let out: Response | void | Promise<Response | void>;
+    try {
+      out = stages[i]!(c, i + 1 < stages.length ? () => run(c, i + 1) : noNext);
+    } catch (err) {
+      return failed(c, err);
+    }
+    if (out instanceof Promise) return out.then((res) => settle(c, res, false), (err: unknown) => failed(c, err));
+    settle(c, out, false);
+    return DONE;
+  };
+  return (c) =>
+    run(c, 0).then(() => {
+      if (!c.finalized) throw new Error('the handler chain answered nothing');
+      return c.res;
+    });
+}
+
 export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
-  const app = new Hono<Env>();
-  app.onError((err, c) => toErrorResponse(c, err, deps.log));
+  const app = new Hono<Env>({ router: new EverythingRouter() });
+  const onError = (err: Error, c: Context<Env>): Response => toErrorResponse(c, err, deps.log);
+  app.onError(onError);
   app.notFound((c) => toErrorResponse(c, errors.pathNotFound(), deps.log));
-  app.use('*', withRequestInfo());
-  if (deps.metrics) app.use('*', withMetrics(deps.metrics));
-  if (deps.audit) app.use('*', withAuditInit(deps.audit));
-  app.use('*', withAuthentication(deps.authenticators, deps.anonymousAuth, deps.log));
-  if (deps.audit) app.use('*', withAudit(deps.audit, deps));
-  app.use('*', withImpersonation(deps.authorizers, deps.naming));
-  app.use('*', withMaxInFlight(deps.inFlight));
-  app.use('*', withAuthorization(deps.authorizers));
-  app.all('*', async (c) => {
+  const stages: Stage[] = [withRequestInfo()];
+  if (deps.metrics) stages.push(withMetrics(deps.metrics));
+  if (deps.audit) stages.push(withAuditInit(deps.audit));
+  stages.push(withAuthentication(deps.authenticators, deps.anonymousAuth, deps.log));
+  if (deps.audit) stages.push(withAudit(deps.audit, deps));
+  stages.push(withImpersonation(deps.authorizers, deps.naming), withMaxInFlight(deps.inFlight), withAuthorization(deps.authorizers));
+  stages.push(async (c) => {
     if (deps.aggregator) {
       // Authenticated and authorized here first; an extension's group/version is then proxied.
       const proxied = await deps.aggregator.route(c);
@@ -57,5 +113,6 @@ export function buildHandlerChain(deps: HttpDeps): Hono<Env> {
     if (res) return res;
     throw errors.pathNotFound();
   });
+  app.all('*', composeStages(stages, onError));
   return app;
 }

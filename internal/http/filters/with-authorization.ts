@@ -4,8 +4,8 @@
 // list, watch and deletecollection, as upstream's do. Imports: authz, apierrors, selectors, validation (names),
 // http/context, http/respond.
 
-import type { MiddlewareHandler } from 'hono';
-import { authorize, forbiddenReason, type Attributes } from '../../authz/authorizer.js';
+import type { Context, MiddlewareHandler, Next } from 'hono';
+import { authorize, forbiddenReason, type Attributes, type Decision } from '../../authz/authorizer.js';
 import type { AuthorizerSource } from '../../authz/chain.js';
 import { errors } from '../../apierrors/status.js';
 import { tryParseFieldSelector, tryParseLabelSelector } from '../../selectors/index.js';
@@ -66,7 +66,9 @@ export function requestChain(c: { get(k: 'authorizers'): Env['Variables']['autho
 }
 
 export function withAuthorization(source: AuthorizerSource): MiddlewareHandler<Env> {
-  return async (c, next) => {
+  // Not async: with authorizers that answer synchronously the request goes on without a
+  // promise turn here.
+  return (c, next) => {
     // The query request info parsed (hono's c.req.query parses the URL again per call); a chain
     // without request info (tests of this filter alone) asks hono.
     const query = c.get('query') as URLSearchParams | undefined;
@@ -74,16 +76,20 @@ export function withAuthorization(source: AuthorizerSource): MiddlewareHandler<E
       ? { fieldSelector: query.get('fieldSelector') ?? undefined, labelSelector: query.get('labelSelector') ?? undefined }
       : { fieldSelector: c.req.query('fieldSelector'), labelSelector: c.req.query('labelSelector') };
     const attrs = attributesOf(c, selectors);
-    const decision = await authorize(requestChain(c, source), attrs);
-    c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
-    if (decision.decision !== 'allow' && decision.evaluationError) return errorResponse(c, errors.internal(decision.evaluationError));
-    if (decision.decision !== 'allow') {
-      const reason = forbiddenReason(attrs) + (decision.reason ? `: ${decision.reason}` : '');
-      const err = attrs.isResourceRequest
-        ? errors.forbidden({ group: attrs.apiGroup, name: attrs.resource + (attrs.subresource ? `/${attrs.subresource}` : '') }, attrs.name || undefined, reason)
-        : errors.forbiddenMessage(`forbidden: ${reason}`);
-      return errorResponse(c, err);
-    }
-    await next();
+    const decision = authorize(requestChain(c, source), attrs);
+    return decision instanceof Promise ? decision.then((d) => decided(c, next, attrs, d)) : decided(c, next, attrs, decision);
   };
+}
+
+function decided(c: Context<Env>, next: Next, attrs: Attributes, decision: Decision): Promise<Response | void> {
+  c.get('audit')?.authorized(decision.decision === 'allow', decision.reason);
+  if (decision.decision !== 'allow' && decision.evaluationError) return Promise.resolve(errorResponse(c, errors.internal(decision.evaluationError)));
+  if (decision.decision !== 'allow') {
+    const reason = forbiddenReason(attrs) + (decision.reason ? `: ${decision.reason}` : '');
+    const err = attrs.isResourceRequest
+      ? errors.forbidden({ group: attrs.apiGroup, name: attrs.resource + (attrs.subresource ? `/${attrs.subresource}` : '') }, attrs.name || undefined, reason)
+      : errors.forbiddenMessage(`forbidden: ${reason}`);
+    return Promise.resolve(errorResponse(c, err));
+  }
+  return next();
 }

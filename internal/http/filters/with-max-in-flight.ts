@@ -13,6 +13,7 @@ import type { MiddlewareHandler } from 'hono';
 import { errors } from '../../apierrors/status.js';
 import { MASTERS_GROUP } from '../../auth/user.js';
 import type { Env } from '../context.js';
+import { afterNext } from './after-next.js';
 import { errorResponse } from '../respond.js';
 
 const NON_MUTATING = new Set(['get', 'list', 'watch']);
@@ -46,16 +47,6 @@ export function withMaxInFlight(limits: InFlightLimits): MiddlewareHandler<Env> 
       if (isMutating) mutating--;
       else reads--;
     };
-    let rest: Promise<void>;
-    try {
-      rest = next();
-    } catch (e) {
-      release();
-      throw e;
-    }
-    return rest.then(release, (e: unknown) => {
-      release();
-      throw e;
-    });
+    return afterNext(next, release);
   };
 }

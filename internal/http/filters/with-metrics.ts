@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { ServerMetrics } from '../../metrics/metrics.js';
 import { isLongRunning, requestKind, requestLabels } from '../../metrics/request-labels.js';
 import type { Env } from '../context.js';
+import { afterNext } from './after-next.js';
 
 /** The part of Node's response the filter watches: a long-running request ends when it closes. */
 interface Closable {
@@ -47,16 +48,6 @@ export function withMetrics(metrics: ServerMetrics): MiddlewareHandler<Env> {
       endLongRunning?.();
       series.done(c.res?.status ?? 500, (performance.now() - started) / 1000);
     };
-    let rest: Promise<void>;
-    try {
-      rest = next();
-    } catch (e) {
-      finish();
-      throw e;
-    }
-    return rest.then(finish, (e: unknown) => {
-      finish();
-      throw e;
-    });
+    return afterNext(next, finish);
   };
 }

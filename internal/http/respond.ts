@@ -35,9 +35,14 @@ export function wantsPretty(c: Context<Env> | undefined): boolean {
 /** Writes a Status error. Every client reads JSON errors, whatever it asked for. */
 export function errorResponse(c: Context<Env> | undefined, err: StatusError): Response {
   const status: Status = err.status;
-  const headers = new Headers({ 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
-  for (const w of c?.get('warnings') ?? []) headers.append('warning', w);
-  if (status.details?.retryAfterSeconds !== undefined) headers.set('retry-after', String(status.details.retryAfterSeconds));
+  // A plain record, as successful responses have (representations' respond): the node adapter
+  // writes it as it is, where a Headers object is built, iterated and converted per response.
+  // The names in the order a Headers object gave them (sorted), and the warnings on one line
+  // joined by ", " as it joined them, so the response is what it was.
+  const headers: Record<string, string> = { 'cache-control': 'no-cache, private', 'content-type': 'application/json' };
+  if (status.details?.retryAfterSeconds !== undefined) headers['retry-after'] = String(status.details.retryAfterSeconds);
+  const warnings = c?.get('warnings');
+  if (warnings?.length) headers.warning = warnings.join(', ');
   const body = goOrder(status);
   // Go's JSON encoder ends a compact value with a newline; the indented form has none.
   return new Response(wantsPretty(c) ? JSON.stringify(body, null, 2) : `${JSON.stringify(body)}\n`, { status: status.code, headers });

@@ -22,6 +22,47 @@ const ref = (uid: string, extra: Partial<OwnerRef> = {}): OwnerRef => ({ apiVers
 
 
 describe('dependency graph', () => {
+  // Plain nodes (no owners, finalizers or deletion) are held as their keys: each reads back as observed.
+  const cluster = (uid: string, name: string): GraphNode => ({
+    ...node(uid),
+    prefix: '/registry/rbac.authorization.k8s.io/clusterroles/',
+    key: `/registry/rbac.authorization.k8s.io/clusterroles/${name}`,
+    group: 'rbac.authorization.k8s.io',
+    kind: 'ClusterRole',
+    namespaced: false,
+    namespace: '',
+    name,
+  });
+  it.each([
+    ['namespaced, plain', node('p1'), true],
+    ['cluster-scoped, plain', cluster('c1', 'admin:view'), true],
+    ['namespaced, with an owner', node('d1', [ref('p1')]), false],
+    ['being deleted', node('x1', [], { deleting: true }), false],
+    ['with a finalizer', node('f1', [], { finalizers: ['example.com/f'] }), false],
+    ['plain, but its namespace is not the one of its key', node('m1', [], { namespace: 'other' }), true],
+    ['plain, but its name is not the one of its key', node('m2', [], { name: 'else' }), true],
+  ])('%s: reads back as observed', (_, n, plain) => {
+    const g = new DependencyGraph();
+    g.observe(node('p1'));
+    g.observe(cluster('c1', 'admin:view'));
+    g.observe(n);
+    expect(g.get(n.uid)).toEqual(n);
+    expect(g.isPlain(n.uid)).toBe(plain);
+    expect(g.uidsUnder(new Set([n.prefix])).get(n.prefix)).toContain(n.uid);
+  });
+
+  it('a plain owner answers its dependents as a node does: matching, another namespace, another kind', () => {
+    const g = new DependencyGraph();
+    g.observe(node('o'));
+    expect(g.observe(node('d', [ref('o')])).work).toEqual([]);
+    expect(g.dependentsOf('o').map((d) => d.uid)).toEqual(['d']);
+    const elsewhere = g.observe(node('e', [ref('o')], { namespace: 'other', key: '/registry/core/configmaps/other/e' }));
+    expect(elsewhere.invalidNamespace.map((r) => r.owner.uid)).toEqual(['o']);
+    expect(g.observe(node('k', [ref('o', { kind: 'Secret' })])).work).toEqual([{ op: 'delete', uid: 'k' }]);
+    expect(g.forget('o').work.map((w) => w.uid).sort()).toEqual(['d', 'e', 'k']);
+    expect(g.get('o')).toBeUndefined();
+  });
+
   it('a dependent of an owner not observed is queued to look for it; once observed, it is not', () => {
     const g = new DependencyGraph();
     expect(g.observe(node('d', [ref('o')])).work).toEqual([{ op: 'delete', uid: 'd' }]);

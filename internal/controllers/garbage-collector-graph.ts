@@ -3,7 +3,9 @@
 // state, the dependents of every owner uid (also of owners never observed), and what each
 // change means for the collector's queue (upstream's GraphBuilder.processGraphChanges): which
 // dependents to look at, which owners to re-check, when orphaning or foreground deletion
-// starts, and which references name an owner observed in another namespace. It does no I/O.
+// starts, and which references name an owner observed in another namespace. A node with no
+// owners, finalizers or deletion (most stored objects) is held as its key alone and expanded
+// when asked for. It does no I/O.
 // Imports: registry/delete-options (finalizer names).
 
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN } from '../registry/delete-options.js';
@@ -92,13 +94,28 @@ export function nodeFromObject(obj: Record<string, unknown>, at: { prefix: strin
   };
 }
 
+function isPlain(n: GraphNode): boolean {
+  return n.owners.length === 0 && n.finalizers.length === 0 && !n.deleting;
+}
+
 /** Whether `ref` names `owner` as observed: same uid and group, kind and name. */
 function matches(ref: OwnerRef, owner: GraphNode): boolean {
   return ref.uid === owner.uid && ref.name === owner.name && ref.kind === owner.kind && groupOf(ref.apiVersion) === owner.group;
 }
 
+/** What a plain node's resource contributes to it (see DependencyGraph.nodes). */
+type NodeResource = Pick<GraphNode, 'prefix' | 'group' | 'kind' | 'namespaced'>;
+
 export class DependencyGraph {
-  private readonly nodes = new Map<string, GraphNode>();
+  /**
+   * Nodes by uid. A plain node (no owners, finalizers or deletion: what most stored objects
+   * are) is held as its key, which the watch cache holds anyway, and its resource's prefix
+   * plus namespace and name give the rest: a node object of its own cost about 110 B per
+   * stored object, and it is asked for only when an object names it as an owner.
+   */
+  private readonly nodes = new Map<string, GraphNode | string>();
+  /** The resources of the nodes observed, by prefix (a plain node's key finds its own). */
+  private readonly resources = new Map<string, NodeResource>();
   /** Owner uid → uids of the nodes that name it (the owner may never have been observed). */
   private readonly dependents = new Map<string, Set<string>>();
 
@@ -107,14 +124,49 @@ export class DependencyGraph {
   }
 
   get(uid: string): GraphNode | undefined {
-    return this.nodes.get(uid);
+    const held = this.nodes.get(uid);
+    return typeof held === 'string' ? this.expand(uid, held) : held;
+  }
+
+  /** Whether the graph holds `uid` with no owners, finalizers or deletion. */
+  isPlain(uid: string): boolean {
+    const held = this.nodes.get(uid);
+    return typeof held === 'string' || (held !== undefined && isPlain(held));
+  }
+
+  /** The resource of a plain node's key: cluster-scoped `<prefix><name>` or namespaced `<prefix><ns>/<name>`. */
+  private resourceOf(key: string): NodeResource | undefined {
+    const last = key.lastIndexOf('/');
+    const direct = this.resources.get(key.slice(0, last + 1));
+    if (direct && !direct.namespaced) return direct;
+    const scoped = this.resources.get(key.slice(0, key.lastIndexOf('/', last - 1) + 1));
+    return scoped?.namespaced ? scoped : undefined;
+  }
+
+  private expand(uid: string, key: string): GraphNode | undefined {
+    const r = this.resourceOf(key);
+    if (!r) return undefined;
+    const last = key.lastIndexOf('/');
+    const namespace = r.namespaced ? key.slice(r.prefix.length, last) : '';
+    return { uid, prefix: r.prefix, key, group: r.group, kind: r.kind, namespaced: r.namespaced, namespace, name: key.slice(last + 1), owners: NONE, deleting: false, finalizers: NONE };
+  }
+
+  /** What the graph holds for `node`: its key when the key alone gives it back (see nodes). */
+  private held(node: GraphNode): GraphNode | string {
+    if (!isPlain(node)) return node;
+    const known = this.resources.get(node.prefix);
+    if (!known) this.resources.set(node.prefix, { prefix: node.prefix, group: node.group, kind: node.kind, namespaced: node.namespaced });
+    else if (known.group !== node.group || known.kind !== node.kind || known.namespaced !== node.namespaced) return node;
+    const key = node.namespaced ? `${node.prefix}${node.namespace}/${node.name}` : `${node.prefix}${node.name}`;
+    // A name or namespace with a slash, or one that is not what the key says, keeps its node.
+    return key === node.key && !node.name.includes('/') && !node.namespace.includes('/') ? node.key : node;
   }
 
   /** The observed objects that name `uid` as an owner. */
   dependentsOf(uid: string): GraphNode[] {
     const out: GraphNode[] = [];
     for (const d of this.dependents.get(uid) ?? []) {
-      const n = this.nodes.get(d);
+      const n = this.get(d);
       if (n) out.push(n);
     }
     return out;
@@ -127,11 +179,12 @@ export class DependencyGraph {
    */
   uidsUnder(prefixes: ReadonlySet<string>): Map<string, string[]> {
     const out = new Map<string, string[]>();
-    for (const n of this.nodes.values()) {
-      if (!prefixes.has(n.prefix)) continue;
-      const list = out.get(n.prefix);
-      if (list) list.push(n.uid);
-      else out.set(n.prefix, [n.uid]);
+    for (const [uid, n] of this.nodes) {
+      const prefix = typeof n === 'string' ? this.resourceOf(n)?.prefix : n.prefix;
+      if (prefix === undefined || !prefixes.has(prefix)) continue;
+      const list = out.get(prefix);
+      if (list) list.push(uid);
+      else out.set(prefix, [uid]);
     }
     return out;
   }
@@ -140,8 +193,8 @@ export class DependencyGraph {
   observe(node: GraphNode): GraphChange {
     const work: WorkItem[] = [];
     const invalidNamespace: InvalidNamespaceRef[] = [];
-    const prev = this.nodes.get(node.uid);
-    this.nodes.set(node.uid, node);
+    const prev = this.get(node.uid);
+    this.nodes.set(node.uid, this.held(node));
 
     const before = new Map((prev?.owners ?? []).map((o) => [o.uid, o]));
     const after = new Map(node.owners.map((o) => [o.uid, o]));
@@ -150,7 +203,7 @@ export class DependencyGraph {
       const old = before.get(uid);
       if (!old) {
         this.link(uid, node.uid);
-        const owner = this.nodes.get(uid);
+        const owner = this.get(uid);
         if (!owner) verify = true; // never observed: the worker asks the store whether it exists
         else if (owner.namespaced && owner.namespace !== node.namespace) {
           invalidNamespace.push({ dependent: node, owner: ref });
@@ -158,14 +211,14 @@ export class DependencyGraph {
         } else if (!matches(ref, owner)) verify = true;
       } else if (old.blockOwnerDeletion === true && ref.blockOwnerDeletion !== true) {
         // No longer blocks: an owner waiting for its blocking dependents looks again.
-        const owner = this.nodes.get(uid);
+        const owner = this.get(uid);
         if (owner && deletingDependents(owner)) work.push({ op: 'delete', uid });
       }
     }
     for (const uid of before.keys()) {
       if (after.has(uid)) continue;
       this.unlink(uid, node.uid);
-      const owner = this.nodes.get(uid);
+      const owner = this.get(uid);
       if (owner && deletingDependents(owner)) work.push({ op: 'delete', uid });
     }
     if (verify) work.push({ op: 'delete', uid: node.uid });
@@ -191,12 +244,12 @@ export class DependencyGraph {
   /** An object is gone: its dependents are looked at, and owners waiting for it look again. */
   forget(uid: string): GraphChange {
     const work: WorkItem[] = [];
-    const node = this.nodes.get(uid);
+    const node = this.get(uid);
     if (!node) return { work, invalidNamespace: [] };
     this.nodes.delete(uid);
     for (const ref of node.owners) {
       this.unlink(ref.uid, uid);
-      const owner = this.nodes.get(ref.uid);
+      const owner = this.get(ref.uid);
       if (owner && deletingDependents(owner)) work.push({ op: 'delete', uid: ref.uid });
     }
     for (const dep of this.dependentsOf(uid)) work.push({ op: 'delete', uid: dep.uid });
@@ -210,16 +263,17 @@ export class DependencyGraph {
    */
   needsAttention(uid: string): boolean {
     const node = this.nodes.get(uid);
-    if (!node) return false;
+    if (node === undefined || typeof node === 'string') return false;
     if (node.deleting) return true;
     return node.owners.some((ref) => {
-      const owner = this.nodes.get(ref.uid);
+      const owner = this.get(ref.uid);
       return !owner || owner.deleting || (owner.namespaced && owner.namespace !== node.namespace) || !matches(ref, owner);
     });
   }
 
   clear(): void {
     this.nodes.clear();
+    this.resources.clear();
     this.dependents.clear();
   }
 

@@ -43,6 +43,8 @@ const GRAPH_FIELDS = ['"ownerReferences"', '"finalizers"', '"deletionTimestamp"'
 const GRAPH_MEMBERS = ['uid', 'name', 'namespace', 'ownerReferences', 'deletionTimestamp', 'finalizers'];
 /** What the graph reads of an object whose bytes mention none of GRAPH_FIELDS (most objects). */
 const IDENTITY_MEMBERS = ['uid', 'name', 'namespace'];
+/** What finds an updated object's node. */
+const UID_MEMBER = ['uid'];
 /** GRAPH_FIELDS encoded once: a string needle is encoded again on every search. */
 const GRAPH_FIELD_BYTES = GRAPH_FIELDS.map((f) => Buffer.from(f, 'utf8'));
 
@@ -75,8 +77,6 @@ export interface GarbageCollectorOptions {
 
 export class GarbageCollector {
   private readonly graph = new DependencyGraph();
-  /** Object key → uid of the graph's nodes (an update's key finds its node without a parse). */
-  private readonly uidByKey = new Map<string, string>();
   private readonly watchers = new Map<string, CacheWatcher>();
   private readonly queue = new Map<string, WorkItem>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -132,7 +132,6 @@ export class GarbageCollector {
     this.queue.clear();
     this.failures.clear();
     this.graph.clear();
-    this.uidByKey.clear();
     this.absent.clear();
   }
 
@@ -242,25 +241,22 @@ export class GarbageCollector {
       // graph keeps a node per stored object (with 50,000 pods, about 60 B each).
       if (node.name === entry.name) node.name = entry.name;
       if (node.namespace === entry.namespace) node.namespace = entry.namespace;
-      this.uidByKey.set(entry.key, node.uid);
     }
     return node;
   }
 
   /**
    * An update of an object the graph holds with no owners, finalizers or deletion, whose new
-   * bytes mention none of them: nothing for the graph, and no parse of every write's object.
+   * bytes mention none of them: nothing for the graph, and no parse of every write's object
+   * (its uid is read from the bytes: a map from key to uid cost about 50 B per stored object).
    */
   private unchangedForGraph(entry: CacheEntry): boolean {
-    const uid = this.uidByKey.get(entry.key);
-    const known = uid === undefined ? undefined : this.graph.get(uid);
-    if (!known || known.owners.length > 0 || known.deleting || known.finalizers.length > 0) return false;
-    return !mentionsGraphFields(entry.bytes);
+    if (mentionsGraphFields(entry.bytes)) return false;
+    const uid = entryMetadata(entry, UID_MEMBER)?.uid;
+    return typeof uid === 'string' && this.graph.isPlain(uid);
   }
 
   private forget(uid: string): GraphChange {
-    const node = this.graph.get(uid);
-    if (node && this.uidByKey.get(node.key) === uid) this.uidByKey.delete(node.key);
     const change = this.graph.forget(uid);
     // Its dependents will ask for it: it is known to be gone.
     if (change.work.length) this.rememberAbsent(uid);

@@ -74,4 +74,30 @@ describe('KeyIndex', () => {
     expect(idx.visible('/r', 10)?.revision).toBe(7);
     expect(idx.visible('/w', 30)).toBeUndefined();
   });
+
+  it.each([
+    ['put', (idx: KeyIndex) => idx.put('/c', 4)],
+    ['restored', (idx: KeyIndex) => idx.restore('/c', { revision: 4, tombstone: false, createRevision: 4, version: 1 })],
+    [
+      'compacted down to its creation',
+      (idx: KeyIndex) => {
+        idx.restore('/c', { revision: 2, tombstone: true, createRevision: 1, version: 0 });
+        idx.restore('/c', { revision: 4, tombstone: false, createRevision: 4, version: 1 });
+        idx.compact(4, () => {});
+      },
+    ],
+  ])('a key whose one revision is its creation (%s) answers every read as the full form, and grows from it', (_, make) => {
+    const idx = new KeyIndex();
+    make(idx);
+    const creation = { revision: 4, tombstone: false, createRevision: 4, version: 1 };
+    expect([idx.visible('/c', 3), idx.visible('/c', 4), idx.latest('/c'), idx.history('/c')]).toEqual([undefined, creation, creation, [creation]]);
+    const dropped: string[] = [];
+    idx.compact(10, (k, r) => dropped.push(`${k}@${r}`));
+    expect(dropped).toEqual([]);
+    expect(idx.put('/c', 6)).toEqual({ revision: 6, tombstone: false, createRevision: 4, version: 2 });
+    expect(idx.history('/c').map((r) => r.revision)).toEqual([4, 6]);
+    expect(idx.tombstone('/c', 8)).toBe(true);
+    expect(idx.visible('/c', 8)).toBeUndefined();
+    expect(idx.visible('/c', 7)).toMatchObject({ revision: 6, version: 2 });
+  });
 });

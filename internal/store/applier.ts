@@ -17,7 +17,8 @@ export interface LevelDb {
   open(): Promise<void>;
   close(): Promise<void>;
   get(key: string): Promise<Uint8Array | undefined>;
-  getMany(keys: string[]): Promise<Array<Uint8Array | undefined>>;
+  /** fillCache false: the blocks read are not kept in LevelDB's block cache (see RangeOptions.once). */
+  getMany(keys: string[], options?: { fillCache?: boolean }): Promise<Array<Uint8Array | undefined>>;
   put(key: string, value: Uint8Array, options?: { sync?: boolean }): Promise<void>;
   /** A chained batch: cheaper per operation than the array form. */
   batch(): ChainedBatch;
@@ -27,7 +28,7 @@ export interface LevelDb {
    * bytes of entries one read from the native side may gather (classic-level: 16 KiB by
    * default, up to 1,000 entries either way).
    */
-  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number }): AsyncIterable<[Uint8Array, Uint8Array]>;
+  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number; fillCache?: boolean }): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** An explicit read snapshot (taken synchronously): what a Raft snapshot image is read from. */
   snapshot(): DbSnapshot;
 }

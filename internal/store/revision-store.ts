@@ -111,7 +111,8 @@ export class LevelRevisionStore implements RevisionStore {
       // Keys as bytes: the index keeps strings of their own (see parseHistoryKeyBytes). Entries
       // gathered up to 1,000 per read from the native side: at the default 16 KiB a read brought
       // about 7 objects' records, each read a round trip through the thread pool.
-      const scan = db.iterator({ gte: Buffer.from(HISTORY_PREFIX), lt: Buffer.from('h0'), keyEncoding: 'view', highWaterMarkBytes: SCAN_READ_BYTES });
+      // Read once: nothing of it in the block cache (see RangeOptions.once).
+      const scan = db.iterator({ gte: Buffer.from(HISTORY_PREFIX), lt: Buffer.from('h0'), keyEncoding: 'view', highWaterMarkBytes: SCAN_READ_BYTES, fillCache: false });
       for await (const [stored, bytes] of scan) {
         const { key, revision } = parseHistoryKeyBytes(stored);
         const r = decodeRecordHead(bytes);
@@ -233,7 +234,8 @@ export class LevelRevisionStore implements RevisionStore {
       }
       picked.push({ key, revision: r.revision, createRevision: r.createRevision, version: r.version });
     }
-    const values = picked.length ? await this.db.getMany(picked.map((p) => historyKey(p.key, p.revision))) : [];
+    const keys = picked.map((p) => historyKey(p.key, p.revision));
+    const values = picked.length ? await (options.once ? this.db.getMany(keys, { fillCache: false }) : this.db.getMany(keys)) : [];
     const kvs: KeyValue[] = [];
     for (let i = 0; i < picked.length; i++) {
       const p = picked[i]!;

@@ -200,7 +200,7 @@ export class WatchCache {
     let after: string | undefined;
     for (;;) {
       // With the attributes records store beside values: the objects need no parse (see toEntry).
-      const page = await this.store.range(this.options.root, { revision, limit: 1000, attributes: true, ...(after !== undefined ? { after } : {}) });
+      const page = await this.store.range(this.options.root, { revision, limit: 1000, attributes: true, once: true, ...(after !== undefined ? { after } : {}) });
       for (const kv of page.kvs) {
         const entry = this.toEntry(kv, kv.modRevision, { stored: kv.attributes, alloc: slabs.alloc });
         if (entry) this.resourceFor(kv.key, revision)?.load(entry);

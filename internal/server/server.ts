@@ -8,6 +8,7 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { collectStartGarbage } from './start-garbage.js';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
@@ -481,7 +482,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   await cache.start();
   // Nothing else uses a single server's store until it serves. (A replica's store is being
   // written by its Raft log meanwhile.)
-  if (store instanceof LevelRevisionStore && !cluster) await store.releaseReadMappings();
+  if (store instanceof LevelRevisionStore && !cluster) {
+    await store.releaseReadMappings();
+    collectStartGarbage();
+  }
 
   const protobuf = new ProtobufSerializer(naming);
   const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');

@@ -101,6 +101,32 @@ describe('JsonTranscoder', () => {
     if (got !== undefined) expect(got).toBe(want);
   });
 
+  it('copies a value it wrote for the same bytes before, and writes every other one', () => {
+    // Pods of one workload share most values; each differs from the one before somewhere, at
+    // every depth, so a memo that served a value it should not would show as a difference.
+    const base = realisticPod(3);
+    const changes: Array<(p: Obj) => void> = [
+      () => {},
+      (p) => ((p.metadata as Obj).name = 'other'),
+      (p) => (((p.spec as Obj).containers as Obj[])[0]!.image = 'registry.example/other:2'),
+      (p) => (((p.spec as Obj).containers as Obj[])[0]!.name = 'app2'),
+      (p) => ((p.spec as Obj).nodeName = 'node-7'),
+      (p) => ((p.spec as Obj).containers = [...((p.spec as Obj).containers as Obj[]), { name: 'side', image: 'busybox' }]),
+      (p) => ((p.status as Obj) = { ...(p.status as Obj), phase: 'Running' }),
+      (p) => ((p.spec as Obj).securityContext = { runAsUser: 1000, runAsNonRoot: true, fsGroup: 2000 }),
+      (p) => ((p.spec as Obj).securityContext = { runAsUser: 1000, runAsNonRoot: true, fsGroup: 2001 }),
+    ];
+    const hitsBefore = transcoder.memoHits;
+    const random = rng(11);
+    for (let i = 0; i < 200; i++) {
+      const p = structuredClone(base);
+      changes[Math.floor(random() * changes.length)]!(p);
+      const bytes = json(p);
+      expect(fast(bytes, POD), `pod ${i}`).toBe(reference(bytes, POD));
+    }
+    expect(transcoder.memoHits - hitsBefore).toBeGreaterThan(200);
+  });
+
   it('gives randomized objects the encoder’s bytes or error', () => {
     const names = kindSchemaNames();
     let compared = 0;

@@ -2,13 +2,15 @@
 // from its compact JSON bytes, without JSON.parse and without a JS object: a first protobuf list
 // encodes every cached object, and parsing 10,000 pods only to walk the objects once cost most of
 // that list. Each message gets a transcoding plan, built once on first use from its MessagePlan:
-// its fields in field-number order (Go's order; JSON's key order is arbitrary) with their tag
-// bytes and a hash table from the JSON key's bytes to the field. A message's object is scanned
-// once for the value spans of its known keys, then the fields are written in number order.
-// Strings without escapes are copied as the UTF-8 bytes they already are. One pass over the
-// bytes first records where each string, object and array ends (and whether a string has
-// escapes or non-ASCII bytes), so skipping a value at any depth costs one lookup instead of a
-// scan of it at every level it is nested in.
+// its fields in field-number order (Go's order) with their tag bytes and a hash table from the
+// JSON key's bytes to the field, plus the order of keys last seen, so a key is usually matched by
+// one comparison with the key expected at its place.
+//
+// One pass over the bytes: each field is written where the cursor meets it, strings without
+// escapes copied byte by byte as they are scanned. JSON's key order is arbitrary and Go writes
+// fields in number order, so a message (or map, whose entries Go writes in key order) written
+// out of order is put in order afterwards by moving the fields' written bytes, which are
+// contiguous per field: a copy of what was written, instead of a second pass over the JSON.
 //
 // The result must be byte for byte what the compiled encoder writes for JSON.parse of the same
 // bytes. Anything the plans do not handle the same way for certain — escapes in keys, repeated
@@ -64,7 +66,37 @@ interface FieldStep {
   /** Message type of message fields and map values. */
   readonly message: string | undefined;
   sub: MessageStep | undefined;
+  /** Message fields: the last value written (see ValueMemo); undefined until one is big enough. */
+  memo: ValueMemo | undefined;
 }
+
+/**
+ * The JSON bytes of the last message value a field had and the content written for them. A
+ * message's encoding is a function of its JSON bytes alone, and the objects of one collection
+ * often share whole values (the pods of one ReplicaSet share containers, tolerations, security
+ * contexts, managedFields entries written in the same second): a value whose bytes begin with
+ * the last value's bytes is that value (a JSON object ends where its braces balance), and its
+ * content is copied instead of written again. A field whose values keep differing stops keeping
+ * them for a while, so the copies it makes are few.
+ */
+interface ValueMemo {
+  json: Buffer;
+  jsonLength: number;
+  out: Buffer;
+  outLength: number;
+  /** Values since the last hit; beyond MEMO_PATIENCE only every MEMO_RETRY-th is kept. */
+  misses: number;
+}
+
+/** Message values shorter than this are written, not looked up (the lookup's native calls cost more). */
+const MEMO_MIN_JSON = 48;
+/** Nor are values longer than this kept (a memo lives as long as the codec). */
+const MEMO_MAX_JSON = 16 * 1024;
+const MEMO_PATIENCE = 8;
+const MEMO_RETRY = 32;
+
+/** Keys whose expected field is remembered per message (the first ones of an object). */
+const EXPECTED_KEYS = 64;
 
 interface MessageStep {
   readonly fullName: string;
@@ -75,125 +107,132 @@ interface MessageStep {
   /** Open addressing: field index + 1 by key hash; 0 is empty. */
   readonly table: Int32Array;
   readonly mask: number;
+  /** For the k-th key of an object: the field index + 1 the k-th key was last time (0: unknown). */
+  readonly expected: Int32Array;
   encoder: EncodeFn | undefined;
 }
 
 /** Specials written here; the others (JSONSchemaProps' "or" types) go through the compiled encoder. */
 const HANDLED_SPECIALS = new Set<SpecialKind>(['time', 'microtime', 'duration', 'quantity', 'intorstring', 'rawjson', 'rawextension', 'stringlist']);
 
-function keyHash(bytes: Uint8Array): number {
+function keyHash(bytes: Uint8Array, start: number, end: number): number {
   let h = 0;
-  for (let i = 0; i < bytes.length; i++) h = (Math.imul(h, 31) + bytes[i]!) | 0;
+  for (let i = start; i < end; i++) h = (Math.imul(h, 31) + bytes[i]!) | 0;
   return h;
 }
 
-// Spans of the fields of the messages being written (two entries per field: start, end), and
-// map entries being sorted, on one stack shared by the nesting levels.
+// What the fields written so far at each open message or map occupy in the output, on one stack
+// shared by the nesting levels: three entries per field (field index, output start, output end),
+// four per map entry (key start, key end, output start, output end).
 let stack = new Int32Array(4096);
 let sp = 0;
-/** The bytes being transcoded. */
+/** The bytes being transcoded, and the cursor: the index of the next byte to read. */
 let b: Buffer = Buffer.alloc(0);
+let pos = 0;
 let w: WireWriter;
-/** For the index of each string's opening quote and each object's or array's opening bracket: the index after its end. */
-let ends = new Int32Array(64 * 1024);
-/** For the index of each string's opening quote: STRING_ESCAPED | STRING_NON_ASCII | STRING_OTHER_ESCAPE. */
-let stringFlags = new Uint8Array(64 * 1024);
+/** Where a message's fields are moved to when they were written out of order. */
+let scratch = Buffer.allocUnsafe(16 * 1024);
+
+/** 1 for the bytes a string's scan passes over without a look: not a quote, backslash, control or non-ASCII. */
+const PLAIN_IN_STRING = new Uint8Array(256).map((_, c) => (c === QUOTE || c === BACKSLASH || c >= 0x80 || c < 0x20 ? 0 : 1));
+
+/** Set by scanString for the string it scanned. */
+let stringFlags = 0;
 const STRING_ESCAPED = 1;
 const STRING_NON_ASCII = 2;
-/** An escape other than \" and \\ (the only ones JSON.stringify writes in plain ASCII keys). */
-const STRING_OTHER_ESCAPE = 4;
-let open = new Int32Array(256);
 
-/** 1 for the bytes a string's scan passes over without a look: not a quote, backslash or non-ASCII. */
-const PLAIN_IN_STRING = new Uint8Array(256).map((_, c) => (c === QUOTE || c === BACKSLASH || c >= 0x80 ? 0 : 1));
-
-/** Fills `ends` and `stringFlags` for b (see above); false when the bytes do not balance. */
-function scanStructure(): boolean {
+/** The index after the JSON string at `i` (its opening quote); sets stringFlags. */
+function scanString(i: number): number {
   const bytes = b;
-  const n = bytes.length;
-  if (ends.length < n) {
-    ends = new Int32Array(n * 2);
-    stringFlags = new Uint8Array(n * 2);
-  }
-  const e = ends;
-  const flagsAt = stringFlags;
   const plain = PLAIN_IN_STRING;
-  let opened = open;
-  let top = 0;
-  for (let i = 0; i < n; i++) {
-    const c = bytes[i]!;
-    if (c === QUOTE) {
-      const start = i;
-      let flags = 0;
-      for (i++; ; i++) {
-        while (i < n && plain[bytes[i]!] === 1) i++;
-        if (i >= n) return false;
-        const d = bytes[i]!;
-        if (d === QUOTE) break;
-        if (d === BACKSLASH) {
-          const x = bytes[++i];
-          flags |= x === QUOTE || x === BACKSLASH ? STRING_ESCAPED : STRING_ESCAPED | STRING_OTHER_ESCAPE;
-        } else flags |= STRING_NON_ASCII;
-      }
-      e[start] = i + 1;
-      flagsAt[start] = flags;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (top === opened.length) {
-        const next = new Int32Array(opened.length * 2);
-        next.set(opened);
-        open = opened = next;
-      }
-      opened[top++] = i;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (top === 0) return false;
-      e[opened[--top]!] = i + 1;
-    }
+  let flags = 0;
+  for (i++; ; i++) {
+    while (plain[bytes[i]!] === 1) i++;
+    const d = bytes[i];
+    if (d === QUOTE) break;
+    if (d === undefined || d < 0x20) throw GENERAL;
+    if (d === BACKSLASH) {
+      flags |= STRING_ESCAPED;
+      i++;
+    } else flags |= STRING_NON_ASCII;
   }
-  return top === 0;
+  stringFlags = flags;
+  return i + 1;
 }
 
-/** The index after the value at `i`. */
-function skip(i: number): number {
-  const c = b[i];
-  if (c === QUOTE || c === OPEN_BRACE || c === OPEN_BRACKET) return ends[i]!;
+/** The index after the value at `i`: a scan of it (only unknown fields and general values are skipped). */
+function skipValue(i: number): number {
+  const bytes = b;
+  const c = bytes[i];
+  if (c === QUOTE) return scanString(i);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    let depth = 0;
+    for (;;) {
+      const d = bytes[i];
+      if (d === undefined) throw GENERAL;
+      if (d === QUOTE) {
+        i = scanString(i);
+        continue;
+      }
+      if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+      else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+        if (--depth === 0) return i + 1;
+      }
+      i++;
+    }
+  }
+  return literalEnd(i);
+}
+
+/** The index after the number or literal at `i`. */
+function literalEnd(i: number): number {
+  const bytes = b;
   const from = i;
-  const n = b.length;
-  while (i < n) {
-    const d = b[i]!;
+  for (;;) {
+    const d = bytes[i];
+    if (d === undefined) throw GENERAL;
     if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET) break;
     i++;
   }
-  if (i === from || i === n) throw GENERAL;
+  if (i === from) throw GENERAL;
   return i;
 }
 
 /**
- * Whether the object b[i, end) is what JSON.stringify writes for its parsed value: objects of
- * objects only, keys ASCII with no escapes but \" and \\, and none V8 would order first as an
- * array index (all digits). fieldsV1 is such an object, and is then copied as it is.
+ * If the object at `i` is what JSON.stringify writes for its parsed value — objects of objects
+ * only, keys ASCII with no escapes but \" and \\, none V8 would order first as an array index
+ * (all digits) — the index after it; else -1. fieldsV1 is such an object, and is then copied as
+ * it is.
  */
-function canonicalFields(i: number): boolean {
+function canonicalFieldsEnd(i: number): number {
+  const bytes = b;
   let j = i + 1;
-  if (b[j] === CLOSE_BRACE) return true;
+  if (bytes[j] === CLOSE_BRACE) return j + 1;
   for (;;) {
-    if (b[j] !== QUOTE) return false;
-    const flags = stringFlags[j]!;
-    const keyEnd = ends[j]!;
-    // Raw control characters cannot be in a JSON string; escaped ones have STRING_OTHER_ESCAPE.
-    if (flags & (STRING_NON_ASCII | STRING_OTHER_ESCAPE)) return false;
-    const first = b[j + 1]!;
-    if (first >= 0x30 && first <= 0x39) return false;
-    if (b[keyEnd] !== COLON || b[keyEnd + 1] !== OPEN_BRACE) return false;
-    if (!canonicalFields(keyEnd + 1)) return false;
-    j = ends[keyEnd + 1]!;
-    if (b[j] === CLOSE_BRACE) return true;
-    if (b[j] !== COMMA) return false;
+    if (bytes[j] !== QUOTE) return -1;
+    const first = bytes[j + 1]!;
+    if (first >= 0x30 && first <= 0x39) return -1;
+    for (j++; ; j++) {
+      const d = bytes[j];
+      if (d === QUOTE) break;
+      if (d === BACKSLASH) {
+        const x = bytes[++j];
+        if (x !== QUOTE && x !== BACKSLASH) return -1;
+      } else if (d === undefined || d >= 0x80 || d < 0x20) return -1;
+    }
+    if (bytes[j + 1] !== COLON || bytes[j + 2] !== OPEN_BRACE) return -1;
+    j = canonicalFieldsEnd(j + 2);
+    if (j < 0) return -1;
+    if (bytes[j] === CLOSE_BRACE) return j + 1;
+    if (bytes[j] !== COMMA) return -1;
     j++;
   }
 }
 
 export class JsonTranscoder {
   private readonly steps = new Map<string, MessageStep>();
+  /** Message values copied from a field's memo (see ValueMemo), for tests and profiles. */
+  memoHits = 0;
 
   constructor(
     private readonly schema: ProtoSchema,
@@ -211,11 +250,14 @@ export class JsonTranscoder {
     const outerB = b;
     const outerW = w;
     const outerSp = sp;
+    const outerPos = pos;
     b = bytes;
     w = writer;
+    pos = 0;
     try {
-      if (bytes[0] !== OPEN_BRACE || !scanStructure()) return false;
-      return this.object(step, 0) === bytes.length;
+      if (bytes[0] !== OPEN_BRACE) return false;
+      this.object(step);
+      return pos === bytes.length;
     } catch {
       // GENERAL, or anything else the general path will answer for (it owns the errors).
       return false;
@@ -223,6 +265,7 @@ export class JsonTranscoder {
       b = outerB;
       w = outerW;
       sp = outerSp;
+      pos = outerPos;
     }
   }
 
@@ -240,7 +283,7 @@ export class JsonTranscoder {
       while (table[slot] !== 0) slot = (slot + 1) & (size - 1);
       table[slot] = i + 1;
     });
-    s = { fullName, special: plan.special, general, fields, table, mask: size - 1, encoder: undefined };
+    s = { fullName, special: plan.special, general, fields, table, mask: size - 1, expected: new Int32Array(EXPECTED_KEYS), encoder: undefined };
     this.steps.set(fullName, s);
     return s;
   }
@@ -250,61 +293,91 @@ export class JsonTranscoder {
     return f.sub;
   }
 
-  /** Writes the fields of the object at `i` (an open brace); returns the index after it. */
-  private object(m: MessageStep, i: number): number {
+  /** Writes the fields of the object at pos (an open brace), in field-number order; pos moves past it. */
+  private object(m: MessageStep): void {
     const bytes = b;
     const fields = m.fields;
-    const n = fields.length;
+    const expected = m.expected;
     const base = sp;
-    sp += 2 * n;
-    if (sp > stack.length) growStack();
-    const spans = stack;
-    for (let q = base; q < sp; q++) spans[q] = -1;
-    let j = i + 1;
-    if (bytes[j] === CLOSE_BRACE) j++;
-    else {
-      for (;;) {
-        if (bytes[j] !== QUOTE) throw GENERAL;
-        const k = ends[j]! - 1;
-        if (bytes[k + 1] !== COLON) throw GENERAL;
-        const vs = k + 2;
-        const ve = skip(vs);
-        let f: number;
-        if (stringFlags[j] & STRING_ESCAPED) f = this.lookupEscaped(m, j, k + 1);
-        else {
-          let h = 0;
-          for (let q = j + 1; q < k; q++) h = (Math.imul(h, 31) + bytes[q]!) | 0;
-          f = this.lookup(m, h, bytes, j + 1, k);
-        }
-        if (f >= 0) {
-          // JSON.parse keeps a repeated key's last value; the general path sorts that out.
-          if (spans[base + 2 * f] !== -1) throw GENERAL;
-          spans[base + 2 * f] = vs;
-          spans[base + 2 * f + 1] = ve;
-        }
-        j = ve;
-        if (bytes[j] === CLOSE_BRACE) {
-          j++;
-          break;
-        }
-        if (bytes[j] !== COMMA) throw GENERAL;
-        j++;
-      }
+    let last = -1;
+    let ordered = true;
+    let k = 0;
+    let j = pos + 1;
+    if (bytes[j] === CLOSE_BRACE) {
+      pos = j + 1;
+      return;
     }
-    for (let f = 0; f < n; f++) {
-      const vs = spans[base + 2 * f]!;
-      // Absent, or null: the compiled encoder skips both.
-      if (vs < 0 || b[vs] === LOWER_N) continue;
-      this.field(fields[f]!, vs, spans[base + 2 * f + 1]!);
+    for (; ; k++) {
+      if (bytes[j] !== QUOTE) throw GENERAL;
+      let f = -1;
+      let keyEnd = -1;
+      // The key expected at this place: one comparison, which also finds where the key ends.
+      const guess = k < EXPECTED_KEYS ? expected[k]! - 1 : -1;
+      if (guess >= 0) {
+        const key = fields[guess]!.key;
+        const n = key.length;
+        let q = 0;
+        while (q < n && key[q] === bytes[j + 1 + q]) q++;
+        if (q === n && bytes[j + 1 + n] === QUOTE) {
+          f = guess;
+          keyEnd = j + 1 + n;
+        }
+      }
+      if (keyEnd < 0) {
+        let h = 0;
+        let q = j + 1;
+        for (;;) {
+          const c = bytes[q];
+          if (c === QUOTE || c === BACKSLASH || c === undefined) break;
+          h = (Math.imul(h, 31) + c) | 0;
+          q++;
+        }
+        if (bytes[q] === QUOTE) {
+          keyEnd = q;
+          f = this.lookup(m, h, bytes, j + 1, q);
+        } else {
+          keyEnd = scanString(j) - 1;
+          f = this.lookupEscaped(m, j, keyEnd + 1);
+        }
+        if (k < EXPECTED_KEYS) expected[k] = f + 1;
+      }
+      if (bytes[keyEnd + 1] !== COLON) throw GENERAL;
+      pos = keyEnd + 2;
+      if (f < 0) pos = skipValue(pos);
+      else {
+        if (f <= last) {
+          // JSON.parse keeps a repeated key's last value; the general path sorts that out.
+          for (let q = base; q < sp; q += 3) if (stack[q] === f) throw GENERAL;
+          ordered = false;
+        } else last = f;
+        if (sp + 3 > stack.length) growStack();
+        const at = sp;
+        stack[at] = f;
+        stack[at + 1] = w.pos;
+        sp += 3;
+        // Null: absent, as the compiled encoder has it (but still a key seen).
+        if (bytes[pos] === LOWER_N) pos = literalEnd(pos);
+        else this.field(fields[f]!);
+        stack[at + 2] = w.pos;
+      }
+      j = pos;
+      const c = bytes[j];
+      if (c === CLOSE_BRACE) break;
+      if (c !== COMMA) throw GENERAL;
+      j++;
+    }
+    pos = j + 1;
+    if (!ordered) {
+      sortFieldSegments(base, sp);
+      moveSegments(base, sp, 3, 1);
     }
     sp = base;
-    return j;
   }
 
   /** The field index of an escaped key, the JSON string b[start, end) (rare: decoded first). */
   private lookupEscaped(m: MessageStep, start: number, end: number): number {
     const key = Buffer.from(JSON.parse(b.toString('utf8', start, end)) as string, 'utf8');
-    return this.lookup(m, keyHash(key), key, 0, key.length);
+    return this.lookup(m, keyHash(key, 0, key.length), key, 0, key.length);
   }
 
   /** The index of the field whose JSON key is `bytes`[start, end), or -1. */
@@ -330,81 +403,101 @@ export class JsonTranscoder {
     }
   }
 
-  private field(f: FieldStep, vs: number, ve: number): void {
-    if (f.map) return this.map(f, vs, ve);
+  /** A field's value at pos (not null), tags included. */
+  private field(f: FieldStep): void {
+    if (f.map) return this.map(f);
     if (!f.repeated) {
       writeTag(f);
-      this.value(f, vs, ve);
+      this.value(f);
       return;
     }
-    if (b[vs] !== OPEN_BRACKET) throw GENERAL;
-    let j = vs + 1;
-    if (b[j] === CLOSE_BRACKET) return;
+    if (b[pos] !== OPEN_BRACKET) throw GENERAL;
+    pos++;
+    if (b[pos] === CLOSE_BRACKET) {
+      pos++;
+      return;
+    }
     for (;;) {
-      const e = skip(j);
       // A null element is written differently by each kind of element: leave it to the general path.
-      if (e < 0 || b[j] === LOWER_N) throw GENERAL;
+      if (b[pos] === LOWER_N) throw GENERAL;
       writeTag(f);
-      this.value(f, j, e);
-      j = e;
-      if (b[j] === CLOSE_BRACKET) return;
-      if (b[j] !== COMMA) throw GENERAL;
-      j++;
+      this.value(f);
+      const c = b[pos];
+      pos++;
+      if (c === CLOSE_BRACKET) return;
+      if (c !== COMMA) throw GENERAL;
     }
   }
 
-  /** One value of a field (without its tag), from the JSON value b[vs, ve). */
-  private value(f: FieldStep, vs: number, ve: number): void {
+  /** One value of a field (without its tag), from the JSON value at pos. */
+  private value(f: FieldStep): void {
     switch (f.kind) {
       case Kind.String:
-        return writeString(vs, ve);
+        return writeString();
       case Kind.Bool:
-        if (ve - vs === 4 && b[vs] === LOWER_T) w.byte(1);
-        else if (ve - vs === 5 && b[vs] === LOWER_F) w.byte(0);
+        if (b[pos] === LOWER_T) w.byte(1);
+        else if (b[pos] === LOWER_F) w.byte(0);
         else throw GENERAL;
+        pos = literalEnd(pos);
         return;
       case Kind.Int32: {
-        const v = readNumber(vs, ve);
+        const v = readNumber();
         if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw GENERAL;
         return w.varint(v);
       }
       case Kind.Int64: {
-        const v = readNumber(vs, ve);
+        const v = readNumber();
         if (!Number.isInteger(v) || Math.abs(v) > INT64_LIMIT) throw GENERAL;
         return w.varint(v);
       }
       case Kind.Double: {
-        const v = readNumber(vs, ve);
+        const v = readNumber();
         if (!Number.isFinite(v)) throw GENERAL;
         return w.double(v);
       }
       case Kind.Bytes:
-        return w.bytes(Buffer.from(asciiString(vs, ve), 'base64'));
+        return w.bytes(Buffer.from(asciiString(), 'base64'));
       case Kind.Message: {
         const s = w.fork();
-        this.message(this.sub(f), vs, ve);
+        const vs = pos;
+        const memo = f.memo;
+        if (memo !== undefined && memo.jsonLength <= b.length - vs && b.compare(memo.json, 0, memo.jsonLength, vs, vs + memo.jsonLength) === 0) {
+          memo.misses = 0;
+          this.memoHits++;
+          pos = vs + memo.jsonLength;
+          w.ensure(memo.outLength);
+          w.pos += memo.out.copy(w.buf, w.pos, 0, memo.outLength);
+        } else {
+          this.message(this.sub(f));
+          if (pos - vs >= MEMO_MIN_JSON && pos - vs <= MEMO_MAX_JSON && b[vs] === OPEN_BRACE) remember(f, vs, s + 1);
+        }
         w.join(s);
         return;
       }
     }
   }
 
-  /** The content of message `m` (no tag, no length) from the JSON value b[vs, ve). */
-  private message(m: MessageStep, vs: number, ve: number): void {
+  /** The content of message `m` (no tag, no length) from the JSON value at pos. */
+  private message(m: MessageStep): void {
     if (m.general) {
       m.encoder ??= this.compiled.encoder(m.fullName);
-      m.encoder(w, JSON.parse(b.toString('utf8', vs, ve)));
+      const vs = pos;
+      pos = skipValue(vs);
+      m.encoder(w, JSON.parse(b.toString('utf8', vs, pos)));
       return;
     }
     switch (m.special) {
       case undefined:
-        if (b[vs] !== OPEN_BRACE) throw GENERAL;
-        this.object(m, vs);
+        if (b[pos] !== OPEN_BRACE) throw GENERAL;
+        this.object(m);
         return;
       case 'time':
       case 'microtime': {
-        const plain = stringFlags[vs] === 0 && b[vs] === QUOTE ? parsePlainUtcSeconds(b, vs + 1, ve - 1) : undefined;
-        const t = plain !== undefined ? { seconds: plain, nanos: 0 } : parseRfc3339(asciiString(vs, ve));
+        if (b[pos] !== QUOTE) throw GENERAL;
+        const vs = pos;
+        pos = scanString(vs);
+        const plain = stringFlags === 0 ? parsePlainUtcSeconds(b, vs + 1, pos - 1) : undefined;
+        const t = plain !== undefined ? { seconds: plain, nanos: 0 } : parseRfc3339(asciiAt(vs, pos));
         if (!t) throw GENERAL;
         // As the compiled encoder: nothing for Go's zero time; Time drops sub-second precision.
         const micro = m.special === 'microtime';
@@ -416,7 +509,7 @@ export class JsonTranscoder {
         return;
       }
       case 'duration': {
-        const d = parseGoDuration(asciiString(vs, ve));
+        const d = parseGoDuration(asciiString());
         if (d === undefined) throw GENERAL;
         w.byte(8);
         w.varintBig(d);
@@ -424,21 +517,21 @@ export class JsonTranscoder {
       }
       case 'quantity':
         w.byte(10);
-        if (b[vs] === QUOTE) writeString(vs, ve);
+        if (b[pos] === QUOTE) writeString();
         else {
-          const v = readNumber(vs, ve);
+          const v = readNumber();
           if (!Number.isFinite(v)) throw GENERAL;
           w.string(String(v));
         }
         return;
       case 'intorstring':
-        if (b[vs] === QUOTE) {
+        if (b[pos] === QUOTE) {
           w.byte2(8, 1);
           w.byte2(16, 0);
           w.byte(26);
-          writeString(vs, ve);
+          writeString();
         } else {
-          const v = readNumber(vs, ve);
+          const v = readNumber();
           if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw GENERAL;
           w.byte2(8, 0);
           w.byte(16);
@@ -447,28 +540,36 @@ export class JsonTranscoder {
         }
         return;
       case 'rawjson':
-      case 'rawextension':
+      case 'rawextension': {
         w.byte(10);
         // What JSON.stringify writes for the parsed value: the bytes themselves when they are
         // already in that form (objects of objects with plain keys, as fieldsV1 is).
-        if (b[vs] === OPEN_BRACE && canonicalFields(vs)) {
-          w.uvarint32(ve - vs);
-          w.rawRange(b, vs, ve);
-        } else w.bytes(Buffer.from(JSON.stringify(JSON.parse(b.toString('utf8', vs, ve)))));
+        const vs = pos;
+        const end = b[vs] === OPEN_BRACE ? canonicalFieldsEnd(vs) : -1;
+        if (end >= 0) {
+          pos = end;
+          w.uvarint32(end - vs);
+          w.rawRange(b, vs, end);
+        } else {
+          pos = skipValue(vs);
+          w.bytes(Buffer.from(JSON.stringify(JSON.parse(b.toString('utf8', vs, pos)))));
+        }
         return;
+      }
       case 'stringlist': {
-        if (b[vs] !== OPEN_BRACKET) throw GENERAL;
-        let j = vs + 1;
-        if (b[j] === CLOSE_BRACKET) return;
+        if (b[pos] !== OPEN_BRACKET) throw GENERAL;
+        pos++;
+        if (b[pos] === CLOSE_BRACKET) {
+          pos++;
+          return;
+        }
         for (;;) {
-          const e = skip(j);
-          if (e < 0) throw GENERAL;
           w.byte(10);
-          writeString(j, e);
-          j = e;
-          if (b[j] === CLOSE_BRACKET) return;
-          if (b[j] !== COMMA) throw GENERAL;
-          j++;
+          writeString();
+          const c = b[pos];
+          pos++;
+          if (c === CLOSE_BRACKET) return;
+          if (c !== COMMA) throw GENERAL;
         }
       }
       default:
@@ -477,83 +578,71 @@ export class JsonTranscoder {
   }
 
   /** A map<string, V>: one entry message per key, in Go's key order (bytewise). */
-  private map(f: FieldStep, vs: number, ve: number): void {
-    if (b[vs] !== OPEN_BRACE) throw GENERAL;
+  private map(f: FieldStep): void {
+    if (b[pos] !== OPEN_BRACE) throw GENERAL;
     const base = sp;
-    let j = vs + 1;
-    if (b[j] !== CLOSE_BRACE) {
+    let ordered = true;
+    pos++;
+    if (b[pos] === CLOSE_BRACE) {
+      pos++;
+      return;
+    }
+    for (;;) {
+      if (b[pos] !== QUOTE) throw GENERAL;
+      const keyStart = pos + 1;
+      let k = keyStart;
       for (;;) {
-        if (b[j] !== QUOTE) throw GENERAL;
-        let k = j + 1;
-        for (;;) {
-          const c = b[k];
-          if (c === QUOTE) break;
-          // Escaped or non-ASCII keys: their order needs decoding; rare, left to the general path.
-          if (c === BACKSLASH || c === undefined || c >= 0x80) throw GENERAL;
-          k++;
-        }
-        if (b[k + 1] !== COLON) throw GENERAL;
-        const e = skip(k + 2);
-        if (e < 0) throw GENERAL;
-        if (sp + 4 > stack.length) growStack();
-        stack[sp++] = j + 1;
-        stack[sp++] = k;
-        stack[sp++] = k + 2;
-        stack[sp++] = e;
-        j = e;
-        if (b[j] === CLOSE_BRACE) break;
-        if (b[j] !== COMMA) throw GENERAL;
-        j++;
+        const c = b[k];
+        if (c === QUOTE) break;
+        // Escaped or non-ASCII keys: their order needs decoding; rare, left to the general path.
+        if (c === BACKSLASH || c === undefined || c >= 0x80) throw GENERAL;
+        k++;
       }
-    }
-    const count = (sp - base) / 4;
-    // Insertion sort of the entries by key bytes (maps are small).
-    for (let x = 1; x < count; x++) {
-      const at = base + 4 * x;
-      const ks = stack[at]!;
-      const ke = stack[at + 1]!;
-      const v0 = stack[at + 2]!;
-      const v1 = stack[at + 3]!;
-      let y = x - 1;
-      for (; y >= 0; y--) {
-        const other = base + 4 * y;
-        const c = compareRanges(stack[other]!, stack[other + 1]!, ks, ke);
+      if (b[k + 1] !== COLON) throw GENERAL;
+      if (sp > base) {
+        const c = compareRanges(stack[sp - 4]!, stack[sp - 3]!, keyStart, k);
         if (c === 0) throw GENERAL; // a repeated key: JSON.parse keeps the last
-        if (c < 0) break;
-        stack.copyWithin(other + 4, other, other + 4);
+        if (c > 0) ordered = false;
       }
-      const to = base + 4 * (y + 1);
-      stack[to] = ks;
-      stack[to + 1] = ke;
-      stack[to + 2] = v0;
-      stack[to + 3] = v1;
-    }
-    for (let at = base; at < base + 4 * count; at += 4) {
-      const keyStart = stack[at]!;
-      const keyEnd = stack[at + 1]!;
-      const v0 = stack[at + 2]!;
+      if (sp + 4 > stack.length) growStack();
+      const at = sp;
+      stack[at] = keyStart;
+      stack[at + 1] = k;
+      stack[at + 2] = w.pos;
+      sp += 4;
+      pos = k + 2;
       writeTag(f);
       const s = w.fork();
       w.byte(10);
-      w.uvarint32(keyEnd - keyStart);
-      w.rawRange(b, keyStart, keyEnd);
-      const isNull = b[v0] === LOWER_N;
+      w.uvarint32(k - keyStart);
+      w.rawRange(b, keyStart, k);
+      const isNull = b[pos] === LOWER_N;
       // As the compiled encoder: a string value always (empty for null), bytes only when not null.
+      if (isNull && f.kind !== Kind.Message) pos = literalEnd(pos);
       if (f.kind === Kind.String) {
         w.byte(18);
         if (isNull) w.byte(0);
-        else writeString(v0, stack[at + 3]!);
+        else writeString();
       } else if (f.kind === Kind.Bytes) {
         if (!isNull) {
           w.byte(18);
-          this.value(f, v0, stack[at + 3]!);
+          this.value(f);
         }
       } else if (f.kind === Kind.Message) {
         if (isNull) throw GENERAL;
         w.byte(18);
-        this.value(f, v0, stack[at + 3]!);
+        this.value(f);
       } else throw GENERAL;
       w.join(s);
+      stack[at + 3] = w.pos;
+      const c = b[pos];
+      pos++;
+      if (c === CLOSE_BRACE) break;
+      if (c !== COMMA) throw GENERAL;
+    }
+    if (!ordered) {
+      sortEntrySegments(base, sp);
+      moveSegments(base, sp, 4, 2);
     }
     sp = base;
   }
@@ -566,7 +655,20 @@ function fieldStep(f: FieldPlan): FieldStep {
   const tag = tagBytes(f.number, wire);
   // Field numbers of the built-in messages stay below 2,048: tags of one or two bytes.
   if (tag.length > 2) throw new Error(`field number ${f.number} of ${f.protoName} is beyond the transcoder's two-byte tags`);
-  return { key, hash: keyHash(key), tag0: tag[0]!, tag1: tag.length === 2 ? tag[1]! : -1, kind, repeated: f.repeated, map: f.map, message: f.message, sub: undefined };
+  return { key, hash: keyHash(key, 0, key.length), tag0: tag[0]!, tag1: tag.length === 2 ? tag[1]! : -1, kind, repeated: f.repeated, map: f.map, message: f.message, sub: undefined, memo: undefined };
+}
+
+/** Keeps the value b[vs, pos) and its content w.buf[outStart, w.pos) as f's memo, unless f's values keep differing. */
+function remember(f: FieldStep, vs: number, outStart: number): void {
+  let memo = f.memo;
+  if (memo === undefined) memo = f.memo = { json: Buffer.allocUnsafeSlow(256), jsonLength: 0, out: Buffer.allocUnsafeSlow(256), outLength: 0, misses: 0 };
+  else if (++memo.misses > MEMO_PATIENCE && memo.misses % MEMO_RETRY !== 0) return;
+  const jsonLength = pos - vs;
+  const outLength = w.pos - outStart;
+  if (memo.json.length < jsonLength) memo.json = Buffer.allocUnsafeSlow(Math.max(jsonLength, 2 * memo.json.length));
+  if (memo.out.length < outLength) memo.out = Buffer.allocUnsafeSlow(Math.max(outLength, 2 * memo.out.length));
+  memo.jsonLength = b.copy(memo.json, 0, vs, pos);
+  memo.outLength = w.buf.copy(memo.out, 0, outStart, w.pos);
 }
 
 function writeTag(f: FieldStep): void {
@@ -582,6 +684,86 @@ function growStack(): void {
   stack = next;
 }
 
+/** Insertion sort of the (field, start, end) triples in stack[base, top) by field index (fields are few). */
+function sortFieldSegments(base: number, top: number): void {
+  const st = stack;
+  for (let x = base + 3; x < top; x += 3) {
+    const f = st[x]!;
+    const s = st[x + 1]!;
+    const e = st[x + 2]!;
+    let y = x - 3;
+    for (; y >= base && st[y]! > f; y -= 3) {
+      st[y + 3] = st[y]!;
+      st[y + 4] = st[y + 1]!;
+      st[y + 5] = st[y + 2]!;
+    }
+    st[y + 3] = f;
+    st[y + 4] = s;
+    st[y + 5] = e;
+  }
+}
+
+/** Insertion sort of the (key start, key end, start, end) entries in stack[base, top) by key bytes; repeated keys are refused. */
+function sortEntrySegments(base: number, top: number): void {
+  const st = stack;
+  for (let x = base + 4; x < top; x += 4) {
+    const ks = st[x]!;
+    const ke = st[x + 1]!;
+    const s = st[x + 2]!;
+    const e = st[x + 3]!;
+    let y = x - 4;
+    for (; y >= base; y -= 4) {
+      const c = compareRanges(st[y]!, st[y + 1]!, ks, ke);
+      if (c === 0) throw GENERAL;
+      if (c < 0) break;
+      st[y + 4] = st[y]!;
+      st[y + 5] = st[y + 1]!;
+      st[y + 6] = st[y + 2]!;
+      st[y + 7] = st[y + 3]!;
+    }
+    st[y + 4] = ks;
+    st[y + 5] = ke;
+    st[y + 6] = s;
+    st[y + 7] = e;
+  }
+}
+
+/**
+ * Rewrites the output written for the segments in stack[base, top) (`width` entries each, the
+ * output start and end at `at` and `at` + 1), now sorted, in their sorted order. The segments
+ * cover the output from the first one written to w.pos without gaps. Leading and trailing
+ * segments already in their place stay (a pod's metadata ends with its managedFields, the
+ * largest field and the last in number order).
+ */
+function moveSegments(base: number, top: number, width: number, at: number): void {
+  const st = stack;
+  let p = Number.MAX_SAFE_INTEGER;
+  for (let x = base; x < top; x += width) p = Math.min(p, st[x + at]!);
+  let lo = base;
+  while (lo < top && st[lo + at] === p) {
+    p = st[lo + at + 1]!;
+    lo += width;
+  }
+  let hi = top;
+  let e = w.pos;
+  while (hi > lo && st[hi - width + at + 1] === e) {
+    e = st[hi - width + at]!;
+    hi -= width;
+  }
+  const n = e - p;
+  if (n <= 0) return;
+  if (scratch.length < n) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
+  const buf = w.buf;
+  const from = p;
+  buf.copy(scratch, 0, from, e);
+  for (let x = lo; x < hi; x += width) {
+    const s = st[x + at]! - from;
+    const end = st[x + at + 1]! - from;
+    if (end - s < 64) for (let q = s; q < end; q++) buf[p++] = scratch[q]!;
+    else p += scratch.copy(buf, p, s, end);
+  }
+}
+
 /** Bytewise order of b[a0, a1) and b[c0, c1): Go's order of (ASCII) strings. */
 function compareRanges(a0: number, a1: number, c0: number, c1: number): number {
   const n = Math.min(a1 - a0, c1 - c0);
@@ -592,33 +774,76 @@ function compareRanges(a0: number, a1: number, c0: number, c1: number): number {
   return a1 - a0 - (c1 - c0);
 }
 
-/** A length-prefixed string from the JSON string b[vs, ve), its bytes copied when it has no escapes. */
-function writeString(vs: number, ve: number): void {
-  if (b[vs] !== QUOTE) throw GENERAL;
-  const start = vs + 1;
-  const end = ve - 1;
-  const flags = stringFlags[vs]!;
-  if (flags & STRING_ESCAPED) {
-    w.string(JSON.parse(b.toString('utf8', vs, ve)) as string);
+/**
+ * A length-prefixed string from the JSON string at pos. Plain ASCII is copied while it is
+ * scanned, behind a one-byte length moved right when the string is 128 bytes or longer.
+ */
+function writeString(): void {
+  const bytes = b;
+  if (bytes[pos] !== QUOTE) throw GENERAL;
+  const start = pos + 1;
+  // Output bound: the string's bytes and a length of up to 5 bytes.
+  w.ensure(bytes.length - start + 5);
+  const out = w.buf;
+  const head = w.pos;
+  let p = head + 1;
+  let i = start;
+  const plain = PLAIN_IN_STRING;
+  for (;;) {
+    const c = bytes[i]!;
+    if (plain[c] !== 1) break;
+    out[p++] = c;
+    i++;
+  }
+  if (bytes[i] === QUOTE) {
+    const len = i - start;
+    pos = i + 1;
+    if (len < 128) {
+      out[head] = len;
+      w.pos = p;
+      return;
+    }
+    w.pos = head;
+    w.uvarint32(len);
+    w.rawRange(bytes, start, i);
+    return;
+  }
+  // Escapes or non-ASCII bytes: scan it all, then write it the general path's way.
+  const end = scanString(pos);
+  pos = end;
+  w.pos = head;
+  if (stringFlags & STRING_ESCAPED) {
+    w.string(JSON.parse(bytes.toString('utf8', start - 1, end)) as string);
     return;
   }
   // Invalid UTF-8 decodes to U+FFFD in the general path: decode it the same way.
-  if (flags & STRING_NON_ASCII && !isUtf8(b.subarray(start, end))) {
-    w.string(b.toString('utf8', start, end));
+  if (!isUtf8(bytes.subarray(start, end - 1))) {
+    w.string(bytes.toString('utf8', start, end - 1));
     return;
   }
-  w.uvarint32(end - start);
-  w.rawRange(b, start, end);
+  w.uvarint32(end - 1 - start);
+  w.rawRange(bytes, start, end - 1);
 }
 
-/** The text of a JSON string without escapes or non-ASCII bytes (times, durations, base64). */
-function asciiString(vs: number, ve: number): string {
-  if (b[vs] !== QUOTE || stringFlags[vs] !== 0) throw GENERAL;
+/** The text of the JSON string at pos, which has no escapes or non-ASCII bytes (times, durations, base64). */
+function asciiString(): string {
+  if (b[pos] !== QUOTE) throw GENERAL;
+  const vs = pos;
+  pos = scanString(vs);
+  return asciiAt(vs, pos);
+}
+
+/** The text of the JSON string b[vs, ve) just scanned, which must have no escapes or non-ASCII bytes. */
+function asciiAt(vs: number, ve: number): string {
+  if (stringFlags !== 0) throw GENERAL;
   return b.toString('latin1', vs + 1, ve - 1);
 }
 
-/** The value of the JSON number b[vs, ve); anything else needs the general path. */
-function readNumber(vs: number, ve: number): number {
+/** The value of the JSON number at pos; anything else needs the general path. */
+function readNumber(): number {
+  const vs = pos;
+  const ve = literalEnd(vs);
+  pos = ve;
   let q = vs;
   const negative = b[q] === MINUS;
   if (negative) q++;

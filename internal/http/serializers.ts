@@ -4,12 +4,13 @@
 // many); protobuf and CBOR encode a cached object once, on first use, into the entry's
 // encodings memo, and gets, lists and watch events of it are then assembled from those bytes
 // (a list is its head, the items' bytes referenced, and its tail). Imports: codec, watchcache
-// (types), apierrors.
+// (types, encoding-arena), apierrors.
 
 import { decodeCbor, decodeJson, decodeYaml, EncodedCbor, encodeCbor, encodeCborParts, encodeCborWatchEvent, encodeYaml, frameWatchEvent, ProtobufCodec, SELF_DESCRIBED_CBOR } from '../codec/index.js';
 import { errors } from '../apierrors/status.js';
 import type { Naming } from '../naming/naming.js';
 import { typeMetaOf } from '../storedobject/stored-object.js';
+import { encodingArena } from '../watchcache/encoding-arena.js';
 import { encodingsOf, type CacheEntry } from '../watchcache/types.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -129,14 +130,15 @@ export const yamlSerializer: Serializer = {
   },
 };
 
-/** A cached object's CBOR data item (no self-described tag), encoded once per entry. */
+/** A cached object's CBOR data item (no self-described tag), encoded once per entry (while the encoding arena keeps it). */
 function cborItem(item: Item, schemaName: string | undefined): Buffer {
   const options = { selfDescribed: false, ...(schemaName ? { schemaName } : {}) };
   if ('object' in item) return encodeCbor(item.object, options);
   const memo = encodingsOf(item.entry);
-  // Kept as long as the entry: encoded into its own allocation, not a slice of a shared pool.
-  memo.cbor ??= encodeCbor(itemObject(item), { ...options, retained: true });
-  return memo.cbor;
+  const kept = encodingArena.get(memo, 'cbor');
+  if (kept) return kept;
+  const encoded = encodeCbor(itemObject(item), options);
+  return encodingArena.keep(memo, 'cbor', encoded, encoded.length);
 }
 
 export function cborSerializer(): Serializer {
@@ -186,12 +188,11 @@ export class ProtobufSerializer implements Serializer {
     return schemaName !== undefined && schemaName.startsWith('io.k8s.') && (this.built === undefined || this.built.supports(schemaName));
   }
 
-  /** The object's raw message: a cached object's is encoded once and kept in its entry's memo. */
+  /** The object's raw message: a cached object's is encoded once and kept in its entry's memo (while the encoding arena keeps it). */
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);
     const memo = encodingsOf(item.entry);
-    memo.protobuf ??= this.codec.encodeStoredRaw(item.entry.bytes, schemaName, true);
-    return memo.protobuf;
+    return encodingArena.get(memo, 'protobuf') ?? this.codec.withStoredRaw(item.entry.bytes, schemaName, (buf, length) => encodingArena.keep(memo, 'protobuf', buf, length));
   }
 
   object(obj: JsonObject, schema?: SchemaNames): Buffer {

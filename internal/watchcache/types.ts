@@ -1,7 +1,9 @@
 // internal/watchcache/types owns the vocabulary of the watch cache: cached objects (held once,
 // as serving bytes, with the few attributes selectors need), cache events, and what a watcher
 // delivers, the filters watchers select with, and the memo of an entry's other encodings.
-// Imports: nothing from the project.
+// Imports: encoding-arena (types only).
+
+import type { EncodingSlab } from './encoding-arena.js';
 
 /** One object as the cache holds it. Immutable but for the encodings memo: a change replaces the entry. */
 export interface CacheEntry {
@@ -26,23 +28,28 @@ export interface CacheEntry {
 }
 
 /**
- * Memoised encodings of an entry's serving bytes. It applies only while `of` is the entry's
+ * Memoised encodings of an entry's serving bytes, kept in the encoding arena (see
+ * encoding-arena: read and written through it). It applies only while `of` is the entry's
  * `bytes`: an entry copied with a new resourceVersion (`{ ...prev, revision, bytes }`) carries
  * the old memo along, and must not serve it.
  */
 export interface EntryEncodings {
   readonly of: Buffer;
-  /** The object's protobuf message, without the envelope. */
-  protobuf?: Buffer;
-  /** The object's CBOR data item, without the self-described tag. */
-  cbor?: Buffer;
+  /** The slab holding the object's protobuf message, without the envelope, and where in it. */
+  protobuf: EncodingSlab | undefined;
+  protobufOffset: number;
+  protobufLength: number;
+  /** The slab holding the object's CBOR data item, without the self-described tag. */
+  cbor: EncodingSlab | undefined;
+  cborOffset: number;
+  cborLength: number;
 }
 
 /** The memo of `entry` for its current bytes, created empty when absent or stale. */
 export function encodingsOf(entry: CacheEntry): EntryEncodings {
   const memo = entry.encodings;
   if (memo && memo.of === entry.bytes) return memo;
-  const fresh: EntryEncodings = { of: entry.bytes, protobuf: undefined, cbor: undefined };
+  const fresh: EntryEncodings = { of: entry.bytes, protobuf: undefined, protobufOffset: 0, protobufLength: 0, cbor: undefined, cborOffset: 0, cborLength: 0 };
   entry.encodings = fresh;
   return fresh;
 }

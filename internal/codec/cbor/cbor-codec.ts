@@ -49,8 +49,6 @@ export interface CborEncodeOptions {
   schemas?: SchemaIndex;
   /** Prefix the self-described tag (default true, as upstream). */
   selfDescribed?: boolean;
-  /** The result is its own allocation, to keep beside a cached object (see WireWriter.finish). */
-  retained?: boolean;
 }
 
 function cborError(detail: string): StatusError {
@@ -304,7 +302,7 @@ export function encodeCbor(value: unknown, options: CborEncodeOptions = {}): Buf
   try {
     if (options.selfDescribed !== false) w.raw(SELF_DESCRIBED_CBOR);
     writeValue(w, value, tree, 0);
-    return w.finish(options.retained === true);
+    return w.finish();
   } finally {
     releaseWriter(w);
   }

@@ -155,15 +155,14 @@ export class ProtobufCodec {
   /**
    * The object's message without the envelope, as list items and cached per-object encodings use
    * it. In repeated message fields (a list's `items`) a Uint8Array element is taken as an item's
-   * already-encoded raw message, so a list can be assembled from cached item bytes. `retained`:
-   * the result is its own allocation, to keep beside a cached object (see WireWriter.finish).
+   * already-encoded raw message, so a list can be assembled from cached item bytes.
    */
-  encodeRaw(obj: unknown, schemaName: string, retained = false): Buffer {
+  encodeRaw(obj: unknown, schemaName: string): Buffer {
     const encode = this.compiled.encoder(this.messageOf(schemaName));
     const w = acquireWriter();
     try {
       encode(w, obj);
-      return w.finish(retained);
+      return w.finish();
     } finally {
       releaseWriter(w);
     }
@@ -175,14 +174,24 @@ export class ProtobufCodec {
    * json-transcoder), else parsed and encoded: the transcoder declines only rare shapes (escaped or
    * repeated keys, unexpected types), so that path needs no shortcut of its own.
    */
-  encodeStoredRaw(bytes: Buffer, schemaName: string, retained = false): Buffer {
+  encodeStoredRaw(bytes: Buffer, schemaName: string): Buffer {
+    return this.withStoredRaw(bytes, schemaName, (buf, length) => Buffer.from(buf.subarray(0, length)));
+  }
+
+  /**
+   * encodeStoredRaw handing the message to `keep` as the first `length` bytes of a scratch
+   * buffer, valid only during the call: a cached object's encoding is copied once, to where it
+   * is kept.
+   */
+  withStoredRaw<T>(bytes: Buffer, schemaName: string, keep: (buf: Buffer, length: number) => T): T {
     const message = this.messageOf(schemaName);
     const w = acquireWriter();
     try {
-      if (this.transcoder.transcode(w, bytes, message)) return w.finish(retained);
-      w.reset();
-      this.compiled.encoder(message)(w, JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
-      return w.finish(retained);
+      if (!this.transcoder.transcode(w, bytes, message)) {
+        w.reset();
+        this.compiled.encoder(message)(w, JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
+      }
+      return keep(w.buf, w.pos);
     } finally {
       releaseWriter(w);
     }

@@ -33,13 +33,9 @@ export class WireWriter {
     this.buf = next;
   }
 
-  /**
-   * A copy of the bytes written so far (the scratch buffer is reused by the next encode).
-   * `retained`: the copy is its own allocation, for bytes kept as long as a cached object: a
-   * small copy is otherwise a slice of Node's shared 8 KiB pool and would pin the whole pool.
-   */
-  finish(retained = false): Buffer {
-    const out = retained ? Buffer.allocUnsafeSlow(this.pos) : Buffer.allocUnsafe(this.pos);
+  /** A copy of the bytes written so far (the scratch buffer is reused by the next encode). */
+  finish(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos);
     this.buf.copy(out, 0, 0, this.pos);
     return out;
   }

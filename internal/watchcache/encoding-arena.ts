@@ -1,0 +1,110 @@
+// internal/watchcache/encoding-arena owns where the cache entries' protobuf and CBOR encodings
+// (the encodings memo, see types) are kept, and how much of them: packed into 1 MiB slabs shared
+// by all entries, under one byte budget for the process. When a new slab would go over the
+// budget, the least recently used slab is dropped, and with it every encoding in it: an entry
+// whose encoding is gone has it made again the next time it is asked for. A memo names its slab
+// and its place in it, not a view of the bytes, so a dropped slab's memory goes as soon as no
+// response being written still holds it, and replaced entries' encodings go with their slab.
+// One allocation per slab instead of one per encoding (a Buffer, an ArrayBuffer and a native
+// backing store each, about 250 B of heap besides the bytes). Imports: types.
+
+import type { EntryEncodings } from './types.js';
+
+/** 1 MiB: far above glibc's default mmap threshold (128 KiB), so a dropped slab goes back to the system. */
+const SLAB_BYTES = 1 << 20;
+/** Larger encodings get a slab of their own: a slab's unused tail stays under this. */
+const LARGEST_PACKED = SLAB_BYTES >> 4;
+/** What protobuf and CBOR encodings of cached objects may hold together, by default. */
+export const DEFAULT_ENCODING_BUDGET = 128 * 1024 * 1024;
+
+export class EncodingSlab {
+  /** Undefined once dropped. */
+  buffer: Buffer | undefined;
+  used = 0;
+  lastUse = 0;
+
+  constructor(readonly size: number) {
+    this.buffer = Buffer.allocUnsafeSlow(size);
+  }
+}
+
+export type EncodingKind = 'protobuf' | 'cbor';
+
+export class EncodingArena {
+  private readonly slabs: EncodingSlab[] = [];
+  private open: EncodingSlab | undefined;
+  private held = 0;
+  private clock = 0;
+
+  constructor(private budget = DEFAULT_ENCODING_BUDGET) {}
+
+  /** Bytes the slabs hold (what the budget bounds). */
+  get bytes(): number {
+    return this.held;
+  }
+
+  setBudget(bytes: number): void {
+    this.budget = bytes;
+    this.makeRoom(0);
+  }
+
+  /** The encoding of `kind` kept in `memo`, or undefined when there is none (never made, or its slab dropped). */
+  get(memo: EntryEncodings, kind: EncodingKind): Buffer | undefined {
+    const slab = kind === 'protobuf' ? memo.protobuf : memo.cbor;
+    const buffer = slab?.buffer;
+    if (buffer === undefined) return undefined;
+    slab!.lastUse = ++this.clock;
+    const offset = kind === 'protobuf' ? memo.protobufOffset : memo.cborOffset;
+    return buffer.subarray(offset, offset + (kind === 'protobuf' ? memo.protobufLength : memo.cborLength));
+  }
+
+  /**
+   * Keeps src[0, length) as the encoding of `kind` in `memo` and returns the kept bytes; a copy
+   * of its own, not kept, when it alone is over the budget.
+   */
+  keep(memo: EntryEncodings, kind: EncodingKind, src: Uint8Array, length: number): Buffer {
+    if (length > this.budget) return Buffer.from(src.subarray(0, length));
+    let slab = this.open;
+    if (length > LARGEST_PACKED) slab = this.add(length);
+    else if (slab === undefined || slab.buffer === undefined || slab.used + length > slab.size) slab = this.open = this.add(SLAB_BYTES);
+    const offset = slab.used;
+    const buffer = slab.buffer!;
+    buffer.set(src.subarray(0, length), offset);
+    slab.used += length;
+    slab.lastUse = ++this.clock;
+    if (kind === 'protobuf') {
+      memo.protobuf = slab;
+      memo.protobufOffset = offset;
+      memo.protobufLength = length;
+    } else {
+      memo.cbor = slab;
+      memo.cborOffset = offset;
+      memo.cborLength = length;
+    }
+    return buffer.subarray(offset, offset + length);
+  }
+
+  private add(size: number): EncodingSlab {
+    this.makeRoom(size);
+    const slab = new EncodingSlab(size);
+    this.slabs.push(slab);
+    this.held += size;
+    return slab;
+  }
+
+  /** Drops the least recently used slabs until `size` more bytes fit the budget. */
+  private makeRoom(size: number): void {
+    while (this.slabs.length > 0 && this.held + size > this.budget) {
+      let oldest = 0;
+      for (let i = 1; i < this.slabs.length; i++) if (this.slabs[i]!.lastUse < this.slabs[oldest]!.lastUse) oldest = i;
+      const slab = this.slabs[oldest]!;
+      this.slabs.splice(oldest, 1);
+      this.held -= slab.size;
+      slab.buffer = undefined;
+      if (this.open === slab) this.open = undefined;
+    }
+  }
+}
+
+/** The process's arena: the watch caches of every resource share one budget. */
+export const encodingArena = new EncodingArena();

@@ -207,13 +207,33 @@ export class ProtobufSerializer implements Serializer {
   }
 
   list(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer {
-    return Buffer.concat(this.listChunks(kind, apiVersion, meta, items, schema));
+    return Buffer.concat([...this.listChunks(kind, apiVersion, meta, items, schema)]);
   }
 
-  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer[] {
+  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Iterable<Buffer> {
     if (!schema?.item || !schema.list) throw errors.notAcceptable(['application/json']);
-    const raws = items.map((i) => this.rawOf(i, schema.item!));
-    return this.codec.encodeListParts(apiVersion, kind, schema.list, listMetaObject(meta), raws);
+    // Where each item's message is: a cached one's slab and place in it (no object per item).
+    const n = items.length;
+    const sources = new Array<Uint8Array>(n);
+    const offsets = new Int32Array(n);
+    const lengths = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const item = items[i]!;
+      if ('entry' in item) {
+        const memo = encodingsOf(item.entry);
+        const slab = encodingArena.slabOf(memo, 'protobuf');
+        if (slab) {
+          sources[i] = slab;
+          offsets[i] = memo.protobufOffset;
+          lengths[i] = memo.protobufLength;
+          continue;
+        }
+      }
+      const raw = this.rawOf(item, schema.item);
+      sources[i] = raw;
+      lengths[i] = raw.length;
+    }
+    return this.codec.encodeListChunks(apiVersion, kind, schema.list, listMetaObject(meta), sources, offsets, lengths);
   }
 
   watchEvent(type: string, item: Item, schema?: SchemaNames): Buffer {

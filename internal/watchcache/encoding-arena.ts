@@ -50,12 +50,21 @@ export class EncodingArena {
 
   /** The encoding of `kind` kept in `memo`, or undefined when there is none (never made, or its slab dropped). */
   get(memo: EntryEncodings, kind: EncodingKind): Buffer | undefined {
-    const slab = kind === 'protobuf' ? memo.protobuf : memo.cbor;
-    const buffer = slab?.buffer;
+    const buffer = this.slabOf(memo, kind);
     if (buffer === undefined) return undefined;
-    slab!.lastUse = ++this.clock;
     const offset = kind === 'protobuf' ? memo.protobufOffset : memo.cborOffset;
     return buffer.subarray(offset, offset + (kind === 'protobuf' ? memo.protobufLength : memo.cborLength));
+  }
+
+  /**
+   * The slab's buffer holding the encoding of `kind` kept in `memo` (at the memo's offset and
+   * length), or undefined when there is none: for writers that copy it out without a view.
+   */
+  slabOf(memo: EntryEncodings, kind: EncodingKind): Buffer | undefined {
+    const slab = kind === 'protobuf' ? memo.protobuf : memo.cbor;
+    const buffer = slab?.buffer;
+    if (buffer !== undefined) slab!.lastUse = ++this.clock;
+    return buffer;
   }
 
   /**

@@ -198,53 +198,38 @@ export class ProtobufCodec {
   }
 
   /**
-   * A whole enveloped list as buffers to write in sequence: the envelope and list metadata, then
-   * each item's field header and its already-encoded raw message (referenced, not copied), then
-   * the envelope's tail. Concatenated, the buffers are what encode() writes for the list with
-   * those items; a list is thus assembled from cached per-object encodings without copying them.
-   * `listMeta` is the JSON form of the list's ListMeta.
+   * A whole enveloped list as chunks of about LIST_CHUNK bytes to write in sequence: the
+   * envelope and list metadata, then each item's field header and its already-encoded raw
+   * message — sources[i][offsets[i], offsets[i] + lengths[i]), copied straight from where it is
+   * kept into the chunk — then the envelope's tail. Concatenated, the chunks are what encode()
+   * writes for the list with those items; a list is thus assembled from cached per-object
+   * encodings with one copy and no object per item. `listMeta` is the JSON form of the list's
+   * ListMeta. The chunks are made as they are read, from the sources held until then.
    */
-  encodeListParts(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, items: readonly Uint8Array[]): Buffer[] {
+  encodeListChunks(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array): Iterable<Buffer> {
     const message = this.messageOf(listSchemaName);
     const fields = this.proto.plan(message).fields;
     const last = fields[fields.length - 1];
     if (!last || last.jsonKey !== 'items' || !last.repeated || last.message === undefined) {
       // Not the usual list shape (items the last field): no splicing, encode it whole.
+      const items = sources.map((b, i) => b.subarray(offsets[i], offsets[i]! + lengths[i]!));
       return [this.wrapEnvelope(apiVersion, kind, this.encodeRaw({ metadata: listMeta, items }, listSchemaName))];
     }
     const head = this.encodeRaw({ metadata: listMeta }, listSchemaName);
     const tag = Uint8Array.from(tagBytes(last.number, 2));
-    // Every item's tag and length in one buffer, handed out as slices.
-    const prefixes = Buffer.allocUnsafe(items.length * (tag.length + 5));
-    const parts: Buffer[] = new Array<Buffer>(2 * items.length + 2);
     let rawLength = head.length;
-    let at = 0;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      const start = at;
-      prefixes.set(tag, at);
-      at += tag.length;
-      let n = item.length;
-      while (n > 127) {
-        prefixes[at++] = (n & 127) | 128;
-        n >>>= 7;
-      }
-      prefixes[at++] = n;
-      parts[2 * i + 1] = prefixes.subarray(start, at);
-      parts[2 * i + 2] = Buffer.isBuffer(item) ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength);
-      rawLength += at - start + item.length;
-    }
+    for (let i = 0; i < lengths.length; i++) rawLength += tag.length + uvarintSize(lengths[i]!) + lengths[i]!;
     const w = acquireWriter();
+    let first: Buffer;
     try {
       writeEnvelopeHead(w, apiVersion, kind);
       w.uvarint32(rawLength);
       w.raw(head);
-      parts[0] = w.finish();
+      first = w.finish();
     } finally {
       releaseWriter(w);
     }
-    parts[parts.length - 1] = ENVELOPE_TAIL;
-    return parts;
+    return listChunks(first, tag, sources, offsets, lengths);
   }
 
   /** Wraps an already-encoded raw message in the envelope. */
@@ -388,6 +373,55 @@ function guardStack<T>(f: () => T): T {
 
 /** contentEncoding and contentType of the envelope: Go writes both, empty. */
 const ENVELOPE_TAIL = Buffer.from([0x1a, 0, 0x22, 0]);
+/** The size of the chunks encodeListChunks writes: what a streamed response writes at once. */
+const LIST_CHUNK = 64 * 1024;
+
+function uvarintSize(n: number): number {
+  return n < 128 ? 1 : n < 16384 ? 2 : n < 2097152 ? 3 : n < 268435456 ? 4 : 5;
+}
+
+/** The chunks of encodeListChunks after its first (envelope and list metadata). */
+function* listChunks(first: Buffer, tag: Uint8Array, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array): Generator<Buffer> {
+  yield first;
+  let chunk = Buffer.allocUnsafe(LIST_CHUNK);
+  let p = 0;
+  for (let i = 0; i < sources.length; i++) {
+    // The item's tag and length: at most 7 bytes, kept in one chunk.
+    if (p + 7 > LIST_CHUNK) {
+      yield chunk.subarray(0, p);
+      chunk = Buffer.allocUnsafe(LIST_CHUNK);
+      p = 0;
+    }
+    for (let t = 0; t < tag.length; t++) chunk[p++] = tag[t]!;
+    let n = lengths[i]!;
+    while (n > 127) {
+      chunk[p++] = (n & 127) | 128;
+      n >>>= 7;
+    }
+    chunk[p++] = n;
+    const source = sources[i]!;
+    let from = offsets[i]!;
+    const end = from + lengths[i]!;
+    while (from < end) {
+      if (p === LIST_CHUNK) {
+        yield chunk;
+        chunk = Buffer.allocUnsafe(LIST_CHUNK);
+        p = 0;
+      }
+      const take = Math.min(end - from, LIST_CHUNK - p);
+      chunk.set(source.subarray(from, from + take), p);
+      p += take;
+      from += take;
+    }
+  }
+  if (p + ENVELOPE_TAIL.length > LIST_CHUNK) {
+    yield chunk.subarray(0, p);
+    chunk = Buffer.allocUnsafe(ENVELOPE_TAIL.length);
+    p = 0;
+  }
+  chunk.set(ENVELOPE_TAIL, p);
+  yield chunk.subarray(0, p + ENVELOPE_TAIL.length);
+}
 
 function stringOr(v: unknown): string {
   return typeof v === 'string' ? v : '';

@@ -368,7 +368,7 @@ export class JsonTranscoder {
     }
     pos = j + 1;
     if (!ordered) {
-      sortFieldSegments(base, sp);
+      sortSegments(base, sp, 3, false);
       moveSegments(base, sp, 3, 1);
     }
     sp = base;
@@ -641,7 +641,7 @@ export class JsonTranscoder {
       if (c !== COMMA) throw GENERAL;
     }
     if (!ordered) {
-      sortEntrySegments(base, sp);
+      sortSegments(base, sp, 4, true);
       moveSegments(base, sp, 4, 2);
     }
     sp = base;
@@ -684,47 +684,25 @@ function growStack(): void {
   stack = next;
 }
 
-/** Insertion sort of the (field, start, end) triples in stack[base, top) by field index (fields are few). */
-function sortFieldSegments(base: number, top: number): void {
-  const st = stack;
-  for (let x = base + 3; x < top; x += 3) {
-    const f = st[x]!;
-    const s = st[x + 1]!;
-    const e = st[x + 2]!;
-    let y = x - 3;
-    for (; y >= base && st[y]! > f; y -= 3) {
-      st[y + 3] = st[y]!;
-      st[y + 4] = st[y + 1]!;
-      st[y + 5] = st[y + 2]!;
-    }
-    st[y + 3] = f;
-    st[y + 4] = s;
-    st[y + 5] = e;
-  }
-}
+const held = new Int32Array(4);
 
-/** Insertion sort of the (key start, key end, start, end) entries in stack[base, top) by key bytes; repeated keys are refused. */
-function sortEntrySegments(base: number, top: number): void {
+/**
+ * Insertion sort of the segments in stack[base, top), `width` entries each (fields and map
+ * entries are few): (field, start, end) triples by field index, or with `byKey`, (key start, key
+ * end, start, end) map entries by key bytes. Equal keys (a repeated key) need the general path.
+ */
+function sortSegments(base: number, top: number, width: number, byKey: boolean): void {
   const st = stack;
-  for (let x = base + 4; x < top; x += 4) {
-    const ks = st[x]!;
-    const ke = st[x + 1]!;
-    const s = st[x + 2]!;
-    const e = st[x + 3]!;
-    let y = x - 4;
-    for (; y >= base; y -= 4) {
-      const c = compareRanges(st[y]!, st[y + 1]!, ks, ke);
+  for (let x = base + width; x < top; x += width) {
+    for (let q = 0; q < width; q++) held[q] = st[x + q]!;
+    let y = x - width;
+    for (; y >= base; y -= width) {
+      const c = byKey ? compareRanges(st[y]!, st[y + 1]!, held[0]!, held[1]!) : st[y]! - held[0]!;
       if (c === 0) throw GENERAL;
       if (c < 0) break;
-      st[y + 4] = st[y]!;
-      st[y + 5] = st[y + 1]!;
-      st[y + 6] = st[y + 2]!;
-      st[y + 7] = st[y + 3]!;
+      for (let q = 0; q < width; q++) st[y + width + q] = st[y + q]!;
     }
-    st[y + 4] = ks;
-    st[y + 5] = ke;
-    st[y + 6] = s;
-    st[y + 7] = e;
+    for (let q = 0; q < width; q++) st[y + width + q] = held[q]!;
   }
 }
 

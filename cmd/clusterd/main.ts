@@ -2,10 +2,13 @@
 // start one replica, print how to reach it, and turn SIGTERM/SIGINT into a graceful shutdown
 // that exits 0. When the first argument names an operator subcommand (pki, members), that runs
 // instead. The server is imported only to serve, so that subcommands start quickly.
-// Imports: internal/config, internal/cluster-cli (subcommands), internal/server (lazily).
+// Imports: internal/config, internal/cluster-cli (subcommands), internal/codecache (its hook),
+// internal/server (lazily).
 
 import { FlagError, helpText, parseFlags } from '../../internal/config/flags.js';
 import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/cluster-cli/subcommands.js';
+import { bundleLoaderHook } from '../../internal/codecache/hook.js';
+import type { RunningServer } from '../../internal/server/server.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -28,6 +31,10 @@ async function main(): Promise<void> {
     process.stdout.write(helpText() + subcommandsHelp());
     return;
   }
+  // Built, this runs inside the code-caching loader: the server's chunk may have a cache in
+  // the data directory (when the bundle's own directory is read-only).
+  const loader = bundleLoaderHook();
+  loader?.useDataDir(config.dataDir);
   const { startServer } = await import('../../internal/server/server.js');
   // What the flags name is checked against what the server has only when it starts (the
   // API data): a bad value is still a usage error.
@@ -47,6 +54,8 @@ async function main(): Promise<void> {
         ? '  --naming=cluster serves *.cluster.io groups: kubectl get/explain/apply work as is; commands that need an upstream group (kubectl auth can-i, auth whoami) need --naming=kubernetes\n'
         : ''),
   );
+  // The code caches are written from what the start compiled, so only once it is ready.
+  if (loader) whenReady(server, () => loader.started());
   let signals = 0;
   const onSignal = (signal: string) => {
     signals++;
@@ -64,6 +73,17 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+}
+
+/** Calls `then` once the server's /readyz checks pass (polled: the checks are pull-based). */
+function whenReady(server: RunningServer, then: () => void): void {
+  const poll = () => {
+    void server.health.respond('readyz', undefined, new URLSearchParams()).then((r) => {
+      if (r?.status === 200) then();
+      else setTimeout(poll, 100).unref();
+    });
+  };
+  poll();
 }
 
 main().catch((e: unknown) => {

@@ -2,14 +2,19 @@
 // dist/, it bundles dist/cmd/clusterd/main.js and what it imports into that same file plus
 // chunks beside it (dist/cmd/clusterd/chunk-*.js), so that a start compiles a few large modules
 // instead of resolving, reading and linking ~640 small ones (the largest start-up cost).
-// Dynamic imports stay chunks loaded on first use. Source maps chain through tsc's, so a
-// trace run with `node --enable-source-maps` names TypeScript lines; the output is not minified,
-// so function names stay readable without them. Imports: rolldown (devDependency), node only.
+// Dynamic imports stay chunks loaded on first use. The bundle is CommonJS (main.cjs and
+// chunk-*.cjs), strict as the ES modules it was built from, so that main.js — the code-caching
+// loader (internal/codecache) bundled on its own — can compile each file as a vm.Script with
+// V8's cached data from an earlier start. Source maps chain through tsc's, so a trace run with
+// `node --enable-source-maps` (which loads the files through Node's own require) names
+// TypeScript lines; the output is not minified, so function names stay readable without them.
+// Imports: rolldown (devDependency), internal/codecache (its directory name), node only.
 
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'rolldown';
+import { build, type InputOptions, type OutputOptions, type Plugin } from 'rolldown';
+import { CODE_CACHE_DIR } from '../../internal/codecache/bundle-loader.js';
 
 /** The first line of every bundled file: what tells a bundle from tsc's output. */
 export const BUNDLE_BANNER = '// clusterd server bundle (tools/bundle-server): built from tsc output in dist/';
@@ -23,6 +28,9 @@ export const BUNDLE_BANNER = '// clusterd server bundle (tools/bundle-server): b
 export const EXTERNAL_PACKAGES = ['classic-level', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata', 'protobufjs', 're2js'];
 
 const CHUNK_PREFIX = 'chunk-';
+
+/** The bundled server's entry, beside main.js; main.js loads it (internal/codecache/entry). */
+export const BUNDLE_ENTRY = 'main.cjs';
 
 function isExternal(id: string): boolean {
   return id.startsWith('node:') || EXTERNAL_PACKAGES.some((p) => id === p || id.startsWith(`${p}/`));
@@ -47,39 +55,56 @@ export async function bundleServer(root: string): Promise<string[]> {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run tsc -p tsconfig.build.json first`);
   // Bundling the bundle would lose the chunks it imports (removed below): tsc must emit first.
   if (readFileSync(entry, 'utf8').startsWith(BUNDLE_BANNER)) throw new Error(`${entry} is already a bundle: run tsc -p tsconfig.build.json first`);
-  // Chunks of an earlier build (tsc's own output never imports them).
-  for (const f of readdirSync(outDir)) if (f.startsWith(CHUNK_PREFIX)) rmSync(join(outDir, f));
-  const result = await build({
-    input: { main: entry },
+  const loaderEntry = join(distDir, 'internal', 'codecache', 'entry.js');
+  if (!existsSync(loaderEntry)) throw new Error(`${loaderEntry} is missing: run tsc -p tsconfig.build.json first`);
+  // Chunks of an earlier build (tsc's own output never imports them), and the code caches
+  // written by its starts (keyed by content, so never read again: this only frees the space).
+  for (const f of readdirSync(outDir)) if (f.startsWith(CHUNK_PREFIX) || f.startsWith(BUNDLE_ENTRY)) rmSync(join(outDir, f));
+  rmSync(join(outDir, CODE_CACHE_DIR), { recursive: true, force: true });
+  const common: InputOptions = {
     platform: 'node',
     external: isExternal,
     plugins: [tscSourceMaps(distDir)],
     logLevel: 'warn',
+  };
+  const output: OutputOptions = {
+    dir: outDir,
+    sourcemap: true,
+    // V8 keeps a module's source in the heap for as long as it runs (lazy compilation) and
+    // scans all of it at load; a source with one character outside Latin-1 is held at two
+    // bytes per character. So: no JSDoc (the source maps lead to the commented .ts) and
+    // escapes for what remains outside ASCII. Licence comments and annotations stay.
+    charset: 'ascii',
+    comments: { legal: true, annotation: true, jsdoc: false },
+  };
+  const server = await build({
+    ...common,
+    input: { main: entry },
     output: {
-      dir: outDir,
-      format: 'esm',
-      sourcemap: true,
-      banner: BUNDLE_BANNER,
-      // V8 keeps a module's source in the heap for as long as it runs (lazy compilation) and
-      // scans all of it at load; a source with one character outside Latin-1 is held at two
-      // bytes per character. So: no JSDoc (the source maps lead to the commented .ts) and
-      // escapes for what remains outside ASCII. Licence comments and annotations stay.
-      charset: 'ascii',
-      comments: { legal: true, annotation: true, jsdoc: false },
-      // Beside the entry: a module locating a file relative to itself (import.meta.url) sits
-      // at the same depth under dist/ as tsc put it (dist/<dir>/<dir>/).
-      entryFileNames: '[name].js',
-      chunkFileNames: `${CHUNK_PREFIX}[name]-[hash].js`,
+      ...output,
+      format: 'cjs',
+      // ES modules are strict; the CommonJS files must stay so (a write to a frozen object throws).
+      banner: `${BUNDLE_BANNER}\n"use strict";`,
+      // Beside the entry: a module locating a file relative to itself (import.meta.url, now
+      // __filename) sits at the same depth under dist/ as tsc put it (dist/<dir>/<dir>/).
+      entryFileNames: '[name].cjs',
+      chunkFileNames: `${CHUNK_PREFIX}[name]-[hash].cjs`,
     },
   });
-  return result.output.map((o) => join(outDir, o.fileName));
+  // Last: it replaces tsc's main.js, the server bundle's input.
+  const loader = await build({
+    ...common,
+    input: { main: loaderEntry },
+    output: { ...output, format: 'esm', banner: BUNDLE_BANNER, entryFileNames: '[name].js' },
+  });
+  return [...server.output, ...loader.output].map((o) => join(outDir, o.fileName));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // dist/tools/bundle-server/main.js → the project root.
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
   bundleServer(root).then(
-    (files) => process.stdout.write(`bundled the server into ${files.filter((f) => f.endsWith('.js')).length} files under dist/cmd/clusterd\n`),
+    (files) => process.stdout.write(`bundled the server into ${files.filter((f) => /\.c?js$/.test(f)).length} files under dist/cmd/clusterd\n`),
     (e: unknown) => {
       process.stderr.write(`bundle-server: ${e instanceof Error ? e.message : String(e)}\n`);
       process.exit(1);

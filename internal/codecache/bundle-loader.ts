@@ -135,8 +135,12 @@ export class BundleLoader implements BundleLoaderHook {
       this.loaded.push({ path, script: undefined, key: '', outcome: 'disabled' });
       return module.exports;
     }
-    const source = readFileSync(path, 'latin1');
-    const key = createHash('sha256').update(WRAP_HEAD).update(source).digest('hex').slice(0, 16);
+    // Hashed as the file's bytes: hashing the string would encode a transient UTF-8 copy of
+    // it (1.8 MB for the server chunk), which glibc's heap kept resident after it was freed
+    // (about 2.8 MB more idle RSS). The bundle is ASCII: Latin-1 decoding is the text.
+    const bytes = readFileSync(path);
+    const key = createHash('sha256').update(WRAP_HEAD).update(bytes).digest('hex').slice(0, 16);
+    const source = bytes.toString('latin1');
     let cachedData: Buffer | undefined;
     let outcome: CacheOutcome = 'missing';
     for (const dir of this.cacheDirs) {

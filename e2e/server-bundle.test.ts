@@ -4,10 +4,10 @@
 // code first runs. The bundle is CommonJS (main.cjs, chunk-*.cjs) run by main.js, the
 // code-caching loader (internal/codecache). Reads dist/ (run `make build` first).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_BANNER, BUNDLE_ENTRY, EXTERNAL_PACKAGES } from '../tools/bundle-server/main.js';
+import { BUNDLE_BANNER, BUNDLE_ENTRY, EXTERNAL_PACKAGES, NATIVE_BINDINGS } from '../tools/bundle-server/main.js';
 import { PROJECT_ROOT } from './support/server-process.js';
 
 const OUT = join(PROJECT_ROOT, 'dist', 'cmd', 'clusterd');
@@ -86,6 +86,16 @@ describe('the server bundle in dist/cmd/clusterd', () => {
 
   it.each(EXTERNAL_PACKAGES)('%s, left to node_modules (some required by name on first use), is installed where the bundle looks for it', (pkg) => {
     expect(packageFound(pkg, OUT)).toBe(true);
+  });
+
+  it.each(Object.entries(NATIVE_BINDINGS))('%s (bundled) loads the native addon of %s from its package directory in node_modules', (file, pkg) => {
+    const server = files.find((f) => f.startsWith('chunk-server-'))!;
+    expect(source(server)).toContain(`require("node-gyp-build")(require("node:path").dirname(require.resolve(${JSON.stringify(pkg)})))`);
+    // What that line does at run time, resolved from the bundle's directory: the prebuilt addon.
+    const require = createRequire(join(OUT, server));
+    const addon = (require('node-gyp-build') as { path(dir: string): string }).path(dirname(require.resolve(pkg)));
+    expect(existsSync(addon), addon).toBe(true);
+    expect(source(server), file).not.toContain('require("node-gyp-build")(__dirname)');
   });
 
   it.each(files)('%s: every relative import is a file of the bundle', (f) => {

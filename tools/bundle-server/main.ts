@@ -20,12 +20,32 @@ import { CODE_CACHE_DIR } from '../../internal/codecache/bundle-loader.js';
 export const BUNDLE_BANNER = '// clusterd server bundle (tools/bundle-server): built from tsc output in dist/';
 
 /**
- * Packages left to node_modules, loaded by Node at run time: native addons and packages that
- * look for optional native ones (classic-level, cbor-x), libraries the code requires on first
- * use (internal/lazy: @peculiar/x509 and its reflect-metadata polyfill, which must run before
- * it, protobufjs, re2js), and the etcd client (loaded only with --storage=etcd).
+ * Packages left to node_modules, loaded by Node at run time: the native addon loader
+ * (node-gyp-build, see NATIVE_BINDINGS), packages that look for optional native ones (cbor-x),
+ * libraries the code requires on first use (internal/lazy: @peculiar/x509 and its
+ * reflect-metadata polyfill, which must run before it, protobufjs, re2js), and the etcd client
+ * (loaded only with --storage=etcd).
  */
-export const EXTERNAL_PACKAGES = ['classic-level', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata', 'protobufjs', 're2js'];
+export const EXTERNAL_PACKAGES = ['node-gyp-build', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata', 'protobufjs', 're2js'];
+
+/**
+ * Native addons whose JavaScript is bundled (so a start compiles it from the code cache instead
+ * of resolving and compiling each file): the module that loads the addon with node-gyp-build
+ * from its own directory (`__dirname`, which in the bundle would be dist/cmd/clusterd) is
+ * replaced by one that names the package's directory in node_modules, where the prebuilt addon is.
+ */
+export const NATIVE_BINDINGS: Readonly<Record<string, string>> = { 'classic-level/binding.js': 'classic-level' };
+
+function nativeBindings(): Plugin {
+  return {
+    name: 'native-bindings',
+    load(id) {
+      const entry = Object.entries(NATIVE_BINDINGS).find(([file]) => id.endsWith(`/node_modules/${file}`));
+      if (!entry) return null;
+      return `module.exports = require('node-gyp-build')(require('node:path').dirname(require.resolve(${JSON.stringify(entry[1])})));\n`;
+    },
+  };
+}
 
 const CHUNK_PREFIX = 'chunk-';
 
@@ -64,7 +84,7 @@ export async function bundleServer(root: string): Promise<string[]> {
   const common: InputOptions = {
     platform: 'node',
     external: isExternal,
-    plugins: [tscSourceMaps(distDir)],
+    plugins: [tscSourceMaps(distDir), nativeBindings()],
     logLevel: 'warn',
   };
   const output: OutputOptions = {

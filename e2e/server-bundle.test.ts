@@ -3,7 +3,9 @@
 // source its maps name must be there in the built output, or the server fails only when that
 // code first runs. The bundle is CommonJS (main.cjs, chunk-*.cjs) run by main.js, the
 // code-caching loader (internal/codecache). Reads dist/ (run `make build` first).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -153,4 +155,33 @@ describe('the server bundle in dist/cmd/clusterd', () => {
     // tsc's maps are chained: our own code maps to TypeScript, not to the compiled JavaScript.
     expect(map.sources.filter((s) => resolve(OUT, s).startsWith(join(PROJECT_ROOT, 'dist') + '/'))).toEqual([]);
   });
+
+  it('a first start of the bundle makes its certificates in the helper process, never loading the certificate library', async () => {
+    // The PKI module runs the helper only when it runs compiled; bundled it is a .cjs file.
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-pki-'));
+    const log = join(dir, 'loads.txt');
+    const preload = join(dir, 'record-loads.cjs');
+    writeFileSync(preload, `const M = require('node:module'); const fs = require('node:fs'); const load = M._load;
+M._load = function (request) { fs.appendFileSync(${JSON.stringify(log)}, request + '\\n'); return load.apply(this, arguments); };\n`);
+    const child = spawn(process.execPath, ['--require', preload, join(OUT, 'main.js'), `--data-dir=${join(dir, 'data')}`, '--secure-port=0', '--bind-address=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (out.includes('clusterd is serving at')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`the server exited (${code}) before serving:\n${err}`)));
+      });
+      expect(existsSync(join(dir, 'data', 'pki', 'apiserver.crt'))).toBe(true);
+      const loads = readFileSync(log, 'utf8').split('\n');
+      expect(loads).toContain('node:child_process');
+      expect(loads.filter((r) => r.startsWith('@peculiar/'))).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

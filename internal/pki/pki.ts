@@ -8,9 +8,9 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export interface PkiPaths {
@@ -75,8 +75,11 @@ export async function ensurePki(dataDir: string, bindAddress: string): Promise<P
  */
 export function runPkiHelper(args: string[], input?: string): Promise<string> | undefined {
   const helper = fileURLToPath(new URL('../../cmd/clusterd-pki/main.js', import.meta.url));
-  if (!(import.meta.url.endsWith('.js') && existsSync(helper))) return undefined;
+  // Compiled: tsc's .js, or the server bundle's .cjs (tools/bundle-server).
+  if (!((import.meta.url.endsWith('.js') || import.meta.url.endsWith('.cjs')) && existsSync(helper))) return undefined;
   return new Promise<string>((resolve, reject) => {
+    // Required here: a start with its certificates in place never loads child_process.
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const child = spawn(process.execPath, [helper, ...args], { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -11,6 +11,7 @@
 // Imports: pki (cluster layout, join token), cluster ids, raft types, log; join-tokens (types).
 
 import { readFileSync, writeFileSync, mkdirSync, existsSync, chmodSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { dirname, join, relative } from 'node:path';
 import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
 import type { ConfState } from '../../raft/types.js';
@@ -57,9 +58,8 @@ export async function replicaRequest(
   body?: string,
   timeoutMs = 10_000,
 ): Promise<{ status: number; body: string }> {
-  const https = await import('node:https');
   return new Promise((resolve, reject) => {
-    const req = https.request(
+    const req = httpsRequest(
       url,
       {
         method,

@@ -49,6 +49,22 @@ function nativeBindings(): Plugin {
 
 const CHUNK_PREFIX = 'chunk-';
 
+/**
+ * Lines (1-based) of the code that call import(). The bundle runs as vm.Scripts compiled from V8
+ * code caches, and Node 20 loses a script's dynamic-import callback when its code comes from a
+ * cache written by another process: such an import() fails with "A dynamic import callback was
+ * not specified" on every start after the first. So the bundled server must not contain one.
+ * Comment lines are skipped; `import(` in a string or a trailing comment is reported too (the safe side).
+ */
+export function dynamicImportsIn(code: string): number[] {
+  const lines: number[] = [];
+  code.split('\n').forEach((line, i) => {
+    if (/^\s*(?:\/\/|\/\*|\*)/.test(line)) return;
+    if (/(?<![\w$.])import\s*\(/.test(line)) lines.push(i + 1);
+  });
+  return lines;
+}
+
 /** The bundled server's entry, beside main.js; main.js loads it (internal/codecache/entry). */
 export const BUNDLE_ENTRY = 'main.cjs';
 
@@ -111,6 +127,11 @@ export async function bundleServer(root: string): Promise<string[]> {
       chunkFileNames: `${CHUNK_PREFIX}[name]-[hash].cjs`,
     },
   });
+  for (const o of server.output) {
+    if (o.type !== 'chunk') continue;
+    const at = dynamicImportsIn(o.code);
+    if (at.length > 0) throw new Error(`${o.fileName} keeps a dynamic import() at line ${at.join(', ')}: use a static import, or require() for what must load late`);
+  }
   // Last: it replaces tsc's main.js, the server bundle's input.
   const loader = await build({
     ...common,

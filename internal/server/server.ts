@@ -204,6 +204,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const pkiReady = cluster ? Promise.resolve(cluster.pki) : ensurePki(config.dataDir, config.bindAddress);
   pkiReady.catch(() => {});
 
+  const catalog = new ApiCatalog(naming, withGatedResources(enablementFrom(config.runtimeConfig, stabilityOf), config.featureGates, (g) => naming.upstreamGroup(g) ?? g));
+  // Made before the store opens: a single server's store hands it each value its open reads.
+  const cache = new WatchCache(undefined, {
+    root: REGISTRY_ROOT,
+    specFor: resourceSpecs(catalog),
+    ...(options.watcherCapacity ? { watcherCapacity: options.watcherCapacity } : {}),
+  });
   let store: ServerStore;
   let etcdLeadership: EtcdLeadership | undefined;
   let etcdStore: EtcdRevisionStore | undefined;
@@ -229,7 +236,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       naming: config.naming,
       // A replica's Raft log is durable before anything is applied: a lost tail of applied
       // state is applied again from it at start.
-      ...(cluster ? { replicator: cluster.replicator, sync: false } : {}),
+      // A replica applies its log after the open: its cache loads from a range once caught up.
+      ...(cluster ? { replicator: cluster.replicator, sync: false } : { latest: cache.preload() }),
     });
     if (cluster) await cluster.run(levelStore);
     store = levelStore;
@@ -238,12 +246,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // elect one of them for leader-only work.
   const shared = cluster !== undefined || etcdLeadership !== undefined;
   const elector = cluster?.replicator ?? etcdLeadership;
-  const catalog = new ApiCatalog(naming, withGatedResources(enablementFrom(config.runtimeConfig, stabilityOf), config.featureGates, (g) => naming.upstreamGroup(g) ?? g));
-  const cache = new WatchCache(store, {
-    root: REGISTRY_ROOT,
-    specFor: resourceSpecs(catalog),
-    ...(options.watcherCapacity ? { watcherCapacity: options.watcherCapacity } : {}),
-  });
+  cache.attach(store);
   // A replica's writes carry what this cache derives from their objects, so that the other
   // replicas build their cache entries without parsing each object again.
   cluster?.replicator.describeWith((key, obj) => cache.attributeBytes(key, obj));

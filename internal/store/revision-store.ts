@@ -29,6 +29,7 @@ import {
   type AppliedBatch,
   type Command,
   type KeyValue,
+  type OpenScanConsumer,
   type RangeOptions,
   type RangeResult,
   type RevisionStore,
@@ -45,6 +46,8 @@ export interface OpenStoreOptions {
   sync?: boolean;
   /** Recorded on first open; a later open with another value fails (stored names would not match). */
   naming?: string;
+  /** Given each key's latest value as the open's scan reads it (a single server's watch cache). */
+  latest?: OpenScanConsumer;
 }
 
 /**
@@ -113,12 +116,22 @@ export class LevelRevisionStore implements RevisionStore {
       // about 7 objects' records, each read a round trip through the thread pool.
       // Read once: nothing of it in the block cache (see RangeOptions.once).
       const scan = db.iterator({ gte: Buffer.from(HISTORY_PREFIX), lt: Buffer.from('h0'), keyEncoding: 'view', highWaterMarkBytes: SCAN_READ_BYTES, fillCache: false });
+      const latest = options.latest;
+      // A key's records are adjacent and in revision order (historyKey): its last one is its
+      // latest, handed on once the next key starts (or the scan ends) unless it is a deletion.
+      let held: { key: string; revision: number; bytes: Uint8Array } | undefined;
       for await (const [stored, bytes] of scan) {
         const { key, revision } = parseHistoryKeyBytes(stored);
         const r = decodeRecordHead(bytes);
         index.restore(key, { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version });
+        if (latest) {
+          if (held !== undefined && held.key !== key) latest.value(latestValue(held));
+          held = r.tombstone ? undefined : { key, revision, bytes };
+        }
       }
+      if (held !== undefined) latest?.value(latestValue(held));
       const state = { revision: decodeNumber(rev), compacted: decodeNumber(compacted), applied: decodeNumber(applied) };
+      latest?.done(state.revision);
       const applier = new Applier(db, index, state);
       return new LevelRevisionStore(db, index, applier, options.replicator ?? new LocalReplicator(), options.sync ?? true, options.storage === 'leveldb');
     } catch (e) {
@@ -559,4 +572,12 @@ async function wipeState(db: LevelDb, clearMarker = true): Promise<void> {
   batch.del(META_REVISION).del(META_COMPACTED).del(META_APPLIED);
   if (clearMarker) batch.del(META_RESTORING);
   await batch.write({ sync: true });
+}
+
+/** A key's latest record as a range with attributes returns it (see OpenScanConsumer). */
+function latestValue(held: { key: string; revision: number; bytes: Uint8Array }): KeyValue {
+  const rec = decodeRecord(held.bytes);
+  const kv: KeyValue = { key: held.key, value: rec.value, createRevision: rec.createRevision, modRevision: held.revision, version: rec.version };
+  if (rec.attributes !== undefined) kv.attributes = rec.attributes;
+  return kv;
 }

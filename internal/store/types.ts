@@ -126,6 +126,17 @@ export interface RangeOptions {
   once?: boolean;
 }
 
+/**
+ * Told, while a store opens, each stored key's latest value when that is not a deletion: what a
+ * range at the opened revision returns (attributes included), in key order, read by the scan
+ * that builds the key index, so a consumer (the watch cache) needs no second read of them.
+ * `done` follows the last value with the revision they are at; an open that fails never calls it.
+ */
+export interface OpenScanConsumer {
+  value(kv: KeyValue): void;
+  done(revision: number): void;
+}
+
 export interface RangeResult {
   kvs: KeyValue[];
   /** True when results were cut by `limit`. */

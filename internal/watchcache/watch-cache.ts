@@ -5,7 +5,7 @@
 // further back, from the store's history.
 // Imports: store (types), storedobject, types, storage, byte-slab, entry-object, resource-cache, watcher.
 
-import type { AppliedBatch, KeyValue, RevisionStore, StoreEvent } from '../store/types.js';
+import type { AppliedBatch, KeyValue, OpenScanConsumer, RevisionStore, StoreEvent } from '../store/types.js';
 import { StoreError } from '../store/types.js';
 import { decodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
 import { ByteSlabs } from './byte-slab.js';
@@ -136,12 +136,49 @@ export class WatchCache {
   /** What attributeBytes derived, by the writer's decoded object (see toEntry). */
   private readonly describedWrites = new WeakMap<object, { spec: ResourceSpec; a: Describe }>();
 
+  private attached: RevisionStore | undefined;
+
+  /** `store` undefined: made before its store opens (see preload); attach it before start. */
   constructor(
-    private readonly store: RevisionStore,
+    store: RevisionStore | undefined,
     private readonly options: WatchCacheOptions,
   ) {
+    this.attached = store;
     this.ringCapacity = options.ringCapacity ?? 4096;
     this.watcherCapacity = options.watcherCapacity ?? 10_000;
+  }
+
+  private get store(): RevisionStore {
+    if (this.attached === undefined) throw new Error('watch cache has no store: attach it before start');
+    return this.attached;
+  }
+
+  attach(store: RevisionStore): void {
+    this.attached = store;
+  }
+
+  /** Entries built from the store's scan at open (see preload), for the first load. */
+  private preloaded: { entries: CacheEntry[]; revision: number | undefined } | undefined;
+
+  /**
+   * A consumer for the store's open (OpenStoreOptions.latest): it builds this cache's entries
+   * from the values the open's scan reads, as load builds them from a range, so the start reads
+   * each stored value once. The first load takes them if the store is still at the revision
+   * they are at, and reads the store as before otherwise (something was applied meanwhile).
+   */
+  preload(): OpenScanConsumer {
+    const slabs = new ByteSlabs();
+    const load: { entries: CacheEntry[]; revision: number | undefined } = { entries: [], revision: undefined };
+    this.preloaded = load;
+    return {
+      value: (kv) => {
+        const entry = this.toEntry(kv, kv.modRevision, { stored: kv.attributes, alloc: slabs.alloc });
+        if (entry) load.entries.push(entry);
+      },
+      done: (revision) => {
+        load.revision = revision;
+      },
+    };
   }
 
   /** The revision of the last applied batch this cache has processed. */
@@ -204,6 +241,12 @@ export class WatchCache {
   private async load(): Promise<number> {
     // Paged, so priming never holds every stored value at once on top of the cache itself.
     const revision = this.store.currentRevision();
+    const preloaded = this.preloaded;
+    this.preloaded = undefined;
+    if (preloaded !== undefined && preloaded.revision === revision) {
+      for (const entry of preloaded.entries) this.resourceFor(entry.key, revision)?.load(entry);
+      return revision;
+    }
     // Everything loaded lives until changed: packed, not one allocation per object (see byte-slab).
     const slabs = new ByteSlabs();
     let after: string | undefined;

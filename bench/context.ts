@@ -36,6 +36,14 @@ export interface Measured {
 /** A generator at or above this share of a core is taken as the bottleneck of its phase. */
 export const SATURATED_GENERATOR = 0.9;
 
+/** The round number a phase is called with for its unmeasured JIT warm-up (BenchContext.warmUp). */
+export const WARMUP_ROUND = -1;
+
+/** A phase's label suffix: its round, or that it is the warm-up. */
+export function roundLabel(round: number): string {
+  return round === WARMUP_ROUND ? 'JIT warm-up (not measured)' : `round ${round + 1}`;
+}
+
 export class BenchContext {
   readonly rows: Row[] = [];
   readonly raw: Record<string, unknown> = {};
@@ -207,6 +215,22 @@ export class BenchContext {
     const runs: Measured[][] = phases.map(() => []);
     for (let r = 0; r < rounds; r++) for (let p = 0; p < phases.length; p++) runs[p]!.push(await phases[p]!(r));
     return runs.map(mergeRounds);
+  }
+
+  /**
+   * Runs each phase once with round WARMUP_ROUND, in order, when the plan has a JIT warm-up
+   * (BenchPlan.jitWarmupMs): a phase called so runs its load for that long with no warm-up
+   * window of its own (warmUpTiming) and its result is not a row. Returns the results.
+   */
+  async warmUp(phases: ((round: number) => Promise<Measured>)[]): Promise<Measured[]> {
+    const out: Measured[] = [];
+    if (this.plan.jitWarmupMs > 0) for (const phase of phases) out.push(await phase(WARMUP_ROUND));
+    return out;
+  }
+
+  /** The timing of a closed-loop job in `round`: the measured rounds' `timed`, or the warm-up's. */
+  timing<T extends { warmupMs: number; durationMs: number }>(round: number, timed: T): T {
+    return round === WARMUP_ROUND ? { ...timed, warmupMs: 0, durationMs: this.plan.jitWarmupMs } : timed;
   }
 
   /** An HTTP job against the server under test with the admin's credentials. */

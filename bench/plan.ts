@@ -47,6 +47,15 @@ export interface BenchPlan {
    * (countBy): long enough for hundreds in flight at seconds of latency to reach steady state.
    */
   clusterWarmupMs: number;
+  /**
+   * Unmeasured load on every compared system before the first round of the write rows (single
+   * server and three replicas): a fresh Node process spends a large share of its CPU compiling
+   * hot functions for its first tens of seconds under load (about 30 % of a replica's CPU 8–20 s
+   * in, 9 % after a minute, in a perf profile), which the rows would otherwise measure instead of
+   * the steady state; etcd, a Go binary, has no such phase but gets the same load. 0 = none
+   * (--jit-warmup 0, the figures of earlier runs).
+   */
+  jitWarmupMs: number;
   /** Creates in flight, each level a row, through three replicas and three etcd members. */
   clusterWriteInFlight: number[];
   /** Pods a replica reads (consistent GET of one of them, consistent LIST of all). */
@@ -60,10 +69,10 @@ export interface BenchPlan {
 export function planFor(mode: BenchMode): BenchPlan {
   switch (mode) {
     case 'full':
-      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, rbacObjects: 10_000, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true, clusterScenarios: true, clusterWarmupMs: 2_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 7 };
+      return { mode, durationMs: 12_000, rounds: 3, warmupMs: 1_000, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 10, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 10_000, watchClient: 'native', storedPods: 50_000, ssaDeployments: 16, rbacObjects: 10_000, startupRestarts: 5, settleMs: 2_000, raft: true, cborServer: true, clusterScenarios: true, clusterWarmupMs: 2_000, jitWarmupMs: 15_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 7 };
     case 'quick':
-      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, rbacObjects: 10_000, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false, clusterScenarios: true, clusterWarmupMs: 1_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 3 };
+      return { mode, durationMs: 3_000, rounds: 2, warmupMs: 500, getConnections: 64, writeInFlight: 32, listPods: 10_000, listRepeats: 3, watchers: 1_000, watchWritesPerSec: 500, watchDurationMs: 3_000, watchClient: 'native', storedPods: 0, ssaDeployments: 16, rbacObjects: 10_000, startupRestarts: 3, settleMs: 2_000, raft: false, cborServer: false, clusterScenarios: true, clusterWarmupMs: 1_000, jitWarmupMs: 5_000, clusterWriteInFlight: [32, 256], clusterReadPods: 1_000, clusterListConnections: 4, failoverRounds: 3 };
     case 'tiny':
-      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, rbacObjects: 40, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false, clusterScenarios: false, clusterWarmupMs: 100, clusterWriteInFlight: [4, 8], clusterReadPods: 50, clusterListConnections: 2, failoverRounds: 1 };
+      return { mode, durationMs: 300, rounds: 1, warmupMs: 100, getConnections: 8, writeInFlight: 4, listPods: 100, listRepeats: 2, watchers: 10, watchWritesPerSec: 50, watchDurationMs: 300, watchClient: 'native', storedPods: 0, ssaDeployments: 2, rbacObjects: 40, startupRestarts: 1, settleMs: 200, raft: false, cborServer: false, clusterScenarios: false, clusterWarmupMs: 100, jitWarmupMs: 0, clusterWriteInFlight: [4, 8], clusterReadPods: 50, clusterListConnections: 2, failoverRounds: 1 };
   }
 }

@@ -95,6 +95,10 @@ flags:
   --stored-pods N  pods the stored scenario keeps before restarting, instead of the mode's
                    (50,000 in full, 0 in quick and tiny), e.g. --only startup,stored --quick
                    --stored-pods 10000 to measure startup and memory per pod in minutes
+  --jit-warmup S   seconds of unmeasured load on each compared system before the write rows
+                   (single server and three replicas; 15 in full, 5 in quick, 0 in tiny): a
+                   fresh Node process compiles its hot code for tens of seconds under load, and
+                   the rows are meant to measure the steady state; 0 measures from cold
   --help           this text
 
 environment:
@@ -107,12 +111,12 @@ function checkArgs(args: string[]): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--quick' || a === '--tiny') continue;
-    if (a === '--out-dir' || a === '--only' || a === '--watch-rate' || a === '--watch-client' || a === '--stored-pods') {
+    if (a === '--out-dir' || a === '--only' || a === '--watch-rate' || a === '--watch-client' || a === '--stored-pods' || a === '--jit-warmup') {
       if (args[i + 1] === undefined || args[i + 1]!.startsWith('--')) fail(`${a} needs a value`);
       i++;
       continue;
     }
-    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=') || a.startsWith('--watch-client=') || a.startsWith('--stored-pods=')) continue;
+    if (a.startsWith('--out-dir=') || a.startsWith('--only=') || a.startsWith('--watch-rate=') || a.startsWith('--watch-client=') || a.startsWith('--stored-pods=') || a.startsWith('--jit-warmup=')) continue;
     fail(`unknown flag ${a}`);
   }
 }
@@ -140,6 +144,8 @@ async function main(): Promise<number> {
   if (watchRate !== undefined && !(Number.isInteger(Number(watchRate)) && Number(watchRate) > 0)) fail(`--watch-rate: ${watchRate} is not a positive whole number`);
   const storedPods = argValue(args, '--stored-pods');
   if (storedPods !== undefined && !(Number.isInteger(Number(storedPods)) && Number(storedPods) >= 0)) fail(`--stored-pods: ${storedPods} is not a whole number`);
+  const jitWarmup = argValue(args, '--jit-warmup');
+  if (jitWarmup !== undefined && !(Number.isFinite(Number(jitWarmup)) && Number(jitWarmup) >= 0)) fail(`--jit-warmup: ${jitWarmup} is not a number of seconds`);
   const watchClient = argValue(args, '--watch-client');
   if (watchClient !== undefined && !isWatchClient(watchClient)) fail(`--watch-client: ${watchClient} is neither native nor node`);
   const plan: BenchPlan = {
@@ -147,6 +153,7 @@ async function main(): Promise<number> {
     ...(watchRate === undefined ? {} : { watchWritesPerSec: Number(watchRate) }),
     ...(watchClient === undefined ? {} : { watchClient }),
     ...(storedPods === undefined ? {} : { storedPods: Number(storedPods) }),
+    ...(jitWarmup === undefined ? {} : { jitWarmupMs: Number(jitWarmup) * 1000 }),
   };
   const outDir = argValue(args, '--out-dir') ?? join(projectRoot(), 'bench', 'results');
   const only = argValue(args, '--only')?.split(',');

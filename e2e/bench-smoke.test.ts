@@ -21,7 +21,7 @@ describe('make bench harness (tiny mode)', () => {
   it('runs every scenario against the server and its baselines and writes the table and the JSON', async () => {
     const outDir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), '--tiny', '--out-dir', outDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), '--tiny', '--jit-warmup', '0.2', '--out-dir', outDir], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -32,6 +32,8 @@ describe('make bench harness (tiny mode)', () => {
     expect(run.stderr).toMatch(/^\[00:\d\d\] clusterd bench \(tiny\)/m);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('share this machine');
+    // --jit-warmup: each compared system of the write rows gets its unmeasured load first.
+    for (const phase of ['create: clusterd', 'update: clusterd']) expect(run.stderr).toContain(`${phase}, JIT warm-up (not measured): 0.2 s`);
     expect(run.stdout).toContain('| scenario | figure | clusterd | baseline | ratio | target | holds? |');
     for (const scenario of [
       'startup to /readyz 200, nothing stored',
@@ -91,6 +93,8 @@ describe('make bench harness (tiny mode)', () => {
     [['--watch-rate', '0'], '--watch-rate: 0 is not a positive whole number'],
     [['--watch-client', 'go'], '--watch-client: go is neither native nor node'],
     [['--watch-client'], '--watch-client needs a value'],
+    [['--jit-warmup', 'soon'], '--jit-warmup: soon is not a number of seconds'],
+    [['--jit-warmup', '-1'], '--jit-warmup: -1 is not a number of seconds'],
   ])('refuses %j before starting anything', async (args, message) => {
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });

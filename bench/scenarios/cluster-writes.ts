@@ -4,13 +4,14 @@
 // replica), next to a three-member etcd taking puts of the same object, the same number in
 // flight spread the same way over its members. As in the writes scenario etcd is driven
 // through the etcd3 client (gRPC) and through its v3 JSON gateway with the very generator
-// clusterd gets, and the faster of the two is the baseline. Systems alternate in rounds; each
+// clusterd gets, and the faster of the two is the baseline. Before the first level every
+// system gets the unmeasured JIT warm-up (BenchPlan.jitWarmupMs): the replicas are fresh. Systems alternate in rounds; each
 // round opens its connections first (prime) and counts the creates completing inside its
 // window (steady state, see countBy).
 // Targets: at least etcd's throughput, p99 within 1.5 × etcd's. Imports: context,
 // load/protocol, report/rows, scenarios/cluster-setup.
 
-import { cpuNote, CREATED, type BenchContext, type Measured } from '../context.js';
+import { cpuNote, CREATED, roundLabel, WARMUP_ROUND, type BenchContext, type Measured } from '../context.js';
 import { mergeSequential } from '../load/merge.js';
 import type { EtcdJob, HttpJob, HttpLoadResult } from '../load/protocol.js';
 import { ratioOf } from '../report/rows.js';
@@ -52,6 +53,7 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
       return m;
     };
 
+    let warmed = false;
     for (const inFlight of plan.clusterWriteInFlight) {
       const shares = spread(inFlight, REPLICAS.length);
       let raft = '';
@@ -60,8 +62,9 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
       const phases: ((round: number) => Promise<Measured>)[] = [
         async (r) => {
           const before = await raftSnapshot(clusterd);
-          const jobs: HttpJob[] = REPLICAS.map((name, i) => ({ kind: 'http', baseUrl: clusterd.url(name), tls: clusterd.tls, ...timed, connections: shares[i]!, startIndex: next.clusterd[i]!, prime: primeClusterd, request: { method: 'POST', path: podPath, body: { template: createBody } }, okStatus: CREATED }));
-          const m = advance(next.clusterd, await ctx.measureSpread(`cluster create ${inFlight}: clusterd ×3, round ${r + 1}`, jobs, clusterd.pids()));
+          const jobs: HttpJob[] = REPLICAS.map((name, i) => ({ kind: 'http', baseUrl: clusterd.url(name), tls: clusterd.tls, ...ctx.timing(r, timed), connections: shares[i]!, startIndex: next.clusterd[i]!, prime: primeClusterd, request: { method: 'POST', path: podPath, body: { template: createBody } }, okStatus: CREATED }));
+          const m = advance(next.clusterd, await ctx.measureSpread(`cluster create ${inFlight}: clusterd ×3, ${roundLabel(r)}`, jobs, clusterd.pids()));
+          if (r === WARMUP_ROUND) return m;
           (m.parts ?? [m.result]).forEach((p, i) => perReplica[i]!.push(p));
           raft = await raftNote(clusterd, before, leaderBefore);
           ctx.progress.step(`  ${raft}`);
@@ -71,17 +74,20 @@ export async function clusterWritesScenario(ctx: BenchContext): Promise<void> {
       if (etcd) {
         phases.push(
           async (r) => {
-            const label = `cluster create ${inFlight}: etcd ×3 (etcd3 gRPC), round ${r + 1}`;
-            const jobs: EtcdJob[] = REPLICAS.map((name, i) => ({ kind: 'etcd', endpoint: etcd.url(name), tls: clusterd.tls, ...timed, inFlight: shares[i]!, startIndex: next.grpc[i]!, op: 'put', key: etcdKey, value: etcdValue }));
+            const label = `cluster create ${inFlight}: etcd ×3 (etcd3 gRPC), ${roundLabel(r)}`;
+            const jobs: EtcdJob[] = REPLICAS.map((name, i) => ({ kind: 'etcd', endpoint: etcd.url(name), tls: clusterd.tls, ...ctx.timing(r, timed), inFlight: shares[i]!, startIndex: next.grpc[i]!, op: 'put', key: etcdKey, value: etcdValue }));
             return advance(next.grpc, await ctx.measureSpread(label, jobs, etcd.pids()));
           },
           async (r) => {
-            const label = `cluster create ${inFlight}: etcd ×3 (JSON gateway), round ${r + 1}`;
-            const jobs: HttpJob[] = REPLICAS.map((name, i) => ({ kind: 'http', baseUrl: etcd.url(name), tls: clusterd.tls, ...timed, connections: shares[i]!, startIndex: next.gateway[i]!, prime: primeGateway, request: { method: 'POST', path: '/v3/kv/put', body: { etcdKey, etcdValue } }, okStatus: [200] }));
+            const label = `cluster create ${inFlight}: etcd ×3 (JSON gateway), ${roundLabel(r)}`;
+            const jobs: HttpJob[] = REPLICAS.map((name, i) => ({ kind: 'http', baseUrl: etcd.url(name), tls: clusterd.tls, ...ctx.timing(r, timed), connections: shares[i]!, startIndex: next.gateway[i]!, prime: primeGateway, request: { method: 'POST', path: '/v3/kv/put', body: { etcdKey, etcdValue } }, okStatus: [200] }));
             return advance(next.gateway, await ctx.measureSpread(label, jobs, etcd.pids()));
           },
         );
       }
+      // The JIT warm-up (BenchPlan.jitWarmupMs) once, at the first level: fresh replicas.
+      if (!warmed) await ctx.warmUp(phases);
+      warmed = true;
       const [ours, grpc, gateway] = await ctx.alternate(plan.rounds, phases);
       const leaderAfter = await clusterd.leader();
       const byReplica = REPLICAS.map((name, i) => {

@@ -3,10 +3,11 @@
 // overwrites, then their deletion next to etcd deletes. etcd is driven twice — through the
 // etcd3 client (gRPC, as etcd's own clients talk to it) and through its v3 JSON gateway with
 // the very generator the server gets — and the faster of the two is the baseline. Creates and
-// updates alternate between the systems in rounds. Imports: context, load/protocol,
+// updates alternate between the systems in rounds, after an unmeasured JIT warm-up of each
+// system (BenchPlan.jitWarmupMs). Imports: context, load/protocol,
 // report/rows.
 
-import { cpuNote, CREATED, type BenchContext, type Measured } from '../context.js';
+import { cpuNote, CREATED, roundLabel, type BenchContext, type Measured } from '../context.js';
 import type { EtcdJob, HttpJob, RequestTemplate } from '../load/protocol.js';
 import { ratioOf, type Row } from '../report/rows.js';
 
@@ -52,7 +53,7 @@ export async function writesScenario(ctx: BenchContext): Promise<void> {
   const gatewayKeys = new Sequence(1_000_000_000);
   const createPhases: ((round: number) => Promise<Measured>)[] = [
     async (r) => {
-      const m = await ctx.measure(`create: clusterd, round ${r + 1}`, ctx.serverJob({ ...timed, connections: plan.writeInFlight, startIndex: ours.next, request: { method: 'POST', path: podPath, body: { template: createBody } }, okStatus: CREATED }), ctx.server.pid);
+      const m = await ctx.measure(`create: clusterd, ${roundLabel(r)}`, ctx.serverJob({ ...ctx.timing(r, timed), connections: plan.writeInFlight, startIndex: ours.next, request: { method: 'POST', path: podPath, body: { template: createBody } }, okStatus: CREATED }), ctx.server.pid);
       ours.next = m.result.nextIndex;
       return m;
     },
@@ -60,32 +61,35 @@ export async function writesScenario(ctx: BenchContext): Promise<void> {
   if (etcd) {
     createPhases.push(
       async (r) => {
-        const m = await ctx.measure(`create: etcd (etcd3 gRPC), round ${r + 1}`, { ...etcdBase(ctx), ...timed, inFlight: plan.writeInFlight, startIndex: grpcKeys.next, op: 'put', key: etcdKey, value: etcdValue }, etcd.pid);
+        const m = await ctx.measure(`create: etcd (etcd3 gRPC), ${roundLabel(r)}`, { ...etcdBase(ctx), ...ctx.timing(r, timed), inFlight: plan.writeInFlight, startIndex: grpcKeys.next, op: 'put', key: etcdKey, value: etcdValue }, etcd.pid);
         grpcKeys.next = m.result.nextIndex;
         return m;
       },
       async (r) => {
-        const m = await ctx.measure(`create: etcd (JSON gateway), round ${r + 1}`, gatewayJob(ctx, { ...timed, startIndex: gatewayKeys.next }, { method: 'POST', path: '/v3/kv/put', body: { etcdKey, etcdValue } }), etcd.pid);
+        const m = await ctx.measure(`create: etcd (JSON gateway), ${roundLabel(r)}`, gatewayJob(ctx, { ...ctx.timing(r, timed), startIndex: gatewayKeys.next }, { method: 'POST', path: '/v3/kv/put', body: { etcdKey, etcdValue } }), etcd.pid);
         gatewayKeys.next = m.result.nextIndex;
         return m;
       },
     );
   }
+  // Unmeasured first: its pods stay (counted in created, updated and deleted with the rest).
+  const [createWarm] = await ctx.warmUp(createPhases);
   const [create, createGrpc, createGateway] = await ctx.alternate(plan.rounds, createPhases);
   const created = ours.used;
-  ctx.storedPods += create!.result.ok;
+  ctx.storedPods += create!.result.ok + (createWarm?.result.ok ?? 0);
   addWriteRows(ctx, 'create pods, 32 in flight, fsync on', 'creates/s', create!, figures(createGrpc, createGateway), '≥ 1.0 × etcd puts/s', (r) => r >= 1, `${Buffer.byteLength(createBody)}-byte request bodies; etcd puts the ${etcdValue.length}-byte object as clusterd serves it`);
 
   // update: unconditional PUTs spread over the pods just created; etcd overwrites its keys.
   const updatePhases: ((round: number) => Promise<Measured>)[] = [
-    (r) => ctx.measure(`update: clusterd, round ${r + 1}`, ctx.serverJob({ ...timed, connections: plan.writeInFlight, modulo: created, startIndex: r * 1_000_000, request: { method: 'PUT', path: `${podPath}/bench-c-{m}`, body: { template: updateBody } }, okStatus: [200] }), ctx.server.pid),
+    (r) => ctx.measure(`update: clusterd, ${roundLabel(r)}`, ctx.serverJob({ ...ctx.timing(r, timed), connections: plan.writeInFlight, modulo: created, startIndex: (r + 1) * 1_000_000, request: { method: 'PUT', path: `${podPath}/bench-c-{m}`, body: { template: updateBody } }, okStatus: [200] }), ctx.server.pid),
   ];
   if (etcd) {
     updatePhases.push(
-      (r) => ctx.measure(`update: etcd (etcd3 gRPC), round ${r + 1}`, { ...etcdBase(ctx), ...timed, inFlight: plan.writeInFlight, startIndex: r * 1_000_000, modulo: Math.max(1, grpcKeys.used), op: 'put', key: etcdKeyModulo, value: etcdValue }, etcd.pid),
-      (r) => ctx.measure(`update: etcd (JSON gateway), round ${r + 1}`, gatewayJob(ctx, { ...timed, startIndex: r * 1_000_000, modulo: Math.max(1, grpcKeys.used) }, { method: 'POST', path: '/v3/kv/put', body: { etcdKey: etcdKeyModulo, etcdValue } }), etcd.pid),
+      (r) => ctx.measure(`update: etcd (etcd3 gRPC), ${roundLabel(r)}`, { ...etcdBase(ctx), ...ctx.timing(r, timed), inFlight: plan.writeInFlight, startIndex: (r + 1) * 1_000_000, modulo: Math.max(1, grpcKeys.used), op: 'put', key: etcdKeyModulo, value: etcdValue }, etcd.pid),
+      (r) => ctx.measure(`update: etcd (JSON gateway), ${roundLabel(r)}`, gatewayJob(ctx, { ...ctx.timing(r, timed), startIndex: (r + 1) * 1_000_000, modulo: Math.max(1, grpcKeys.used) }, { method: 'POST', path: '/v3/kv/put', body: { etcdKey: etcdKeyModulo, etcdValue } }), etcd.pid),
     );
   }
+  await ctx.warmUp(updatePhases);
   const [update, updateGrpc, updateGateway] = await ctx.alternate(plan.rounds, updatePhases);
   addWriteRows(ctx, 'update (PUT), 32 in flight', 'updates/s', update!, figures(updateGrpc, updateGateway), '≥ 1.0 × etcd puts/s', (r) => r >= 1, 'unconditional PUT (no resourceVersion) of the pods created above, changing an annotation; etcd overwrites the keys it created');
 

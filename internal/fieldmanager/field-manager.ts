@@ -321,7 +321,10 @@ function decodeLenient(live: JsonObject | undefined): Managed {
 function withoutManagedFields(obj: JsonObject): JsonObject {
   const meta = obj.metadata;
   if (!isJsonObject(meta) || !Object.hasOwn(meta, 'managedFields')) return obj;
-  const { managedFields: _dropped, ...rest } = meta;
+  // A copy by hand: V8 runs an object rest pattern that leaves a key out in its runtime, at
+  // several times the cost of this loop, and every update of a tracked object comes here.
+  const rest: JsonObject = {};
+  for (const key of Object.keys(meta)) if (key !== 'managedFields') rest[key] = meta[key]!;
   return { ...obj, metadata: rest };
 }
 

@@ -105,23 +105,19 @@ interface DecodedEntry {
   readonly time: string | undefined;
 }
 
-// Every write decodes the stored object's entries from a fresh parse of its bytes, and the
-// entries of an object change far less often than the object (and are alike across objects
-// of one workload), so decoded entries are remembered by the text of the whole list. Bounded:
-// the text comes from stored objects and request bodies. Invalid lists are not remembered.
-const DECODED_LIMIT = 1024;
-const decodedLists = new BoundedMap<string, readonly DecodedEntry[]>(DECODED_LIMIT);
-
-/** Decodes stored entries; throws Error (with upstream's message) on an invalid one. */
+/**
+ * Decodes stored entries; throws Error (with upstream's message) on an invalid one.
+ *
+ * Every write decodes the stored object's entries from a fresh parse of its bytes. The costly
+ * part, reading each fieldsV1 into a set, is remembered by decodeFieldsV1 (by the text of that
+ * fieldsV1: objects of one shape share it). The list as a whole is not remembered by its text:
+ * its entries carry their times, which differ between objects written in different seconds, so
+ * that memo missed on most writes and then cost a second serialization of the whole list.
+ */
 export function decodeManagedFields(entries: unknown): Managed {
   if (entries === undefined || entries === null) return emptyManaged();
   if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
-  const text = JSON.stringify(entries);
-  let decoded = decodedLists.get(text);
-  if (decoded === undefined) {
-    decoded = entries.map(decodeEntry);
-    decodedLists.set(text, decoded);
-  }
+  const decoded = entries.map(decodeEntry);
   // The maps are the caller's to change; sets are immutable, and each stored entry is the
   // caller's own (its fieldsV1 is reused when the set did not change).
   const managed = emptyManaged();

@@ -263,12 +263,9 @@ function below(v: JsonValue | undefined, t: SmdType): FieldSet | undefined {
 /** A set level from unsorted parts; duplicate list items collapse (their children unite). */
 function level(members: PathElement[], children: FieldSetChild[]): FieldSet | undefined {
   if (members.length === 0 && children.length === 0) return undefined;
-  if (!isSorted(members, (x) => x)) {
-    members.sort(compareElements);
-    members = members.filter((pe, i) => i === 0 || !elementsEqual(members[i - 1]!, pe));
-  }
-  if (!isSorted(children, (x) => x.pe)) {
-    children.sort((a, b) => compareElements(a.pe, b.pe));
+  members = sortedMembers(members);
+  if (!childrenSorted(children)) {
+    children = sortChildren(children);
     const merged: FieldSetChild[] = [];
     for (const c of children) {
       const last = merged[merged.length - 1];
@@ -280,9 +277,55 @@ function level(members: PathElement[], children: FieldSetChild[]): FieldSet | un
   return new FieldSet(members, children);
 }
 
-function isSorted<T>(list: readonly T[], key: (x: T) => PathElement): boolean {
-  for (let i = 1; i < list.length; i++) if (compareElements(key(list[i - 1]!), key(list[i]!)) >= 0) return false;
+// A level has a handful of elements (an object's keys, a list's items) that come in document
+// order, rarely sorted: an insertion sort in place beats Array.prototype.sort's setup and its
+// calls back into the comparator there. Long levels (a map with many labels) use the builtin.
+const INSERTION_SORT_MAX = 24;
+
+/** `list` sorted, without repeats (in place when short). */
+function sortedMembers(list: PathElement[]): PathElement[] {
+  const n = list.length;
+  let i = 1;
+  while (i < n && compareElements(list[i - 1]!, list[i]!) < 0) i++;
+  if (i >= n) return list;
+  if (n > INSERTION_SORT_MAX) {
+    list.sort(compareElements);
+  } else {
+    for (; i < n; i++) {
+      const x = list[i]!;
+      let j = i - 1;
+      while (j >= 0 && compareElements(list[j]!, x) > 0) {
+        list[j + 1] = list[j]!;
+        j--;
+      }
+      list[j + 1] = x;
+    }
+  }
+  let w = 1;
+  for (let r = 1; r < n; r++) if (!elementsEqual(list[w - 1]!, list[r]!)) list[w++] = list[r]!;
+  list.length = w;
+  return list;
+}
+
+function childrenSorted(list: readonly FieldSetChild[]): boolean {
+  for (let i = 1; i < list.length; i++) if (compareElements(list[i - 1]!.pe, list[i]!.pe) >= 0) return false;
   return true;
+}
+
+/** Stable: equal elements keep their order (level then unites them in that order). */
+function sortChildren(list: FieldSetChild[]): FieldSetChild[] {
+  const n = list.length;
+  if (n > INSERTION_SORT_MAX) return list.sort((a, b) => compareElements(a.pe, b.pe));
+  for (let i = 1; i < n; i++) {
+    const x = list[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareElements(list[j]!.pe, x.pe) > 0) {
+      list[j + 1] = list[j]!;
+      j--;
+    }
+    list[j + 1] = x;
+  }
+  return list;
 }
 
 // ---- diff -----------------------------------------------------------------------------------

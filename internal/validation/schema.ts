@@ -271,27 +271,59 @@ export function validateAgainstSchema(schemaName: string, obj: unknown, opts?: S
   return validateNode(obj, rootNode(schemaName, opts));
 }
 
-/** Visits every field the schema does not declare; `remove` drops each one from its parent. */
-function walkUnknown(v: unknown, node: CompiledNode, path: string, out: string[], remove: boolean): void {
-  if (node.kind === 'array') {
-    if (!Array.isArray(v) || node.items.kind === 'any') return;
-    for (let i = 0; i < v.length; i++) walkUnknown(v[i], node.items, `${path}[${i}]`, out, remove);
-    return;
+/**
+ * Visits every field the schema does not declare; `remove` drops each one from its parent.
+ * Every write's body is walked, and most have no unknown field: the path of the value being
+ * visited is kept as segments (a key, or an item's index) and only spelled out for a report.
+ */
+class UnknownWalk {
+  readonly out: string[] = [];
+  private readonly segments: (string | number)[] = [];
+
+  constructor(private readonly remove: boolean) {}
+
+  private path(key: string): string {
+    let p = '';
+    for (const s of this.segments) p = typeof s === 'number' ? `${p}[${s}]` : `${p}.${s}`;
+    return `${p}.${key}`;
   }
-  if (node.kind !== 'object' || !isObject(v)) return;
-  if (node.properties.size === 0 && node.additional) {
-    if (node.additional.kind !== 'any') {
-      for (const [key, child] of Object.entries(v)) walkUnknown(child, node.additional, `${path}.${key}`, out, remove);
+
+  visit(v: unknown, node: CompiledNode): void {
+    if (node.kind === 'array') {
+      if (!Array.isArray(v) || node.items.kind === 'any') return;
+      for (let i = 0; i < v.length; i++) {
+        this.segments.push(i);
+        this.visit(v[i], node.items);
+        this.segments.pop();
+      }
+      return;
     }
-    return;
-  }
-  for (const key of Object.keys(v)) {
-    const prop = node.properties.get(key);
-    if (prop) {
-      walkUnknown(v[key], prop.node, `${path}.${key}`, out, remove);
-    } else if (!node.preserveUnknown && !(node.embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))) {
-      out.push(`${path}.${key}`);
-      if (remove) delete v[key];
+    if (node.kind !== 'object' || !isObject(v)) return;
+    if (node.properties.size === 0 && node.additional) {
+      const additional = node.additional;
+      if (additional.kind !== 'any') {
+        for (const key in v) {
+          this.segments.push(key);
+          this.visit(v[key], additional);
+          this.segments.pop();
+        }
+      }
+      return;
+    }
+    // Keys are listed first: an unknown one may be deleted on the way.
+    for (const key of Object.keys(v)) {
+      const prop = node.properties.get(key);
+      if (prop) {
+        const child = v[key];
+        // Only objects and arrays can hold fields.
+        if (typeof child !== 'object' || child === null) continue;
+        this.segments.push(key);
+        this.visit(child, prop.node);
+        this.segments.pop();
+      } else if (!node.preserveUnknown && !(node.embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))) {
+        this.out.push(this.path(key));
+        if (this.remove) delete v[key];
+      }
     }
   }
 }
@@ -302,9 +334,9 @@ function walkUnknown(v: unknown, node: CompiledNode, path: string, out: string[]
  * free-form or preserve-unknown-fields schemas (RawExtension, CRD opt-outs) are never unknown.
  */
 export function findUnknownFields(schemaName: string, obj: unknown, opts?: SchemaOptions): string[] {
-  const out: string[] = [];
-  walkUnknown(obj, rootNode(schemaName, opts), '', out, false);
-  return out;
+  const w = new UnknownWalk(false);
+  w.visit(obj, rootNode(schemaName, opts));
+  return w.out;
 }
 
 /**
@@ -312,9 +344,9 @@ export function findUnknownFields(schemaName: string, obj: unknown, opts?: Schem
  * their paths in the form findUnknownFields uses.
  */
 export function pruneUnknownFields(schemaName: string, obj: unknown, opts?: SchemaOptions): string[] {
-  const out: string[] = [];
-  walkUnknown(obj, rootNode(schemaName, opts), '', out, true);
-  return out;
+  const w = new UnknownWalk(true);
+  w.visit(obj, rootNode(schemaName, opts));
+  return w.out;
 }
 
 /** The text upstream puts in a `Warning: 299 - "…"` header for one unknown field. */

@@ -429,6 +429,20 @@ function validateTopologySpread(constraints: unknown[], path: string): FieldErro
   return errs;
 }
 
+// Tables of validatePodSpec, built once: it runs for every pod and workload write.
+const CONTAINER_GROUPS: ReadonlyArray<readonly [string, ContainerKind]> = [
+  ['initContainers', 'init'],
+  ['containers', 'regular'],
+  ['ephemeralContainers', 'ephemeral'],
+];
+const POD_SPEC_NAMES: ReadonlyArray<readonly [string, (value: string) => string[]]> = [
+  ['serviceAccountName', isDNS1123Subdomain],
+  ['nodeName', isDNS1123Subdomain],
+  ['hostname', isDNS1123Label],
+  ['subdomain', isDNS1123Label],
+  ['priorityClassName', isDNS1123Subdomain],
+];
+
 /** A PodSpec at `path` (`spec` for pods, `spec.template.spec` for workloads). */
 export function validatePodSpec(spec: unknown, path: string, opts: PodSpecOptions): FieldError[] {
   if (!isObject(spec)) return [];
@@ -440,12 +454,7 @@ export function validatePodSpec(spec: unknown, path: string, opts: PodSpecOption
   const containers = list(spec, 'containers');
   if (containers.length === 0) errs.push(fieldErrors.required(child(path, 'containers'), ''));
   const names = new Set<string>();
-  const groups: Array<[string, ContainerKind]> = [
-    ['initContainers', 'init'],
-    ['containers', 'regular'],
-    ['ephemeralContainers', 'ephemeral'],
-  ];
-  for (const [key, kind] of groups) {
+  for (const [key, kind] of CONTAINER_GROUPS) {
     list(spec, key).forEach((c, i) => {
       if (!isObject(c)) return;
       const p = index(child(path, key), i);
@@ -477,13 +486,7 @@ export function validatePodSpec(spec: unknown, path: string, opts: PodSpecOption
     errs.push(fieldErrors.invalid(child(path, 'activeDeadlineSeconds'), deadline, `must be between 1 and ${MAX_INT32}, inclusive`));
   }
   errs.push(...validateLabels(spec.nodeSelector, child(path, 'nodeSelector')));
-  for (const [key, check] of [
-    ['serviceAccountName', isDNS1123Subdomain],
-    ['nodeName', isDNS1123Subdomain],
-    ['hostname', isDNS1123Label],
-    ['subdomain', isDNS1123Label],
-    ['priorityClassName', isDNS1123Subdomain],
-  ] as const) {
+  for (const [key, check] of POD_SPEC_NAMES) {
     const v = str(spec, key);
     if (v) for (const m of check(v)) errs.push(fieldErrors.invalid(child(path, key), v, m));
   }
@@ -568,26 +571,31 @@ const POD_SPEC_MUTABLE: ReadonlySet<string> = new Set(['activeDeadlineSeconds', 
 function specEqualButMutable(spec: JsonObject, oldSpec: JsonObject): boolean {
   const oldGrace = oldSpec.terminationGracePeriodSeconds;
   const graceFixed = typeof oldGrace === 'number' && oldGrace < 0 && spec.terminationGracePeriodSeconds === 1;
-  for (const key of new Set([...Object.keys(oldSpec), ...Object.keys(spec)])) {
-    if (POD_SPEC_MUTABLE.has(key) || (key === 'terminationGracePeriodSeconds' && graceFixed)) continue;
-    if (key === 'containers' || key === 'initContainers') {
-      const newList = list(spec, key);
-      const oldList = arrayAt(oldSpec, key);
-      if (oldList && newList.length === oldList.length) {
-        if (!oldList.every((c, i) => (isObject(c) && isObject(newList[i]) ? equalButImage(c, newList[i] as JsonObject) : jsonEqual(c, newList[i])))) return false;
-        // Equal items make equal lists, except that jsonEqual takes an empty list for an absent one.
-        if (newList.length > 0 || jsonEqual(oldSpec[key], spec[key])) continue;
-        return false;
-      }
-    }
-    if (!jsonEqual(oldSpec[key], spec[key])) return false;
-  }
+  // Every key of either spec, without building their union.
+  for (const key of Object.keys(oldSpec)) if (!specKeyEqual(spec, oldSpec, key, graceFixed)) return false;
+  for (const key of Object.keys(spec)) if (!Object.hasOwn(oldSpec, key) && !specKeyEqual(spec, oldSpec, key, graceFixed)) return false;
   return true;
+}
+
+/** One key of specEqualButMutable. */
+function specKeyEqual(spec: JsonObject, oldSpec: JsonObject, key: string, graceFixed: boolean): boolean {
+  if (POD_SPEC_MUTABLE.has(key) || (key === 'terminationGracePeriodSeconds' && graceFixed)) return true;
+  if (key === 'containers' || key === 'initContainers') {
+    const newList = list(spec, key);
+    const oldList = arrayAt(oldSpec, key);
+    if (oldList && newList.length === oldList.length) {
+      if (!oldList.every((c, i) => (isObject(c) && isObject(newList[i]) ? equalButImage(c, newList[i] as JsonObject) : jsonEqual(c, newList[i])))) return false;
+      // Equal items make equal lists, except that jsonEqual takes an empty list for an absent one.
+      return newList.length > 0 || jsonEqual(oldSpec[key], spec[key]);
+    }
+  }
+  return jsonEqual(oldSpec[key], spec[key]);
 }
 
 /** jsonEqual of two containers, the old one's image taken as the new one's. */
 function equalButImage(c: JsonObject, next: JsonObject): boolean {
-  for (const k of new Set([...Object.keys(c), ...Object.keys(next)])) if (k !== 'image' && !jsonEqual(c[k], next[k])) return false;
+  for (const k of Object.keys(c)) if (k !== 'image' && !jsonEqual(c[k], next[k])) return false;
+  for (const k of Object.keys(next)) if (k !== 'image' && !Object.hasOwn(c, k) && !jsonEqual(c[k], next[k])) return false;
   return true;
 }
 

@@ -562,15 +562,24 @@ export class GenericRegistry {
   /**
    * PUT. `subresource` is '' (main resource), 'status' (only status changes), 'finalize'
    * (namespaces: only spec.finalizers change) or 'scale' (the caller built the main resource
-   * from a Scale; ownership is recorded for the scale sub-resource).
+   * from a Scale; ownership is recorded for the scale sub-resource). `handedOver`: the caller
+   * does not use `input` again, which the update may then change.
    */
-  async update(r: ResourceInfo, ctx: RequestContext, name: string, input: JsonObject, subresource = ''): Promise<WriteResult> {
+  async update(r: ResourceInfo, ctx: RequestContext, name: string, input: JsonObject, subresource = '', options: { handedOver?: boolean } = {}): Promise<WriteResult> {
     const inputMeta = metaOf(input);
     const requestedRv = typeof inputMeta.resourceVersion === 'string' && inputMeta.resourceVersion !== '' ? inputMeta.resourceVersion : undefined;
     if (typeof inputMeta.uid === 'string' && inputMeta.uid === '') delete inputMeta.uid;
+    // Every attempt builds from the body as it came, so it is copied: the write changes what it
+    // builds. A conditional update builds once (a lost race is a conflict, not a retry), so a
+    // body the caller hands over (a decoded request body nobody reads again) is used as it is.
+    let useInput = options.handedOver === true && requestedRv !== undefined;
     return this.modify(r, ctx, name, subresource, {
       requestedRv,
-      build: () => clone(input),
+      build: () => {
+        if (!useInput) return clone(input);
+        useInput = false;
+        return input;
+      },
       onMissing: async () => {
         if (subresource || !this.strategy.allowCreateOnUpdate) throw errors.notFound(this.qualified(r), name);
         if (requestedRv) throw this.conflict(r, name);

@@ -21,6 +21,7 @@ export async function handleUpdate(c: Context<Env>, deps: HttpDeps, rr: Resource
     return writeObject(c, deps, rep, rr.resource, scaleOf(rr.resource, object, deps.naming), 200, SCALE_SCHEMA);
   }
   const obj = await readWriteBody(c, deps, rr, { apiVersion: rr.resource.apiVersion, kind: rr.resource.kind });
-  const { object, created } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, obj, sub?.name ?? '');
+  // The decoded body is ours alone: the registry may write into it instead of copying it.
+  const { object, created } = await rr.registry.update(rr.resource, rr.ctx, rr.info.name, obj, sub?.name ?? '', { handedOver: true });
   return writeStored(c, deps, rep, rr.resource, rr.registry, rr.namespace, object, created ? 201 : 200, rr.ctx.dryRun);
 }

@@ -3,11 +3,12 @@
 // that exits 0. When the first argument names an operator subcommand (pki, members), that runs
 // instead. The server is imported only to serve, so that subcommands start quickly.
 // Imports: internal/config, internal/cluster-cli (subcommands), internal/codecache (its hook),
-// internal/server (lazily).
+// internal/heap (releasing the start's memory), internal/server (lazily).
 
 import { FlagError, helpText, parseFlags } from '../../internal/config/flags.js';
 import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/cluster-cli/subcommands.js';
 import { bundleLoaderHook } from '../../internal/codecache/hook.js';
+import { idleSampler, lowMemoryCollection, releaseWhenIdle } from '../../internal/heap/release-memory.js';
 import type { RunningServer } from '../../internal/server/server.js';
 
 async function main(): Promise<void> {
@@ -55,10 +56,30 @@ async function main(): Promise<void> {
         : ''),
   );
   // The code caches are written from what the start compiled, so only once it is ready.
-  if (loader) whenReady(server, () => loader.started());
+  // Then what the start grew and no longer uses is given back: at once (the load's garbage
+  // and the young generation it grew), and again once the work that follows readiness (the
+  // garbage collector's graph, the controllers' first passes) is done and the process is idle.
+  // On a loaded machine that work can take seconds of wall time: the first release is what
+  // an idle server holds meanwhile.
+  let stopReleasing: (() => void) | undefined;
+  whenReady(server, () => {
+    loader?.started();
+    void lowMemoryCollection();
+    stopReleasing = releaseWhenIdle({
+      idleSinceLastCall: idleSampler({ maxLoopUtilization: 0.7, maxCpuCores: 0.3 }),
+      schedule: (fn, ms) => {
+        const t = setTimeout(fn, ms).unref();
+        return () => clearTimeout(t);
+      },
+      release: lowMemoryCollection,
+      windowMs: 100,
+      maxWindows: 600,
+    });
+  });
   let signals = 0;
   const onSignal = (signal: string) => {
     signals++;
+    stopReleasing?.();
     if (signals > 1) {
       process.stderr.write(`clusterd: second ${signal}, exiting now\n`);
       process.exit(1);

@@ -8,7 +8,6 @@ import { createSecureServer, type Http2SecureServer, type Http2Session } from 'n
 import type { Socket } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collectStartGarbage } from './start-garbage.js';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
@@ -484,11 +483,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   if (!shared) await migrateSeparateEvents(store, log);
   await cache.start();
   // Nothing else uses a single server's store until it serves. (A replica's store is being
-  // written by its Raft log meanwhile.)
-  if (store instanceof LevelRevisionStore && !cluster) {
-    await store.releaseReadMappings();
-    collectStartGarbage();
-  }
+  // written by its Raft log meanwhile.) The start's garbage (every value's Buffer the load
+  // handed over) is not collected here: cmd/clusterd runs one low-memory collection once the
+  // server is ready and idle, which frees it as well, after readiness instead of before.
+  if (store instanceof LevelRevisionStore && !cluster) await store.releaseReadMappings();
 
   const protobuf = new ProtobufSerializer(naming);
   const cborEnabled = config.featureGates.enabled('CBORServingAndStorage');

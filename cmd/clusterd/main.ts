@@ -56,29 +56,39 @@ async function main(): Promise<void> {
         : ''),
   );
   // The code caches are written from what the start compiled, so only once it is ready.
-  // Then what the start grew and no longer uses is given back: at once (the load's garbage
-  // and the young generation it grew), and again once the work that follows readiness (the
-  // garbage collector's graph, the controllers' first passes) is done and the process is idle.
-  // On a loaded machine that work can take seconds of wall time: the first release is what
-  // an idle server holds meanwhile.
+  // Then what the start grew and no longer uses is given back: first the load's garbage and
+  // the young generation it grew, one window after readiness (so the requests readiness lets
+  // in, the probes and clients polling /readyz among them, are answered before a full
+  // collection holds the loop); then, once the work that follows readiness (the garbage
+  // collector's graph, the controllers' first passes) is done and the process is idle, what
+  // that work grew again. On a loaded machine that work takes seconds of wall time: the first
+  // release is what an idle server holds meanwhile.
   let stopReleasing: (() => void) | undefined;
+  let stopped = false;
+  const schedule = (fn: () => void, ms: number) => {
+    const t = setTimeout(fn, ms).unref();
+    return () => clearTimeout(t);
+  };
   whenReady(server, () => {
     loader?.started();
-    void lowMemoryCollection();
-    stopReleasing = releaseWhenIdle({
-      idleSinceLastCall: idleSampler({ maxLoopUtilization: 0.7, maxCpuCores: 0.3 }),
-      schedule: (fn, ms) => {
-        const t = setTimeout(fn, ms).unref();
-        return () => clearTimeout(t);
-      },
-      release: lowMemoryCollection,
-      windowMs: 100,
-      maxWindows: 600,
-    });
+    if (stopped) return;
+    stopReleasing = schedule(() => {
+      void lowMemoryCollection().then(() => {
+        if (stopped) return;
+        stopReleasing = releaseWhenIdle({
+          idleSinceLastCall: idleSampler({ maxLoopUtilization: 0.7, maxCpuCores: 0.3 }),
+          schedule,
+          release: lowMemoryCollection,
+          windowMs: 100,
+          maxWindows: 600,
+        });
+      });
+    }, 100);
   });
   let signals = 0;
   const onSignal = (signal: string) => {
     signals++;
+    stopped = true;
     stopReleasing?.();
     if (signals > 1) {
       process.stderr.write(`clusterd: second ${signal}, exiting now\n`);

@@ -18,6 +18,7 @@ import { negotiate, type MediaRange, type Offer } from './negotiation.js';
 import { wantsPretty } from './respond.js';
 import { indentJson } from '../codec/json/json-codec.js';
 import type { CacheEntry } from '../watchcache/types.js';
+import { CHUNK_BYTES, listChunkPool, type ChunkPool } from './chunk-pool.js';
 import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
 
 export type View = 'full' | 'table' | 'partial';
@@ -237,7 +238,7 @@ export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, 
   if (rep.serializer.listChunks && outgoing && typeof outgoing.writeHead === 'function' && estimatedSize(items) > STREAM_THRESHOLD) {
     // Large lists go out in chunks with backpressure: memory stays near one chunk, not the whole body (twice).
     const gzip = wantsGzip(c, deps, STREAM_THRESHOLD);
-    void streamChunks(outgoing, rep.serializer.listChunks(kind, resource.apiVersion, meta, items, schemasOf(resource, 'full')), baseHeaders(c, contentTypeOf(rep, deps)), gzip);
+    void streamChunks(outgoing, rep.serializer.listChunks(kind, resource.apiVersion, meta, items, schemasOf(resource, 'full'), listChunkPool.take), baseHeaders(c, contentTypeOf(rep, deps)), gzip);
     return RESPONSE_ALREADY_SENT;
   }
   const body = rep.serializer.list(kind, resource.apiVersion, meta, items, schemasOf(resource, 'full'));
@@ -246,7 +247,6 @@ export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, 
 
 /** Lists beyond this many bytes are streamed. */
 const STREAM_THRESHOLD = 1024 * 1024;
-const STREAM_CHUNK = 64 * 1024;
 
 function estimatedSize(items: readonly Item[]): number {
   let n = 0;
@@ -269,9 +269,9 @@ function baseHeaders(c: Context<Env>, contentType: string): Record<string, strin
 }
 
 /** The part of Node's HTTP/1.1 and HTTP/2 compatibility responses a streamed body uses. */
-interface StreamTarget {
+export interface StreamTarget {
   writeHead(status: number, headers: Record<string, string | string[]>): unknown;
-  write(chunk: Buffer): boolean;
+  write(chunk: Buffer, callback: (error?: Error | null) => void): boolean;
   end(): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
@@ -290,11 +290,17 @@ function drained(res: StreamTarget): Promise<void> {
   });
 }
 
-/** Writes chunks (regrouped into ~64 KiB writes), through gzip when asked, honouring backpressure. */
-async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, headers: Record<string, string | string[]>, gzip: boolean): Promise<void> {
+/**
+ * Writes a list's chunks in 64 KiB writes from pooled chunks (chunk-pool), through gzip when
+ * asked, honouring backpressure. A chunk the serializer wrote into a pooled chunk itself is
+ * written as it is; other buffers (JSON items, heads, tails) are copied into one. Each pooled
+ * chunk goes back to the pool when its write has completed.
+ */
+export async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, headers: Record<string, string | string[]>, gzip: boolean, pool: ChunkPool = listChunkPool): Promise<void> {
   let closed = false;
   const onClose = () => (closed = true);
   res.once('close', onClose);
+  let open: Buffer | undefined;
   try {
     if (gzip) {
       headers['content-encoding'] = 'gzip';
@@ -302,33 +308,57 @@ async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, headers
     }
     res.writeHead(200, headers);
     const zip = gzip ? createGzip({ level: 1 }) : undefined;
-    const send = async (b: Buffer): Promise<void> => {
-      if (!res.write(b) && !closed) await drained(res);
-    };
     // pipe() carries the socket's backpressure back to the compressor and ends the response.
     if (zip) zip.pipe(res as unknown as NodeJS.WritableStream);
-    let group: Buffer[] = [];
-    let size = 0;
-    const flush = async () => {
-      if (size === 0) return;
-      const b = group.length === 1 ? group[0]! : Buffer.concat(group, size);
-      group = [];
-      size = 0;
+    const send = async (b: Buffer): Promise<void> => {
+      const done = () => pool.give(b);
       if (zip) {
-        if (!zip.write(b)) await new Promise<void>((r) => zip.once('drain', () => r()));
-        if (res.destroyed) return;
-      } else await send(b);
+        if (!zip.write(b, done)) await new Promise<void>((r) => zip.once('drain', () => r()));
+      } else if (!res.write(b, done) && !closed) await drained(res);
     };
+    let p = 0;
     for (const chunk of chunks) {
-      if (closed) return;
-      group.push(chunk);
-      size += chunk.length;
-      if (size >= STREAM_CHUNK) await flush();
+      if (closed || res.destroyed) return;
+      if (pool.owns(chunk)) {
+        if (open !== undefined && p > 0) {
+          const part = open.subarray(0, p);
+          open = undefined;
+          p = 0;
+          await send(part);
+        }
+        await send(chunk);
+        continue;
+      }
+      let from = 0;
+      while (from < chunk.length) {
+        if (p === 0 && chunk.length - from >= CHUNK_BYTES) {
+          // A chunk's worth or more in one buffer: written as it is, no copy.
+          await send(from === 0 ? chunk : chunk.subarray(from));
+          break;
+        }
+        open ??= pool.take();
+        const take = Math.min(chunk.length - from, CHUNK_BYTES - p);
+        if (from === 0 && take === chunk.length) open.set(chunk, p);
+        else chunk.copy(open, p, from, from + take);
+        p += take;
+        from += take;
+        if (p === CHUNK_BYTES) {
+          const full = open;
+          open = undefined;
+          p = 0;
+          await send(full);
+        }
+      }
     }
-    await flush();
+    if (open !== undefined && p > 0) {
+      const last = open.subarray(0, p);
+      open = undefined;
+      await send(last);
+    }
     if (zip) zip.end();
     else if (!closed) res.end();
   } finally {
+    if (open !== undefined) pool.give(open);
     res.off('close', onClose);
   }
 }

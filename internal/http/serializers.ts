@@ -51,9 +51,11 @@ export interface Serializer {
   watchEventParts?(type: string, item: Item, schema?: SchemaNames): Buffer[];
   /**
    * The list as a sequence of chunks, for streaming large lists without building them whole.
-   * Optional: formats without it are written with list().
+   * Optional: formats without it are written with list(). With `take`, a format that copies
+   * into chunks of its own takes them from there (chunk-pool's CHUNK_BYTES each) and yields
+   * them (or their start) for the writer to give back once written.
    */
-  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Iterable<Buffer>;
+  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): Iterable<Buffer>;
 }
 
 const COMMA = Buffer.from(',');
@@ -210,7 +212,7 @@ export class ProtobufSerializer implements Serializer {
     return Buffer.concat([...this.listChunks(kind, apiVersion, meta, items, schema)]);
   }
 
-  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Iterable<Buffer> {
+  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): Iterable<Buffer> {
     if (!schema?.item || !schema.list) throw errors.notAcceptable(['application/json']);
     // Where each item's message is: a cached one's slab and place in it (no object per item).
     const n = items.length;
@@ -233,7 +235,7 @@ export class ProtobufSerializer implements Serializer {
       sources[i] = raw;
       lengths[i] = raw.length;
     }
-    return this.codec.encodeListChunks(apiVersion, kind, schema.list, listMetaObject(meta), sources, offsets, lengths);
+    return this.codec.encodeListChunks(apiVersion, kind, schema.list, listMetaObject(meta), sources, offsets, lengths, take);
   }
 
   watchEvent(type: string, item: Item, schema?: SchemaNames): Buffer {

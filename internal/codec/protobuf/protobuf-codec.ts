@@ -206,7 +206,7 @@ export class ProtobufCodec {
    * encodings with one copy and no object per item. `listMeta` is the JSON form of the list's
    * ListMeta. The chunks are made as they are read, from the sources held until then.
    */
-  encodeListChunks(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array): Iterable<Buffer> {
+  encodeListChunks(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array, take: () => Buffer = newChunk): Iterable<Buffer> {
     const message = this.messageOf(listSchemaName);
     const fields = this.proto.plan(message).fields;
     const last = fields[fields.length - 1];
@@ -229,7 +229,7 @@ export class ProtobufCodec {
     } finally {
       releaseWriter(w);
     }
-    return listChunks(first, tag, sources, offsets, lengths);
+    return listChunks(first, tag, sources, offsets, lengths, take);
   }
 
   /**
@@ -402,16 +402,19 @@ function uvarintSize(n: number): number {
   return n < 128 ? 1 : n < 16384 ? 2 : n < 2097152 ? 3 : n < 268435456 ? 4 : 5;
 }
 
+/** A chunk of LIST_CHUNK bytes of its own, when the caller does not pool them. */
+const newChunk = (): Buffer => Buffer.allocUnsafe(LIST_CHUNK);
+
 /** The chunks of encodeListChunks after its first (envelope and list metadata). */
-function* listChunks(first: Buffer, tag: Uint8Array, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array): Generator<Buffer> {
+function* listChunks(first: Buffer, tag: Uint8Array, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array, take: () => Buffer): Generator<Buffer> {
   yield first;
-  let chunk = Buffer.allocUnsafe(LIST_CHUNK);
+  let chunk = take();
   let p = 0;
   for (let i = 0; i < sources.length; i++) {
     // The item's tag and length: at most 7 bytes, kept in one chunk.
-    if (p + 7 > LIST_CHUNK) {
+    if (p + 7 > chunk.length) {
       yield chunk.subarray(0, p);
-      chunk = Buffer.allocUnsafe(LIST_CHUNK);
+      chunk = take();
       p = 0;
     }
     for (let t = 0; t < tag.length; t++) chunk[p++] = tag[t]!;
@@ -425,19 +428,19 @@ function* listChunks(first: Buffer, tag: Uint8Array, sources: readonly Uint8Arra
     let from = offsets[i]!;
     const end = from + lengths[i]!;
     while (from < end) {
-      if (p === LIST_CHUNK) {
+      if (p === chunk.length) {
         yield chunk;
-        chunk = Buffer.allocUnsafe(LIST_CHUNK);
+        chunk = take();
         p = 0;
       }
-      const take = Math.min(end - from, LIST_CHUNK - p);
+      const count = Math.min(end - from, chunk.length - p);
       // A plain Uint8Array view: cheaper to make than a Buffer's subarray, once per item.
-      chunk.set(new Uint8Array(source.buffer, source.byteOffset + from, take), p);
-      p += take;
-      from += take;
+      chunk.set(new Uint8Array(source.buffer, source.byteOffset + from, count), p);
+      p += count;
+      from += count;
     }
   }
-  if (p + ENVELOPE_TAIL.length > LIST_CHUNK) {
+  if (p + ENVELOPE_TAIL.length > chunk.length) {
     yield chunk.subarray(0, p);
     chunk = Buffer.allocUnsafe(ENVELOPE_TAIL.length);
     p = 0;

@@ -10,7 +10,7 @@ import { builtinSchemas } from '../schema/openapi-index.js';
 import { encodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
 import { encodingArena } from '../watchcache/encoding-arena.js';
 import type { CacheEntry } from '../watchcache/types.js';
-import { cborSerializer, ProtobufSerializer, type Item, type JsonObject, type SchemaNames } from './serializers.js';
+import { cborSerializer, jsonSerializer, ProtobufSerializer, type Item, type JsonObject, type SchemaNames } from './serializers.js';
 
 const entryOf = (obj: JsonObject, revision: number): CacheEntry => {
   const meta = obj.metadata as { name: string; namespace: string };
@@ -96,6 +96,30 @@ describe('CBOR from the entries\' memoised encodings', () => {
     const list = cbor.list('SecretList', 'v1', { resourceVersion: '5' }, [{ entry }], kinds[1]!.schema);
     // tag 22 (0xd6) then the byte string of the raw value
     expect(list.includes(Buffer.concat([Buffer.from([0xd6, 0x47]), Buffer.from('value 1')]))).toBe(true);
+  });
+});
+
+describe('lists packed into the writer\'s chunks (listChunks with take)', () => {
+  const pb = new ProtobufSerializer(createNaming('cluster'));
+  const entries = Array.from({ length: 40 }, (_, i) => entryOf(realisticPod(i), 300 + i));
+  const items: Item[] = entries.map((entry) => ({ entry }));
+  const schema = kinds[0]!.schema;
+  // Chunk sizes that split items, commas, heads and tails at every kind of place.
+  it.each([7, 8, 13, 64, 1000, 4096, 65536])('equal the whole list with %i-byte chunks, every chunk but the last full', (size) => {
+    for (const [name, whole, chunks] of [
+      ['JSON', jsonSerializer.list('PodList', 'v1', meta, items), jsonSerializer.listChunks!('PodList', 'v1', meta, items, schema, () => Buffer.alloc(size))],
+      ['protobuf', pb.list('PodList', 'v1', meta, items, schema), pb.listChunks('PodList', 'v1', meta, items, schema, () => Buffer.alloc(size))],
+    ] as const) {
+      const got = [...chunks];
+      expect(Buffer.concat(got).equals(whole), name).toBe(true);
+      // JSON's chunks are all the caller's; protobuf's first (envelope and list metadata) is its own.
+      const taken = name === 'JSON' ? got : got.slice(1);
+      expect(taken.slice(0, -1).every((c) => c.length === size || (name === 'protobuf' && c.length > size - 7)), name).toBe(true);
+    }
+  });
+
+  it('JSON: an empty list is the head and tail', () => {
+    expect(Buffer.concat([...jsonSerializer.listChunks!('PodList', 'v1', meta, [], schema, () => Buffer.alloc(16))]).equals(jsonSerializer.list('PodList', 'v1', meta, []))).toBe(true);
   });
 });
 

@@ -111,13 +111,45 @@ export const jsonSerializer: Serializer = {
   },
   watchEvent: (type, item) => Buffer.concat(jsonWatchEventParts(type, item)),
   watchEventParts: jsonWatchEventParts,
-  *listChunks(kind, apiVersion, meta, items) {
-    yield Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
-    for (let i = 0; i < items.length; i++) {
-      if (i > 0) yield COMMA;
-      yield jsonItemBytes(items[i]!);
+  *listChunks(kind, apiVersion, meta, items, _schema, take) {
+    const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
+    if (take === undefined) {
+      yield head;
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0) yield COMMA;
+        yield jsonItemBytes(items[i]!);
+      }
+      yield LIST_TAIL;
+      return;
     }
-    yield LIST_TAIL;
+    // Packed into the caller's chunks here: the writer then handles a chunk, not each item.
+    let chunk = take();
+    let p = 0;
+    for (let i = -1; i <= items.length; i++) {
+      if (i > 0 && i < items.length) {
+        if (p === chunk.length) {
+          yield chunk;
+          chunk = take();
+          p = 0;
+        }
+        chunk[p++] = 0x2c; // ','
+      }
+      const src = i < 0 ? head : i === items.length ? LIST_TAIL : jsonItemBytes(items[i]!);
+      let from = 0;
+      while (from < src.length) {
+        if (p === chunk.length) {
+          yield chunk;
+          chunk = take();
+          p = 0;
+        }
+        const count = Math.min(src.length - from, chunk.length - p);
+        // A plain Uint8Array view where an item is split (cheaper than a Buffer's subarray).
+        chunk.set(count === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + from, count), p);
+        p += count;
+        from += count;
+      }
+    }
+    yield chunk.subarray(0, p);
   },
 };
 

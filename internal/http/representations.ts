@@ -19,7 +19,7 @@ import { wantsPretty } from './respond.js';
 import { indentJson } from '../codec/json/json-codec.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { CHUNK_BYTES, listChunkPool, type ChunkPool } from './chunk-pool.js';
-import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
+import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListChunks, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
 
 export type View = 'full' | 'table' | 'partial';
 
@@ -273,6 +273,7 @@ export interface StreamTarget {
   writeHead(status: number, headers: Record<string, string | string[]>): unknown;
   write(chunk: Buffer, callback: (error?: Error | null) => void): boolean;
   end(): unknown;
+  destroy(error?: Error): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   off(event: 'drain' | 'close', listener: () => void): unknown;
   readonly destroyed?: boolean;
@@ -296,21 +297,27 @@ function drained(res: StreamTarget): Promise<void> {
  * written as it is; other buffers (JSON items, heads, tails) are copied into one. Each pooled
  * chunk goes back to the pool when its write has completed.
  */
-export async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, headers: Record<string, string | string[]>, gzip: boolean, pool: ChunkPool = listChunkPool): Promise<void> {
+export async function streamChunks(res: StreamTarget, chunks: ListChunks, headers: Record<string, string | string[]>, gzip: boolean, pool: ChunkPool = listChunkPool): Promise<void> {
   let closed = false;
   const onClose = () => (closed = true);
   res.once('close', onClose);
   let open: Buffer | undefined;
+  // A body whose length is known is sent with Content-Length: HTTP/1.1 then writes each chunk
+  // as it is, without chunked framing around it (which TLS copied into one buffer per write).
+  const length = gzip ? undefined : chunks.byteLength;
+  let sent = 0;
   try {
     if (gzip) {
       headers['content-encoding'] = 'gzip';
       headers.vary = 'Accept-Encoding';
     }
+    if (length !== undefined) headers['content-length'] = String(length);
     res.writeHead(200, headers);
     const zip = gzip ? createGzip({ level: 1 }) : undefined;
     // pipe() carries the socket's backpressure back to the compressor and ends the response.
     if (zip) zip.pipe(res as unknown as NodeJS.WritableStream);
     const send = async (b: Buffer): Promise<void> => {
+      sent += b.length;
       const done = () => pool.give(b);
       if (zip) {
         if (!zip.write(b, done)) await new Promise<void>((r) => zip.once('drain', () => r()));
@@ -356,7 +363,10 @@ export async function streamChunks(res: StreamTarget, chunks: Iterable<Buffer>, 
       await send(last);
     }
     if (zip) zip.end();
-    else if (!closed) res.end();
+    else if (length !== undefined && sent !== length) {
+      // Never a short body behind a Content-Length: the client sees the connection fail.
+      res.destroy(new Error(`list body of ${sent} bytes, announced ${length}`));
+    } else if (!closed) res.end();
   } finally {
     if (open !== undefined) pool.give(open);
     res.off('close', onClose);

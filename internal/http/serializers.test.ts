@@ -112,6 +112,7 @@ describe('lists packed into the writer\'s chunks (listChunks with take)', () => 
     ] as const) {
       const got = [...chunks];
       expect(Buffer.concat(got).equals(whole), name).toBe(true);
+      expect(chunks.byteLength, name).toBe(whole.length);
       // JSON's chunks are all the caller's; protobuf's first (envelope and list metadata) is its own.
       const taken = name === 'JSON' ? got : got.slice(1);
       expect(taken.slice(0, -1).every((c) => c.length === size || (name === 'protobuf' && c.length > size - 7)), name).toBe(true);
@@ -119,7 +120,17 @@ describe('lists packed into the writer\'s chunks (listChunks with take)', () => 
   });
 
   it('JSON: an empty list is the head and tail', () => {
-    expect(Buffer.concat([...jsonSerializer.listChunks!('PodList', 'v1', meta, [], schema, () => Buffer.alloc(16))]).equals(jsonSerializer.list('PodList', 'v1', meta, []))).toBe(true);
+    const chunks = jsonSerializer.listChunks!('PodList', 'v1', meta, [], schema, () => Buffer.alloc(16));
+    const whole = jsonSerializer.list('PodList', 'v1', meta, []);
+    expect(Buffer.concat([...chunks]).equals(whole)).toBe(true);
+    expect(chunks.byteLength).toBe(whole.length);
+  });
+
+  it('JSON: a list with items that are not cached bytes has no length up front', () => {
+    const mixed: Item[] = [items[0]!, { object: parsed(entries[1]!) }];
+    const chunks = jsonSerializer.listChunks!('PodList', 'v1', meta, mixed, schema, () => Buffer.alloc(4096));
+    expect(chunks.byteLength).toBeUndefined();
+    expect(Buffer.concat([...chunks]).equals(jsonSerializer.list('PodList', 'v1', meta, mixed))).toBe(true);
   });
 });
 

@@ -28,6 +28,9 @@ export function itemObject(item: Item): JsonObject {
   return 'entry' in item ? (JSON.parse(item.entry.bytes.toString('utf8')) as JsonObject) : item.object;
 }
 
+/** A list's chunks; `byteLength`, when known before they are made, is their total. */
+export type ListChunks = Iterable<Buffer> & { readonly byteLength?: number };
+
 /** Which schema to encode with (protobuf needs it; the others ignore it). */
 export interface SchemaNames {
   item?: string;
@@ -55,7 +58,7 @@ export interface Serializer {
    * into chunks of its own takes them from there (chunk-pool's CHUNK_BYTES each) and yields
    * them (or their start) for the writer to give back once written.
    */
-  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): Iterable<Buffer>;
+  listChunks?(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): ListChunks;
 }
 
 const COMMA = Buffer.from(',');
@@ -88,6 +91,47 @@ function jsonWatchEventParts(type: string, item: Item): Buffer[] {
   return [head, jsonItemBytes(item), JSON_EVENT_TAIL];
 }
 
+/** A JSON list's head, items and tail; packed into chunks from `take` when given. */
+function* jsonListChunks(head: Buffer, items: readonly Item[], take: (() => Buffer) | undefined): Generator<Buffer> {
+  if (take === undefined) {
+    yield head;
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) yield COMMA;
+      yield jsonItemBytes(items[i]!);
+    }
+    yield LIST_TAIL;
+    return;
+  }
+  // Packed into the caller's chunks here: the writer then handles a chunk, not each item.
+  let chunk = take();
+  let p = 0;
+  for (let i = -1; i <= items.length; i++) {
+    if (i > 0 && i < items.length) {
+      if (p === chunk.length) {
+        yield chunk;
+        chunk = take();
+        p = 0;
+      }
+      chunk[p++] = 0x2c; // ','
+    }
+    const src = i < 0 ? head : i === items.length ? LIST_TAIL : jsonItemBytes(items[i]!);
+    let from = 0;
+    while (from < src.length) {
+      if (p === chunk.length) {
+        yield chunk;
+        chunk = take();
+        p = 0;
+      }
+      const count = Math.min(src.length - from, chunk.length - p);
+      // A plain Uint8Array view where an item is split (cheaper than a Buffer's subarray).
+      chunk.set(count === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + from, count), p);
+      p += count;
+      from += count;
+    }
+  }
+  yield chunk.subarray(0, p);
+}
+
 export const jsonSerializer: Serializer = {
   name: 'json',
   mediaType: 'application/json',
@@ -111,45 +155,17 @@ export const jsonSerializer: Serializer = {
   },
   watchEvent: (type, item) => Buffer.concat(jsonWatchEventParts(type, item)),
   watchEventParts: jsonWatchEventParts,
-  *listChunks(kind, apiVersion, meta, items, _schema, take) {
+  listChunks(kind, apiVersion, meta, items, _schema, take) {
     const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
-    if (take === undefined) {
-      yield head;
-      for (let i = 0; i < items.length; i++) {
-        if (i > 0) yield COMMA;
-        yield jsonItemBytes(items[i]!);
-      }
-      yield LIST_TAIL;
-      return;
+    const chunks = jsonListChunks(head, items, take);
+    // The length is known up front when every item is a cached object's bytes.
+    let length = head.length + LIST_TAIL.length + Math.max(0, items.length - 1);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (!('entry' in item)) return chunks;
+      length += item.entry.bytes.length;
     }
-    // Packed into the caller's chunks here: the writer then handles a chunk, not each item.
-    let chunk = take();
-    let p = 0;
-    for (let i = -1; i <= items.length; i++) {
-      if (i > 0 && i < items.length) {
-        if (p === chunk.length) {
-          yield chunk;
-          chunk = take();
-          p = 0;
-        }
-        chunk[p++] = 0x2c; // ','
-      }
-      const src = i < 0 ? head : i === items.length ? LIST_TAIL : jsonItemBytes(items[i]!);
-      let from = 0;
-      while (from < src.length) {
-        if (p === chunk.length) {
-          yield chunk;
-          chunk = take();
-          p = 0;
-        }
-        const count = Math.min(src.length - from, chunk.length - p);
-        // A plain Uint8Array view where an item is split (cheaper than a Buffer's subarray).
-        chunk.set(count === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + from, count), p);
-        p += count;
-        from += count;
-      }
-    }
-    yield chunk.subarray(0, p);
+    return Object.assign(chunks, { byteLength: length });
   },
 };
 
@@ -244,7 +260,7 @@ export class ProtobufSerializer implements Serializer {
     return Buffer.concat([...this.listChunks(kind, apiVersion, meta, items, schema)]);
   }
 
-  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): Iterable<Buffer> {
+  listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): ListChunks {
     if (!schema?.item || !schema.list) throw errors.notAcceptable(['application/json']);
     // Where each item's message is: a cached one's slab and place in it (no object per item).
     const n = items.length;

@@ -27,7 +27,17 @@ class SlowTarget extends EventEmitter implements StreamTarget {
     return this.state / 2 ** 32;
   }
 
-  writeHead(): this {
+  headers: Record<string, string | string[]> = {};
+  destroyedWith: Error | undefined;
+
+  writeHead(_status: number, headers: Record<string, string | string[]>): this {
+    this.headers = { ...headers };
+    return this;
+  }
+
+  destroy(error?: Error): this {
+    this.destroyed = true;
+    this.destroyedWith = error;
     return this;
   }
 
@@ -102,6 +112,21 @@ describe('streamChunks', () => {
     expect(pool.allocated).toBeLessThan(32);
   });
 
+  it.each([
+    ['the right length', 0],
+    ['a length one byte over', 1],
+    ['a length one byte short', -1],
+  ])('announces a known length as Content-Length, and fails the response when the body does not match it (%s)', async (_name, off) => {
+    const sizes = Array.from({ length: 300 }, (_, i) => 900 + i);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const target = new SlowTarget(11);
+    await streamChunks(target, Object.assign(pieces(undefined, sizes, 11), { byteLength: total + off }), {}, false, new ChunkPool(4));
+    expect(target.headers['content-length']).toBe(String(total + off));
+    expect(Buffer.concat(target.written).length).toBe(total);
+    expect(target.ended).toBe(off === 0);
+    expect(target.destroyedWith !== undefined).toBe(off !== 0);
+  });
+
   it('writes through gzip the same bytes', async () => {
     const pool = new ChunkPool(4);
     const sizes = Array.from({ length: 100 }, (_, i) => 1000 + i * 13);
@@ -115,8 +140,10 @@ describe('streamChunks', () => {
         return target;
       };
     });
-    await streamChunks(target, pieces(undefined, sizes, 5), {}, true, pool);
+    // A known length is not the compressed body's: no Content-Length.
+    await streamChunks(target, Object.assign(pieces(undefined, sizes, 5), { byteLength: expected.length }), {}, true, pool);
     await ended;
+    expect(target.headers['content-length']).toBeUndefined();
     expect(gunzipSync(Buffer.concat(target.written)).equals(expected)).toBe(true);
   });
 });

@@ -204,16 +204,18 @@ export class ProtobufCodec {
    * kept into the chunk — then the envelope's tail. Concatenated, the chunks are what encode()
    * writes for the list with those items; a list is thus assembled from cached per-object
    * encodings with one copy and no object per item. `listMeta` is the JSON form of the list's
-   * ListMeta. The chunks are made as they are read, from the sources held until then.
+   * ListMeta. The chunks are made as they are read, from the sources held until then;
+   * `byteLength` is their total (a response can say its length before they are made).
    */
-  encodeListChunks(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array, take: () => Buffer = newChunk): Iterable<Buffer> {
+  encodeListChunks(apiVersion: string, kind: string, listSchemaName: string, listMeta: object, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array, take: () => Buffer = newChunk): Iterable<Buffer> & { byteLength: number } {
     const message = this.messageOf(listSchemaName);
     const fields = this.proto.plan(message).fields;
     const last = fields[fields.length - 1];
     if (!last || last.jsonKey !== 'items' || !last.repeated || last.message === undefined) {
       // Not the usual list shape (items the last field): no splicing, encode it whole.
       const items = sources.map((b, i) => b.subarray(offsets[i], offsets[i]! + lengths[i]!));
-      return [this.wrapEnvelope(apiVersion, kind, this.encodeRaw({ metadata: listMeta, items }, listSchemaName))];
+      const whole = this.wrapEnvelope(apiVersion, kind, this.encodeRaw({ metadata: listMeta, items }, listSchemaName));
+      return Object.assign([whole], { byteLength: whole.length });
     }
     const head = this.listHead(fields, listMeta, listSchemaName);
     const tag = Uint8Array.from(tagBytes(last.number, 2));
@@ -229,7 +231,7 @@ export class ProtobufCodec {
     } finally {
       releaseWriter(w);
     }
-    return listChunks(first, tag, sources, offsets, lengths, take);
+    return Object.assign(listChunks(first, tag, sources, offsets, lengths, take), { byteLength: first.length - head.length + rawLength + ENVELOPE_TAIL.length });
   }
 
   /**

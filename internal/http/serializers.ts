@@ -191,6 +191,27 @@ function cborItem(item: Item, schemaName: string | undefined): Buffer {
   return encodingArena.keep(memo, 'cbor', encoded, encoded.length);
 }
 
+/** `parts` copied in sequence into chunks from `take`: every chunk full but the last. */
+function* packedParts(parts: readonly Buffer[], take: () => Buffer): Generator<Buffer> {
+  let chunk = take();
+  let p = 0;
+  for (const src of parts) {
+    let from = 0;
+    while (from < src.length) {
+      if (p === chunk.length) {
+        yield chunk;
+        chunk = take();
+        p = 0;
+      }
+      const count = Math.min(src.length - from, chunk.length - p);
+      chunk.set(count === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + from, count), p);
+      p += count;
+      from += count;
+    }
+  }
+  yield chunk.subarray(0, p);
+}
+
 export function cborSerializer(): Serializer {
   const listParts = (kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames): Buffer[] =>
     encodeCborParts({ kind, apiVersion, metadata: listMetaObject(meta), items: items.map((i) => new EncodedCbor(cborItem(i, schema?.item))) });
@@ -204,7 +225,13 @@ export function cborSerializer(): Serializer {
       return Buffer.concat([SELF_DESCRIBED_CBOR, item], SELF_DESCRIBED_CBOR.length + item.length);
     },
     list: (kind, apiVersion, meta, items, schema) => Buffer.concat(listParts(kind, apiVersion, meta, items, schema)),
-    listChunks: listParts,
+    listChunks: (kind, apiVersion, meta, items, schema, take) => {
+      const parts = listParts(kind, apiVersion, meta, items, schema);
+      if (take === undefined) return parts;
+      let length = 0;
+      for (const part of parts) length += part.length;
+      return Object.assign(packedParts(parts, take), { byteLength: length });
+    },
     watchEvent: (type, item, schema) => encodeCborWatchEvent(type, cborItem(item, schema?.item)),
   };
 }

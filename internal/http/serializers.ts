@@ -102,7 +102,9 @@ function* jsonListChunks(head: Buffer, items: readonly Item[], take: (() => Buff
     yield LIST_TAIL;
     return;
   }
-  // Packed into the caller's chunks here: the writer then handles a chunk, not each item.
+  // Packed into the caller's chunks here: the writer then handles a chunk, not each item. The
+  // loop is packedParts' with the comma written as a byte; feeding packedParts from a generator
+  // of the parts cost 0.2-0.8 ms more CPU per 10,000-item list (a generator resume per part).
   let chunk = take();
   let p = 0;
   for (let i = -1; i <= items.length; i++) {

@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['cmd/**/*.test.ts', 'internal/**/*.test.ts', 'raft/**/*.test.ts', 'tools/**/*.test.ts'],
+          include: ['cmd/**/*.test.ts', 'internal/**/*.test.ts', 'raft/**/*.test.ts', 'tools/**/*.test.ts', 'bench/**/*.test.ts'],
           pool: 'forks',
           testTimeout: 30_000,
           hookTimeout: 60_000,

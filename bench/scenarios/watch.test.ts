@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { deliveryTarget, sustainedRate } from './watch.js';
+
+describe('sustainedRate', () => {
+  const cases: { name: string; run: Parameters<typeof sustainedRate>[0]; want: number }[] = [
+    // Kept up: every event delivered just after the last was emitted.
+    { name: 'all delivered on time', run: { count: 1500, elapsedMs: 3000, watchers: 1000, delivered: 1_500_000, deliveredWithinMs: 3000 }, want: 500 },
+    // A tail after the last emission counts against the rate (1,500 events in 3.75 s).
+    { name: 'all delivered, with a tail', run: { count: 1500, elapsedMs: 3000, watchers: 1000, delivered: 1_500_000, deliveredWithinMs: 3750 }, want: 400 },
+    // The case that motivated it: emitted at 500/s, a fifth delivered by the end of the wait.
+    { name: 'fell behind', run: { count: 1500, elapsedMs: 3000, watchers: 1000, delivered: 295_170, deliveredWithinMs: 18_000 }, want: 295.17 / 18 },
+    // Delivered before the emitter reported the end: never above the emit rate.
+    { name: 'capped at the emit rate', run: { count: 1500, elapsedMs: 3000, watchers: 1000, delivered: 1_500_000, deliveredWithinMs: 2900 }, want: 500 },
+    { name: 'nothing emitted', run: { count: 0, elapsedMs: 0, watchers: 1000, delivered: 0, deliveredWithinMs: 15_000 }, want: 0 },
+    { name: 'no watchers', run: { count: 1500, elapsedMs: 3000, watchers: 0, delivered: 0, deliveredWithinMs: 3000 }, want: 0 },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(sustainedRate(c.run)).toBeCloseTo(c.want, 6);
+    });
+  }
+});
+
+describe('deliveryTarget (fan-out)', () => {
+  // clusterd's writer reached 150/s of 500; p99 within twice the ceiling's at 150/s.
+  const at = (ceilingSustained: number) =>
+    deliveryTarget('fan-out', 40, true, 150, { p99Ms: 25 }, { sustainedPerSec: ceilingSustained }, 500).holds;
+  it('holds when the ceiling delivered no faster than the writer wrote', () => {
+    expect(at(98)).toBe(true);
+  });
+  it('fails when the ceiling sustained more than the writer reached', () => {
+    expect(at(300)).toBe(false);
+  });
+  it('fails on p99 above twice the ceiling', () => {
+    expect(deliveryTarget('fan-out', 60, true, 150, { p99Ms: 25 }, { sustainedPerSec: 98 }, 500).holds).toBe(false);
+  });
+});

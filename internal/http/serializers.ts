@@ -238,6 +238,9 @@ export function cborSerializer(): Serializer {
   };
 }
 
+/** The tag of a list message's `items` (field 2, length-delimited): every built-in list's. */
+const LIST_ITEM_TAG = 0x12;
+
 /**
  * Protobuf: envelopes, lists from per-entry cached bytes, length-framed watch events. The
  * codec is built on first use, not at start-up (a few MB of RSS and ~10 ms; message encoders compile per kind on first use).
@@ -267,11 +270,15 @@ export class ProtobufSerializer implements Serializer {
     return schemaName !== undefined && schemaName.startsWith('io.k8s.') && (this.built === undefined || this.built.supports(schemaName));
   }
 
-  /** The object's raw message: a cached object's is encoded once and kept in its entry's memo (while the encoding arena keeps it). */
+  /**
+   * The object's raw message: a cached object's is encoded once and kept in its entry's memo
+   * (while the encoding arena keeps it), behind a list item's field header, so that the items
+   * a list encodes one after another lie in their slab as that list writes them.
+   */
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);
     const memo = encodingsOf(item.entry);
-    return encodingArena.get(memo, 'protobuf') ?? this.codec.withStoredRaw(item.entry.bytes, schemaName, (buf, length) => encodingArena.keep(memo, 'protobuf', buf, length));
+    return encodingArena.get(memo, 'protobuf') ?? this.codec.withStoredRaw(item.entry.bytes, schemaName, (buf, length) => encodingArena.keep(memo, 'protobuf', buf, length, LIST_ITEM_TAG));
   }
 
   object(obj: JsonObject, schema?: SchemaNames): Buffer {
@@ -298,9 +305,15 @@ export class ProtobufSerializer implements Serializer {
     const lengths = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const item = items[i]!;
+      let raw: Buffer | undefined;
       if ('entry' in item) {
         const memo = encodingsOf(item.entry);
-        const slab = encodingArena.slabOf(memo, 'protobuf');
+        let slab = encodingArena.slabOf(memo, 'protobuf');
+        if (slab === undefined) {
+          // Encoded now, then read from where it was kept (framed there, see rawOf).
+          raw = this.rawOf(item, schema.item);
+          slab = encodingArena.slabOf(memo, 'protobuf');
+        }
         if (slab) {
           sources[i] = slab;
           offsets[i] = memo.protobufOffset;
@@ -308,7 +321,7 @@ export class ProtobufSerializer implements Serializer {
           continue;
         }
       }
-      const raw = this.rawOf(item, schema.item);
+      raw ??= this.rawOf(item, schema.item);
       sources[i] = raw;
       lengths[i] = raw.length;
     }

@@ -6,6 +6,11 @@ const MiB = 1 << 20;
 const memo = (): EntryEncodings => ({ of: Buffer.alloc(0), protobuf: undefined, protobufOffset: 0, protobufLength: 0, cbor: undefined, cborOffset: 0, cborLength: 0 });
 /** `n` bytes of `fill`. */
 const bytes = (n: number, fill: number) => Buffer.alloc(n, fill);
+const varint = (n: number): Buffer => {
+  const out: number[] = [];
+  for (; n > 127; n >>>= 7) out.push((n & 127) | 128);
+  return Buffer.from([...out, n]);
+};
 
 describe('EncodingArena', () => {
   it('packs encodings into shared slabs and gives each back as it was kept', () => {
@@ -63,5 +68,26 @@ describe('EncodingArena', () => {
     expect(out.equals(bytes(5 * MiB, 8))).toBe(true);
     expect(arena.get(huge, 'cbor')).toBeUndefined();
     expect(arena.bytes).toBe(2 * MiB + 1);
+  });
+
+  it('keeps an encoding behind a field header when asked: encodings kept in turn lie framed one after another', () => {
+    const arena = new EncodingArena(8 * MiB);
+    // Lengths whose varints take one, two and three bytes, at their edges.
+    const sizes = [0, 3, 127, 128, 300, 16383, 16384, 20000];
+    const memos = sizes.map(memo);
+    sizes.forEach((n, i) => arena.keep(memos[i]!, 'protobuf', bytes(n + 5, i + 1), n, 0x12));
+    const framed = Buffer.concat(sizes.map((n, i) => Buffer.concat([Buffer.from([0x12]), varint(n), bytes(n, i + 1)])));
+    const slab = arena.slabOf(memos[0]!, 'protobuf')!;
+    const first = memos[0]!.protobufOffset - 2;
+    expect(slab.subarray(first, first + framed.length).equals(framed)).toBe(true);
+    memos.forEach((m, i) => expect(arena.get(m, 'protobuf')!.equals(bytes(sizes[i]!, i + 1))).toBe(true));
+    expect(arena.bytes).toBe(MiB);
+    // A large one gets a slab of its own, header included.
+    const large = memo();
+    arena.keep(large, 'protobuf', bytes(MiB, 9), MiB, 0x12);
+    expect(arena.bytes).toBe(2 * MiB + 4);
+    expect(large.protobufOffset).toBe(4);
+    expect(arena.slabOf(large, 'protobuf')!.subarray(0, 4).equals(Buffer.concat([Buffer.from([0x12]), varint(MiB)]))).toBe(true);
+    expect(arena.get(large, 'protobuf')!.equals(bytes(MiB, 9))).toBe(true);
   });
 });

@@ -69,17 +69,31 @@ export class EncodingArena {
 
   /**
    * Keeps src[0, length) as the encoding of `kind` in `memo` and returns the kept bytes; a copy
-   * of its own, not kept, when it alone is over the budget.
+   * of its own, not kept, when it alone is over the budget. With `fieldTag` (one byte), the
+   * encoding is kept behind that byte and its length as a varint — the header of a protobuf
+   * length-delimited field — so that encodings kept one after another in a slab are also, as
+   * they lie, the items of a list that holds them in that order (see ProtobufCodec's lists).
    */
-  keep(memo: EntryEncodings, kind: EncodingKind, src: Uint8Array, length: number): Buffer {
-    if (length > this.budget) return Buffer.from(src.subarray(0, length));
+  keep(memo: EntryEncodings, kind: EncodingKind, src: Uint8Array, length: number, fieldTag = -1): Buffer {
+    const head = fieldTag < 0 ? 0 : 1 + varintSize(length);
+    const size = head + length;
+    if (size > this.budget) return Buffer.from(src.subarray(0, length));
     let slab = this.open;
-    if (length > LARGEST_PACKED) slab = this.add(length);
-    else if (slab === undefined || slab.buffer === undefined || slab.used + length > slab.size) slab = this.open = this.add(SLAB_BYTES);
-    const offset = slab.used;
+    if (size > LARGEST_PACKED) slab = this.add(size);
+    else if (slab === undefined || slab.buffer === undefined || slab.used + size > slab.size) slab = this.open = this.add(SLAB_BYTES);
     const buffer = slab.buffer!;
+    let offset = slab.used;
+    if (head > 0) {
+      buffer[offset++] = fieldTag;
+      let n = length;
+      while (n > 127) {
+        buffer[offset++] = (n & 127) | 128;
+        n >>>= 7;
+      }
+      buffer[offset++] = n;
+    }
     buffer.set(src.subarray(0, length), offset);
-    slab.used += length;
+    slab.used = offset + length;
     slab.lastUse = ++this.clock;
     if (kind === 'protobuf') {
       memo.protobuf = slab;
@@ -113,6 +127,10 @@ export class EncodingArena {
       if (this.open === slab) this.open = undefined;
     }
   }
+}
+
+function varintSize(n: number): number {
+  return n < 128 ? 1 : n < 16384 ? 2 : n < 2097152 ? 3 : n < 268435456 ? 4 : 5;
 }
 
 /** The process's arena: the watch caches of every resource share one budget. */

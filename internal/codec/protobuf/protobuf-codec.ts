@@ -198,12 +198,14 @@ export class ProtobufCodec {
   }
 
   /**
-   * A whole enveloped list as chunks of about LIST_CHUNK bytes to write in sequence: the
-   * envelope and list metadata, then each item's field header and its already-encoded raw
-   * message — sources[i][offsets[i], offsets[i] + lengths[i]), copied straight from where it is
-   * kept into the chunk — then the envelope's tail. Concatenated, the chunks are what encode()
-   * writes for the list with those items; a list is thus assembled from cached per-object
-   * encodings with one copy and no object per item. `listMeta` is the JSON form of the list's
+   * A whole enveloped list as chunks to write in sequence: the envelope and list metadata, then
+   * each item's field header and its already-encoded raw message — sources[i][offsets[i],
+   * offsets[i] + lengths[i]) — then the envelope's tail. Items are copied straight from where
+   * they are kept into chunks of LIST_CHUNK bytes, except those kept framed one after another
+   * (see listChunks), which are written as views of where they lie, without a copy.
+   * Concatenated, the chunks are what encode() writes for the list with those items; a list is
+   * thus assembled from cached per-object encodings with at most one copy and no object per
+   * item. `listMeta` is the JSON form of the list's
    * ListMeta. The chunks are made as they are read, from the sources held until then;
    * `byteLength` is their total (a response can say its length before they are made).
    */
@@ -407,28 +409,86 @@ function uvarintSize(n: number): number {
 /** A chunk of LIST_CHUNK bytes of its own, when the caller does not pool them. */
 const newChunk = (): Buffer => Buffer.allocUnsafe(LIST_CHUNK);
 
-/** The chunks of encodeListChunks after its first (envelope and list metadata). */
+/** A run of items lying framed one after another in one buffer at least this long is written as a view of it, not copied. */
+const LIST_VIEW_MIN = LIST_CHUNK;
+
+/**
+ * The chunks of encodeListChunks after its first (envelope and list metadata). An item kept
+ * behind its own field header (the list's tag and its length, see EncodingArena.keep) is
+ * framed already where it lies: items framed one after another in one buffer — a collection's
+ * encodings kept in list order, as its first list keeps them — are written as one view of that
+ * buffer instead of being copied (the bytes are the same either way). Everything else (other
+ * items' headers and messages, short runs, the tail) is copied into chunks from `take`.
+ */
 function* listChunks(first: Buffer, tag: Uint8Array, sources: readonly Uint8Array[], offsets: Int32Array, lengths: Int32Array, take: () => Buffer): Generator<Buffer> {
   yield first;
-  let chunk = take();
+  let chunk: Buffer | undefined;
   let p = 0;
-  for (let i = 0; i < sources.length; i++) {
+  // The run of framed items not written yet: run[runStart, runEnd).
+  let run: Uint8Array | undefined;
+  let runStart = 0;
+  let runEnd = 0;
+  const n = sources.length;
+  for (let i = 0; i <= n; i++) {
+    let source: Uint8Array | undefined;
+    let offset = 0;
+    let length = 0;
+    let framedAt = -1;
+    if (i < n) {
+      source = sources[i]!;
+      offset = offsets[i]!;
+      length = lengths[i]!;
+      framedAt = framedStart(source, offset, length, tag);
+      if (framedAt >= 0 && run === source && runEnd === framedAt) {
+        runEnd = offset + length;
+        continue;
+      }
+    }
+    if (run !== undefined) {
+      if (runEnd - runStart >= LIST_VIEW_MIN) {
+        if (chunk !== undefined && p > 0) {
+          yield chunk.subarray(0, p);
+          chunk = undefined;
+          p = 0;
+        }
+        yield Buffer.from(run.buffer, run.byteOffset + runStart, runEnd - runStart);
+      } else {
+        for (let from = runStart; from < runEnd; ) {
+          if (chunk === undefined || p === chunk.length) {
+            if (chunk !== undefined) yield chunk;
+            chunk = take();
+            p = 0;
+          }
+          const count = Math.min(runEnd - from, chunk.length - p);
+          chunk.set(new Uint8Array(run.buffer, run.byteOffset + from, count), p);
+          p += count;
+          from += count;
+        }
+      }
+      run = undefined;
+    }
+    if (source === undefined) break;
+    if (framedAt >= 0) {
+      run = source;
+      runStart = framedAt;
+      runEnd = offset + length;
+      continue;
+    }
     // The item's tag and length: at most 7 bytes, kept in one chunk.
-    if (p + 7 > chunk.length) {
-      yield chunk.subarray(0, p);
+    if (chunk === undefined || p + 7 > chunk.length) {
+      if (chunk !== undefined) yield chunk.subarray(0, p);
       chunk = take();
       p = 0;
     }
     for (let t = 0; t < tag.length; t++) chunk[p++] = tag[t]!;
-    let n = lengths[i]!;
-    while (n > 127) {
-      chunk[p++] = (n & 127) | 128;
-      n >>>= 7;
+    let v = length;
+    while (v > 127) {
+      chunk[p++] = (v & 127) | 128;
+      v >>>= 7;
     }
-    chunk[p++] = n;
-    const source = sources[i]!;
-    let from = offsets[i]!;
-    const end = from + lengths[i]!;
+    chunk[p++] = v;
+    let from = offset;
+    const end = offset + length;
     while (from < end) {
       if (p === chunk.length) {
         yield chunk;
@@ -442,13 +502,30 @@ function* listChunks(first: Buffer, tag: Uint8Array, sources: readonly Uint8Arra
       from += count;
     }
   }
-  if (p + ENVELOPE_TAIL.length > chunk.length) {
-    yield chunk.subarray(0, p);
-    chunk = Buffer.allocUnsafe(ENVELOPE_TAIL.length);
+  if (chunk === undefined || p + ENVELOPE_TAIL.length > chunk.length) {
+    if (chunk !== undefined) yield chunk.subarray(0, p);
+    chunk = take();
     p = 0;
   }
   chunk.set(ENVELOPE_TAIL, p);
   yield chunk.subarray(0, p + ENVELOPE_TAIL.length);
+}
+
+/**
+ * Where the item source[offset, offset + length) starts framed as a list item — preceded in
+ * `source` by `tag` and its length as a varint — or -1 when the bytes before it are not that.
+ */
+function framedStart(source: Uint8Array, offset: number, length: number, tag: Uint8Array): number {
+  const start = offset - tag.length - uvarintSize(length);
+  if (start < 0) return -1;
+  let q = start;
+  for (let t = 0; t < tag.length; t++) if (source[q++] !== tag[t]) return -1;
+  let v = length;
+  while (v > 127) {
+    if (source[q++] !== ((v & 127) | 128)) return -1;
+    v >>>= 7;
+  }
+  return source[q] === v ? start : -1;
 }
 
 function stringOr(v: unknown): string {

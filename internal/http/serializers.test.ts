@@ -106,18 +106,26 @@ describe('lists packed into the writer\'s chunks (listChunks with take)', () => 
   const items: Item[] = entries.map((entry) => ({ entry }));
   const schema = kinds[0]!.schema;
   // Chunk sizes that split items, commas, heads and tails at every kind of place.
-  it.each([7, 8, 13, 64, 1000, 4096, 65536])('equal the whole list with %i-byte chunks, every chunk but the last full', (size) => {
+  it.each([7, 8, 13, 64, 1000, 4096, 65536])('equal the whole list with %i-byte chunks, every chunk but the last (or one before a view of kept items) full', (size) => {
+    const taken = new Set<ArrayBufferLike>();
+    const take = () => {
+      const b = Buffer.alloc(size);
+      taken.add(b.buffer);
+      return b;
+    };
     for (const [name, whole, chunks] of [
-      ['JSON', jsonSerializer.list('PodList', 'v1', meta, items), jsonSerializer.listChunks!('PodList', 'v1', meta, items, schema, () => Buffer.alloc(size))],
-      ['protobuf', pb.list('PodList', 'v1', meta, items, schema), pb.listChunks('PodList', 'v1', meta, items, schema, () => Buffer.alloc(size))],
-      ['CBOR', cbor.list('PodList', 'v1', meta, items, schema), cbor.listChunks!('PodList', 'v1', meta, items, schema, () => Buffer.alloc(size))],
+      ['JSON', jsonSerializer.list('PodList', 'v1', meta, items), jsonSerializer.listChunks!('PodList', 'v1', meta, items, schema, take)],
+      ['protobuf', pb.list('PodList', 'v1', meta, items, schema), pb.listChunks('PodList', 'v1', meta, items, schema, take)],
+      ['CBOR', cbor.list('PodList', 'v1', meta, items, schema), cbor.listChunks!('PodList', 'v1', meta, items, schema, take)],
     ] as const) {
       const got = [...chunks];
       expect(Buffer.concat(got).equals(whole), name).toBe(true);
       expect(chunks.byteLength, name).toBe(whole.length);
-      // JSON's and CBOR's chunks are all the caller's; protobuf's first (envelope and list metadata) is its own.
-      const taken = name === 'protobuf' ? got.slice(1) : got;
-      expect(taken.slice(0, -1).every((c) => c.length === size || (name === 'protobuf' && c.length > size - 7)), name).toBe(true);
+      // JSON's chunks are all the caller's; protobuf's first (envelope and list metadata) is its
+      // own, and protobuf and CBOR write items kept one after another as views of their slab.
+      if (name === 'JSON') expect(got.every((c) => taken.has(c.buffer))).toBe(true);
+      const beforeView = (i: number) => i + 1 < got.length && !taken.has(got[i + 1]!.buffer);
+      expect(got.slice(0, -1).every((c, i) => !taken.has(c.buffer) || beforeView(i) || c.length === size || (name === 'protobuf' && c.length > size - 7)), name).toBe(true);
     }
   });
 
@@ -186,6 +194,38 @@ describe('protobuf lists written from where their items are kept', () => {
     const chunks = [...pb.listChunks('PodList', 'v1', meta, items, schema, take)];
     expect(concat(chunks).equals(whole(items))).toBe(true);
     expect(views(chunks)).toEqual([]);
+  });
+});
+
+describe('CBOR lists written from where their items are kept', () => {
+  const cbor = cborSerializer();
+  const schema = kinds[0]!.schema;
+  it('writes items kept one after another as a view of their slab, and the same bytes in any order or mix', () => {
+    const entries = Array.from({ length: 200 }, (_, i) => entryOf(realisticPod(900 + i), 2000 + i));
+    const items: Item[] = entries.map((entry) => ({ entry }));
+    const whole = (list: Item[]) => encodeCbor({ kind: 'PodList', apiVersion: 'v1', metadata: listMeta, items: list.map((i) => ('entry' in i ? parsed(i.entry) : i.object)) }, { schemaName: schema.list });
+    const taken = new Set<ArrayBufferLike>();
+    const take = (size: number) => () => {
+      const b = Buffer.alloc(size);
+      taken.add(b.buffer);
+      return b;
+    };
+    for (let round = 0; round < 2; round++) {
+      const chunks = [...cbor.listChunks!('PodList', 'v1', meta, items, schema, take(65536))];
+      expect(Buffer.concat(chunks).equals(whole(items)), `round ${round}`).toBe(true);
+      const views = chunks.filter((c) => !taken.has(c.buffer));
+      expect(views.length, `round ${round}`).toBeGreaterThan(0);
+      expect(views.every((v) => v.length >= 65536)).toBe(true);
+    }
+    const orders: Record<string, Item[]> = {
+      reversed: [...items].reverse(),
+      'every other item': items.filter((_, i) => i % 2 === 0),
+      'with objects among them': items.map((item, i) => (i % 50 === 7 && 'entry' in item ? { object: parsed(item.entry) } : item)),
+      'one item twice': [...items.slice(0, 120), items[119]!, ...items.slice(120)],
+    };
+    for (const [name, list] of Object.entries(orders)) {
+      for (const size of [7, 4096, 65536]) expect(Buffer.concat([...cbor.listChunks!('PodList', 'v1', meta, list, schema, take(size))]).equals(whole(list)), `${name}, ${size}-byte chunks`).toBe(true);
+    }
   });
 });
 

@@ -193,25 +193,52 @@ function cborItem(item: Item, schemaName: string | undefined): Buffer {
   return encodingArena.keep(memo, 'cbor', encoded, encoded.length);
 }
 
-/** `parts` copied in sequence into chunks from `take`: every chunk full but the last. */
+/** Parts lying one after another in one buffer over at least this many bytes are written as a view of it, not copied. */
+const PART_VIEW_MIN = 64 * 1024;
+
+/**
+ * `parts` copied in sequence into chunks from `take`, every chunk full but the one before a
+ * view and the last; parts lying one after another in one buffer (a collection's CBOR items
+ * kept in list order in their arena slab) are taken together, and written as one view of
+ * that buffer when they come to PART_VIEW_MIN bytes or more.
+ */
 function* packedParts(parts: readonly Buffer[], take: () => Buffer): Generator<Buffer> {
-  let chunk = take();
+  let chunk: Buffer | undefined;
   let p = 0;
-  for (const src of parts) {
+  for (let k = 0; k < parts.length; ) {
+    let src = parts[k]!;
+    let length = src.length;
+    let next = k + 1;
+    for (; next < parts.length; next++) {
+      const part = parts[next]!;
+      if (part.buffer !== src.buffer || part.byteOffset !== src.byteOffset + length) break;
+      length += part.length;
+    }
+    if (next > k + 1) src = Buffer.from(src.buffer, src.byteOffset, length);
+    k = next;
+    if (length >= PART_VIEW_MIN) {
+      if (chunk !== undefined && p > 0) {
+        yield chunk.subarray(0, p);
+        chunk = undefined;
+        p = 0;
+      }
+      yield src;
+      continue;
+    }
     let from = 0;
-    while (from < src.length) {
-      if (p === chunk.length) {
-        yield chunk;
+    while (from < length) {
+      if (chunk === undefined || p === chunk.length) {
+        if (chunk !== undefined) yield chunk;
         chunk = take();
         p = 0;
       }
-      const count = Math.min(src.length - from, chunk.length - p);
-      chunk.set(count === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + from, count), p);
+      const count = Math.min(length - from, chunk.length - p);
+      chunk.set(count === length ? src : new Uint8Array(src.buffer, src.byteOffset + from, count), p);
       p += count;
       from += count;
     }
   }
-  yield chunk.subarray(0, p);
+  if (chunk !== undefined) yield chunk.subarray(0, p);
 }
 
 export function cborSerializer(): Serializer {

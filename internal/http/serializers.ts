@@ -11,7 +11,7 @@ import { errors } from '../apierrors/status.js';
 import type { Naming } from '../naming/naming.js';
 import { typeMetaOf } from '../storedobject/stored-object.js';
 import { encodingArena } from '../watchcache/encoding-arena.js';
-import { encodingsOf, type CacheEntry } from '../watchcache/types.js';
+import { encodingsOf, type CacheEntry, type EntryEncodings } from '../watchcache/types.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -302,6 +302,10 @@ export class ProtobufSerializer implements Serializer {
    * (while the encoding arena keeps it), behind a list item's field header, so that the items
    * a list encodes one after another lie in their slab as that list writes them.
    */
+  /** The memo storeListed keeps into: one function for every item, instead of a closure per item. */
+  private storing: EntryEncodings | undefined;
+  private readonly storeListed = (buf: Buffer, length: number): boolean => encodingArena.store(this.storing!, 'protobuf', buf, length, LIST_ITEM_TAG);
+
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);
     const memo = encodingsOf(item.entry);
@@ -332,14 +336,16 @@ export class ProtobufSerializer implements Serializer {
     const lengths = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const item = items[i]!;
-      let raw: Buffer | undefined;
       if ('entry' in item) {
         const memo = encodingsOf(item.entry);
         let slab = encodingArena.slabOf(memo, 'protobuf');
         if (slab === undefined) {
-          // Encoded now, then read from where it was kept (framed there, see rawOf).
-          raw = this.rawOf(item, schema.item);
-          slab = encodingArena.slabOf(memo, 'protobuf');
+          // Encoded now and kept as rawOf keeps it, then read from where it was kept (a first
+          // list allocates nothing per item but the memo).
+          this.storing = memo;
+          const kept = this.codec.withStoredRaw(item.entry.bytes, schema.item, this.storeListed);
+          this.storing = undefined;
+          slab = kept ? encodingArena.slabOf(memo, 'protobuf') : undefined;
         }
         if (slab) {
           sources[i] = slab;
@@ -348,7 +354,7 @@ export class ProtobufSerializer implements Serializer {
           continue;
         }
       }
-      raw ??= this.rawOf(item, schema.item);
+      const raw = this.rawOf(item, schema.item);
       sources[i] = raw;
       lengths[i] = raw.length;
     }

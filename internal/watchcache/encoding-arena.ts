@@ -75,9 +75,15 @@ export class EncodingArena {
    * they lie, the items of a list that holds them in that order (see ProtobufCodec's lists).
    */
   keep(memo: EntryEncodings, kind: EncodingKind, src: Uint8Array, length: number, fieldTag = -1): Buffer {
+    if (!this.store(memo, kind, src, length, fieldTag)) return Buffer.from(src.subarray(0, length));
+    return this.get(memo, kind)!;
+  }
+
+  /** keep() without a view of the kept bytes (none made per object); false when it alone is over the budget (nothing kept). */
+  store(memo: EntryEncodings, kind: EncodingKind, src: Uint8Array, length: number, fieldTag = -1): boolean {
     const head = fieldTag < 0 ? 0 : 1 + varintSize(length);
     const size = head + length;
-    if (size > this.budget) return Buffer.from(src.subarray(0, length));
+    if (size > this.budget) return false;
     let slab = this.open;
     if (size > LARGEST_PACKED) slab = this.add(size);
     else if (slab === undefined || slab.buffer === undefined || slab.used + size > slab.size) slab = this.open = this.add(SLAB_BYTES);
@@ -104,7 +110,7 @@ export class EncodingArena {
       memo.cborOffset = offset;
       memo.cborLength = length;
     }
-    return buffer.subarray(offset, offset + length);
+    return true;
   }
 
   private add(size: number): EncodingSlab {

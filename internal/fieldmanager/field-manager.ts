@@ -32,7 +32,9 @@ import {
   isResetManagedFields,
   managerIdentifier,
   type Managed,
+  type ManagedFieldsEntry,
 } from './managed-fields.js';
+import { createdFieldsV1 } from './created-fields.js';
 import { fieldElement } from './path-element.js';
 import { smdTypeOf, type SmdType } from './smd-type.js';
 import { typeErrorsText, validate } from './typed-value.js';
@@ -64,6 +66,11 @@ export interface FieldManagerConfig {
    * fields, as upstream does); for logging. Must not throw.
    */
   readonly onUpdateError?: (err: unknown) => void;
+  /**
+   * False: creates take the general path too (the diff against nothing or the zero value)
+   * instead of writing their managed fields in one walk; for tests comparing the two.
+   */
+  readonly createWalk?: boolean;
 }
 
 export interface WriteOptions {
@@ -140,6 +147,10 @@ export class FieldManager {
   update(live: JsonObject | undefined, next: JsonObject, options: UpdateOptions): JsonObject {
     const stripped = withoutManagedFields(next);
     const time = formatTime(options.time);
+    if (live === undefined && !options.subresource && this.config.createWalk !== false) {
+      const created = this.created(next, stripped, options, time);
+      if (created !== undefined) return created;
+    }
     try {
       const subresource = options.subresource || undefined;
       const requested = isJsonObject(next.metadata) ? next.metadata.managedFields : undefined;
@@ -164,6 +175,31 @@ export class FieldManager {
       this.config.onUpdateError?.(err);
       return stripped;
     }
+  }
+
+  /**
+   * A create's managed fields written in one walk of the object (created-fields), when the
+   * request brings no managed fields of its own (or the reset value): the one entry the
+   * general path would write, field for field. Undefined when the walk leaves the object to the
+   * general path.
+   */
+  private created(next: JsonObject, stripped: JsonObject, options: UpdateOptions, time: string): JsonObject | undefined {
+    const requested = isJsonObject(next.metadata) ? next.metadata.managedFields : undefined;
+    const none = requested === undefined || requested === null || (Array.isArray(requested) && requested.length === 0) || isResetManagedFields(requested);
+    if (!none) return undefined;
+    const fieldsV1 = createdFieldsV1(stripped, this.type, this.config.objectModel === 'typed', this.ignored(undefined), STRIPPED);
+    if (fieldsV1 === undefined) return undefined;
+    if (fieldsV1 === null) return stripped;
+    const entry: ManagedFieldsEntry = {
+      manager: options.manager || 'unknown',
+      operation: 'Update',
+      apiVersion: options.apiVersion,
+      time,
+      fieldsType: 'FieldsV1',
+      fieldsV1,
+    };
+    const meta = isJsonObject(stripped.metadata) ? stripped.metadata : undefined;
+    return { ...stripped, metadata: { ...(meta ?? {}), managedFields: [entry] as unknown as JsonValue } };
   }
 
   /**

@@ -30,12 +30,12 @@ import {
 } from './path-element.js';
 import type { SmdList, SmdType } from './smd-type.js';
 
-type Atom = 'map' | 'list' | 'scalar' | undefined;
+export type Atom = 'map' | 'list' | 'scalar' | undefined;
 
 const NO_TYPE: SmdType = { scalar: undefined, list: undefined, map: undefined, deduced: false };
 
 /** Which part of a type handles a value (deduced from the value, else map, scalar, list). */
-function atomOf(t: SmdType, v: JsonValue | undefined): Atom {
+export function atomOf(t: SmdType, v: JsonValue | undefined): Atom {
   if (v !== undefined && v !== null) {
     if (typeof v === 'object') {
       if (Array.isArray(v)) {

@@ -84,6 +84,31 @@ function reachesZeroFields(root: SmdType): boolean {
 
 const zeroFieldsCache = new WeakMap<SmdType, Array<[string, boolean]>>();
 
+/**
+ * The fields withZeroValues adds to a map of type `t` that lacks them: value structs (true)
+ * and required lists/maps (null); none when no type below `t` has zero fields. Shared: do not
+ * modify.
+ */
+export function zeroFieldsOf(t: SmdType): ReadonlyArray<readonly [string, boolean]> {
+  const map = t.map;
+  if (!map || map.atomic || !zeroBelow(t)) return NO_ZERO_FIELDS;
+  return zeroFields(map, t);
+}
+
+const NO_ZERO_FIELDS: ReadonlyArray<readonly [string, boolean]> = Object.freeze([]);
+
+const zeroStructs = new WeakMap<SmdType, JsonObject>();
+
+/** withZeroValues({}, t), remembered per type. Shared: do not modify. */
+export function zeroStructOf(t: SmdType): JsonObject {
+  let z = zeroStructs.get(t);
+  if (z === undefined) {
+    z = withZeroValues({}, t) as JsonObject;
+    zeroStructs.set(t, z);
+  }
+  return z;
+}
+
 /** Declared fields a Go zero value has: value structs (true) and required lists/maps (null). */
 function zeroFields(map: NonNullable<SmdType['map']>, t: SmdType): Array<[string, boolean]> {
   let fields = zeroFieldsCache.get(t);

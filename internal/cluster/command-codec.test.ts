@@ -59,6 +59,22 @@ describe('command codec', () => {
     expect(() => decodeCommand(Buffer.concat([bytes, Buffer.from([0])]))).toThrow(/trailing/);
   });
 
+  it("decodes a put's value and attributes as views of the entry (no copy per entry), plain Uint8Arrays at their offsets", () => {
+    const command: Command = { type: 'txn', compares: [], ops: [{ type: 'put', key: '/a', value: enc('{"v":1}') }] };
+    // Inside a larger buffer, as an entry's bytes are inside a received frame.
+    const bytes = encodeCommand(command, { incarnation: 1, seq: 1 }, new Map([['/a', enc('["x"]')]]));
+    const frame = new Uint8Array(bytes.length + 16);
+    frame.set(bytes, 7);
+    const decoded = decodeCommand(frame.subarray(7, 7 + bytes.length));
+    const op = decoded.command.type === 'txn' ? decoded.command.ops[0]! : undefined;
+    if (op?.type !== 'put') throw new Error('no put');
+    expect(op.value.buffer).toBe(frame.buffer);
+    expect(Buffer.isBuffer(op.value)).toBe(false);
+    expect(Buffer.from(op.value).toString()).toBe('{"v":1}');
+    expect(decoded.attributes!.get('/a')!.buffer).toBe(frame.buffer);
+    expect(Buffer.from(decoded.attributes!.get('/a')!).toString()).toBe('["x"]');
+  });
+
   it('refuses attributes that name an op which is not a put', () => {
     const command: Command = { type: 'txn', compares: [], ops: [{ type: 'put', key: '/a', value: enc('{}') }, { type: 'delete', key: '/b' }] };
     const bytes = Buffer.from(encodeCommand(command, { incarnation: 1, seq: 1 }, new Map([['/a', enc('[]')]])));

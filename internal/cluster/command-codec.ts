@@ -161,8 +161,10 @@ export function decodeCommand(bytes: Uint8Array): { command: Command; origin: Or
       const n = b.readUInt32BE(o);
       o += 4;
       need(n);
-      // A copy: the log entry's buffer may be reused or held by the log image.
-      ops.push({ type: 'put', key, value: new Uint8Array(b.subarray(o, o + n)) });
+      // A view, not a copy: the entry's bytes are never written to, and nothing keeps a put's
+      // value past its apply (the record and the watch cache's serving bytes are copies), so
+      // a copy per entry was an allocation (and, at this size, an ArrayBuffer) for nothing.
+      ops.push({ type: 'put', key, value: new Uint8Array(b.buffer, b.byteOffset + o, n) });
       o += n;
     } else if (t === OP_DELETE) {
       ops.push({ type: 'delete', key });
@@ -184,7 +186,7 @@ export function decodeCommand(bytes: Uint8Array): { command: Command; origin: Or
       const op = ops[at];
       if (!op || op.type !== 'put') throw new CommandCodecError(`attributes for op ${at}, which is not a put`);
       need(len);
-      attributes.set(op.key, new Uint8Array(b.subarray(o, o + len)));
+      attributes.set(op.key, new Uint8Array(b.buffer, b.byteOffset + o, len));
       o += len;
     }
   }

@@ -10,7 +10,15 @@ const MAX_UVARINT_BYTES = 8;
 export class BinaryReader {
   private pos = 0;
 
-  constructor(private readonly buf: Uint8Array) {}
+  /**
+   * `views`: bytes() returns views over `buf` instead of copies. For a caller that made `buf` a
+   * copy of its own for this decode (the transport: one copy per received frame rather than
+   * one per entry), so that the views pin nothing but what they decode.
+   */
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly views = false,
+  ) {}
 
   get remaining(): number {
     return this.buf.length - this.pos;
@@ -58,12 +66,13 @@ export class BinaryReader {
 
   /**
    * Length-prefixed bytes, copied into a plain Uint8Array so that the result neither pins the
-   * input buffer nor is a Buffer (Buffer#slice does not copy, and Buffers compare differently).
+   * input buffer nor is a Buffer (Buffer#slice does not copy, and Buffers compare differently);
+   * a view in `views` mode (see the constructor).
    */
   bytes(maxLength = Number.MAX_SAFE_INTEGER): Uint8Array {
     const n = this.uvarint();
     if (n > maxLength) throw new CodecError('CODEC_TOO_LARGE', `byte string of ${n} exceeds ${maxLength}`);
-    return new Uint8Array(this.raw(n));
+    return this.views ? this.raw(n) : new Uint8Array(this.raw(n));
   }
 
   /** `n` bytes as a view over the input. */

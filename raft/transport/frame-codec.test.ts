@@ -29,6 +29,21 @@ function concat(parts: Uint8Array[]): Uint8Array {
 describe('FrameDecoder', () => {
   const stream = concat([encodeFrame([msg(1), msg(2)]), encodeFrame([msg(3)]), encodeFrame([])]);
 
+  it("gives a frame's entries one buffer of their own, apart from the received bytes", () => {
+    const received = concat([encodeFrame([msg(1), msg(2)]), encodeFrame([msg(3)])]);
+    const [first, second] = new FrameDecoder(1 << 20).push(received);
+    const data = first!.flatMap((m) => m.entries.map((e) => e.data));
+    expect(data.map((d) => new TextDecoder().decode(d))).toEqual(['cmd-1', 'cmd-2']);
+    // One allocation per frame, not per entry...
+    expect(new Set(data.map((d) => d.buffer)).size).toBe(1);
+    expect(second![0]!.entries[0]!.data.buffer).not.toBe(data[0]!.buffer);
+    // ...and not a view of the socket's chunk: reusing it changes nothing decoded.
+    expect(data[0]!.buffer).not.toBe(received.buffer);
+    received.fill(0);
+    expect(data.map((d) => new TextDecoder().decode(d))).toEqual(['cmd-1', 'cmd-2']);
+    expect(Buffer.isBuffer(data[0])).toBe(false);
+  });
+
   it('decodes a stream split at every possible point', () => {
     for (let cut = 0; cut <= stream.length; cut++) {
       const d = new FrameDecoder(1 << 20);

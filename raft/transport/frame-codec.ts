@@ -41,8 +41,14 @@ function approximateMessageSize(m: Message): number {
   return n;
 }
 
-function decodePayload(payload: Uint8Array): Message[] {
-  const r = new BinaryReader(payload);
+function decodePayload(received: Uint8Array): Message[] {
+  // One copy of the frame, which its messages' byte fields (entry data above all) are views
+  // of: the received bytes are views of socket chunks that must not be pinned, and a copy per
+  // entry cost an allocation of its own per replicated entry on every follower. The entries of
+  // one frame are appended, kept and dropped from the log together, so they share one buffer.
+  // A plain Uint8Array (not a Buffer), as BinaryReader's copies were.
+  const payload = new Uint8Array(received);
+  const r = new BinaryReader(payload, true);
   const version = r.byte();
   if (version !== WIRE_VERSION) throw new CodecError('CODEC_VERSION', `wire version ${version}`);
   // A message takes well over 8 bytes; a count above that bound is a lie.

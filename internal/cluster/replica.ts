@@ -7,7 +7,7 @@
 // (recording the join-token file, removing expired tokens), the raft and config-hash readyz
 // checks and the Raft metrics. Imports: raft (node, storage, transport), store, config,
 // auth/authz types, health, log, pki (join token), registry (store error → Status), cluster
-// (ids, raft-replicator, join, join-tokens, responses).
+// (ids, raft-replicator, join, join-tokens, responses, heap-growth).
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ import type { PkiPaths } from '../pki/pki.js';
 import type { LevelRevisionStore } from '../store/revision-store.js';
 import { nodeIdOf, REPLICA_NAME } from './ids.js';
 import { RaftReplicator } from './raft-replicator.js';
+import { setReplicaHeapGrowth } from './heap-growth.js';
 import { RaftLivenessMonitor } from './raft-liveness.js';
 import { memberRaftStates, ownRaftState, type MemberRole, type OwnRaftState } from './member-status.js';
 import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
@@ -108,6 +109,9 @@ export class ClusterReplica {
    */
   static async open(deps: ClusterReplicaDeps): Promise<ClusterReplica> {
     const { config, log } = deps;
+    // Before the store and the cache load: every full collection's limit from here on.
+    const growth = setReplicaHeapGrowth();
+    if (growth) log.info('replica heap growth set', { flag: growth });
     const pkiDir = config.pkiDir ?? join(config.dataDir, 'pki');
     const raftDir = join(config.dataDir, 'raft');
     const paths = clusterFiles(pkiDir, config.name);

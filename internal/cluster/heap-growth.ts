@@ -7,9 +7,10 @@
 // --heap-growing-percent=100) spaces them out at the price of a larger heap between
 // collections. An operator's own --heap-growing-percent (node flags or NODE_OPTIONS) wins.
 // V8 reads the flag each time it computes the next limit, so setting it after start works.
-// Imports: node only.
+// Imports: node, heap (release-memory: what its collections restore).
 
 import { setFlagsFromString } from 'node:v8';
+import { noteRestingGrowingPercent } from '../heap/release-memory.js';
 
 export const REPLICA_HEAP_GROWING_PERCENT = 100;
 
@@ -29,6 +30,11 @@ export function setReplicaHeapGrowth(
 ): string | undefined {
   if (operatorChoseGrowth(o.execArgv ?? process.execArgv, 'nodeOptions' in o ? o.nodeOptions : process.env.NODE_OPTIONS)) return undefined;
   const flag = `--heap-growing-percent=${REPLICA_HEAP_GROWING_PERCENT}`;
-  (o.set ?? setFlagsFromString)(flag);
+  if (o.set) o.set(flag);
+  else {
+    setFlagsFromString(flag);
+    // The start's low-memory collections change the factor for their own run: they put this back.
+    noteRestingGrowingPercent(REPLICA_HEAP_GROWING_PERCENT);
+  }
   return flag;
 }

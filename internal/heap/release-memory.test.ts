@@ -4,7 +4,7 @@ import { PerformanceObserver, constants, type PerformanceEntry } from 'node:perf
 /** A gc entry's detail (Node's typings leave it off PerformanceEntry). */
 type GcEntry = PerformanceEntry & { detail?: { kind?: number } };
 import { getHeapSpaceStatistics } from 'node:v8';
-import { growingPercent, keepGrowthRoom, lowMemoryCollection, OLD_GENERATION_ROOM_BYTES, releaseWhenIdle } from './release-memory.js';
+import { growingPercent, keepGrowthRoom, lowMemoryCollection, noteRestingGrowingPercent, OLD_GENERATION_ROOM_BYTES, releaseWhenIdle } from './release-memory.js';
 
 /** A hand-driven clock: `schedule` queues, `tick` runs the next queued callback. */
 function fakeScheduler() {
@@ -142,6 +142,20 @@ describe('the room to grow a collection leaves', () => {
     flags.length = 0;
     restore();
     expect(flags).toEqual(restored);
+  });
+
+  it("restores the process's own growing percent, not V8's default", () => {
+    const flags: string[] = [];
+    const v8 = { setFlagsFromString: (f: string) => void flags.push(f), getHeapStatistics: () => ({ used_heap_size: 10 * MiB }) as ReturnType<typeof import('node:v8').getHeapStatistics> };
+    noteRestingGrowingPercent(100);
+    try {
+      const restore = keepGrowthRoom(v8, []);
+      flags.length = 0;
+      restore();
+      expect(flags).toEqual(['--heap-growing-percent=100']);
+    } finally {
+      noteRestingGrowingPercent(0);
+    }
   });
 
   it('load right after the collection: no full collection for what fits the room', async () => {

@@ -106,6 +106,18 @@ export function growingPercent(usedBytes: number, roomBytes = OLD_GENERATION_ROO
  */
 const SEMI_SPACE_GROWTH_FACTOR = 16;
 
+/**
+ * The growing percent a collection puts back when it is done: 0, V8's default (the factor it
+ * computes from the collector's and the program's speeds), unless the process chose its own
+ * (a cluster replica does, see internal/cluster/heap-growth) and said so here.
+ */
+let restingGrowingPercent = 0;
+
+/** Records the heap growing percent the process set for itself, which a collection restores. */
+export function noteRestingGrowingPercent(percent: number): void {
+  restingGrowingPercent = percent;
+}
+
 /** Whether the operator gave node this V8 flag (then it is theirs: left as they set it). */
 function operatorFlag(name: string, argv: readonly string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]): boolean {
   const canonical = (a: string) => a.replace(/^--(no-)?/, '').split('=')[0]!.replace(/_/g, '-');
@@ -125,8 +137,8 @@ export function keepGrowthRoom(v8: Pick<typeof import('node:v8'), 'setFlagsFromS
   // Sized from what is used before the collection, garbage included, as what is live after
   // is not known yet: the room is then less than asked by the share that was garbage.
   v8.setFlagsFromString(`--heap-growing-percent=${growingPercent(v8.getHeapStatistics().used_heap_size)}`);
-  // 0 is V8's default: the factor computed from the collector's and the program's speeds.
-  return () => v8.setFlagsFromString('--heap-growing-percent=0');
+  const resting = restingGrowingPercent;
+  return () => v8.setFlagsFromString(`--heap-growing-percent=${resting}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { KeyIndex } from './key-index.js';
+import { KeyIndex, type Revision } from './key-index.js';
 
 describe('KeyIndex', () => {
   it('answers the visible revision at any point in a key history', () => {
@@ -36,6 +36,29 @@ describe('KeyIndex', () => {
     expect(dropped.sort()).toEqual(['/a@1', '/b@2', '/b@4']);
     expect(idx.history('/a').map((r) => r.revision)).toEqual([3]);
     expect([...idx.keys('/')]).toEqual(['/a', '/c']);
+  });
+
+  it('restoreFirst then restore (the open\'s scan) builds what restore alone builds', () => {
+    const records: [string, Revision][] = [
+      ['/a', { revision: 2, tombstone: false, createRevision: 2, version: 1 }],
+      ['/a', { revision: 5, tombstone: false, createRevision: 2, version: 2 }],
+      ['/b', { revision: 3, tombstone: false, createRevision: 3, version: 1 }],
+      ['/c', { revision: 4, tombstone: false, createRevision: 1, version: 3 }],
+      ['/c', { revision: 6, tombstone: true, createRevision: 1, version: 0 }],
+      ['/c', { revision: 7, tombstone: false, createRevision: 7, version: 1 }],
+    ];
+    const plain = new KeyIndex();
+    const hinted = new KeyIndex();
+    let previous: string | undefined;
+    for (const [key, r] of records) {
+      plain.restore(key, r);
+      if (key !== previous) hinted.restoreFirst(key, r);
+      else hinted.restore(key, r);
+      previous = key;
+    }
+    for (const key of ['/a', '/b', '/c']) expect(hinted.history(key)).toEqual(plain.history(key));
+    expect([...hinted.keys('/')]).toEqual(['/a', '/b', '/c']);
+    expect(hinted.size).toBe(3);
   });
 
   it('a key with one retained revision (created, restored or compacted to one) answers as one with many', () => {

@@ -101,6 +101,16 @@ export class KeyIndex {
   }
 
   /**
+   * restore for a key's first record, when the caller knows no record of it came before (the
+   * open's scan reads each key's records adjacent, in revision order): no lookup that would
+   * miss. With 50,000 stored pods the misses were about 1.5 % of the start's CPU.
+   */
+  restoreFirst(key: string, r: Revision): void {
+    this.revisions.set(key, heldOne(r));
+    this.sortedKeys.add(key);
+  }
+
+  /**
    * Drops history at or below `revision`, keeping for each key the newest put at or below it
    * (it is still visible at later revisions) unless that is a tombstone. Calls `drop` for every
    * (key, revision) removed so the caller can delete the stored value.

@@ -8,7 +8,7 @@
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { Applier, decodeNumber, encodeNumber, type CommittedCommand, type DescribeValue, type LevelDb } from './applier.js';
-import { KeyIndex } from './key-index.js';
+import { KeyIndex, type Revision } from './key-index.js';
 import {
   decodeRecord,
   decodeRecordHead,
@@ -120,10 +120,15 @@ export class LevelRevisionStore implements RevisionStore {
       // A key's records are adjacent and in revision order (historyKey): its last one is its
       // latest, handed on once the next key starts (or the scan ends) unless it is a deletion.
       let held: { key: string; revision: number; bytes: Uint8Array } | undefined;
+      let previous: string | undefined;
       for await (const [stored, bytes] of scan) {
         const { key, revision } = parseHistoryKeyBytes(stored);
         const r = decodeRecordHead(bytes);
-        index.restore(key, { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version });
+        const restored: Revision = { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version };
+        // Another key than the previous record's is one not seen before (its records are adjacent).
+        if (key !== previous) index.restoreFirst(key, restored);
+        else index.restore(key, restored);
+        previous = key;
         if (latest) {
           if (held !== undefined && held.key !== key) latest.value(latestValue(held));
           held = r.tombstone ? undefined : { key, revision, bytes };

@@ -10,15 +10,13 @@
 // Imports: node, heap (release-memory: what its collections restore).
 
 import { setFlagsFromString } from 'node:v8';
-import { noteRestingGrowingPercent } from '../heap/release-memory.js';
+import { noteRestingGrowingPercent, operatorFlag } from '../heap/release-memory.js';
 
 export const REPLICA_HEAP_GROWING_PERCENT = 100;
 
-const FLAG = /--heap[-_]growing[-_]percent\b/;
-
 /** Whether the process was started with its own heap growing factor (then it is left alone). */
 export function operatorChoseGrowth(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return execArgv.some((a) => FLAG.test(a)) || FLAG.test(nodeOptions ?? '');
+  return operatorFlag('heap-growing-percent', [...execArgv, ...(nodeOptions ?? '').split(/\s+/)]);
 }
 
 /**

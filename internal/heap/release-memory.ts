@@ -119,7 +119,7 @@ export function noteRestingGrowingPercent(percent: number): void {
 }
 
 /** Whether the operator gave node this V8 flag (then it is theirs: left as they set it). */
-function operatorFlag(name: string, argv: readonly string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]): boolean {
+export function operatorFlag(name: string, argv: readonly string[] = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]): boolean {
   const canonical = (a: string) => a.replace(/^--(no-)?/, '').split('=')[0]!.replace(/_/g, '-');
   return argv.some((a) => a.startsWith('--') && canonical(a) === name);
 }

@@ -518,6 +518,13 @@ export class GenericRegistry {
       this.initializeMeta(r, obj, ctx, name);
       nullStringMapValues(obj);
       this.deps.rules.applyDefaults(r, obj);
+      // The creator owns what it wrote, defaults included (an apply has recorded it already),
+      // but not what the server adds after: fields set by mutating admission (a pod's token
+      // volume, its tolerations) or by the kind's create preparation (a namespace's finalizer)
+      // belong to no manager, as upstream records them. Were they the creator's, an apply by it
+      // without them (kubectl moving from client-side to server-side apply takes over its
+      // Update entry) would remove them.
+      if (!options.ownershipRecorded) obj = this.deps.fields.update(r, undefined, obj, ctx.manager, '', this.deps.now());
       // What mutating admission reserved for this object (a service's cluster IP) is given
       // back unless the object is stored.
       const admitted = obj;
@@ -527,8 +534,6 @@ export class GenericRegistry {
         this.deps.rules.prepareForCreate(r, obj);
         // Again when mutating admission may have added fields that have defaults of their own.
         if (this.deps.admission.mutates) this.deps.rules.applyDefaults(r, obj);
-        // The creator owns what it wrote, defaults included (an apply has recorded it already).
-        if (!options.ownershipRecorded) obj = this.deps.fields.update(r, undefined, obj, ctx.manager, '', this.deps.now());
         this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
         await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
         const key = this.key(ctx.namespace, name);

@@ -177,6 +177,43 @@ describe('server-side apply (§2.7)', () => {
   });
 });
 
+describe('what a create records as the creator\'s', () => {
+  // Upstream records the creator's fields after defaulting and before mutating admission and
+  // the kind's create preparation: what those add belongs to no manager, so a later apply by
+  // the creator (kubectl's client-side to server-side migration turns the Update entry into
+  // an Apply one) does not remove it.
+  const owned = (obj: Obj, manager: string): Obj => obj.metadata.managedFields.find((m: Obj) => m.manager === manager).fieldsV1;
+
+  it('a pod: defaults are the creator\'s, the service account admission\'s token volume and tolerations are not', async () => {
+    const res = await t.admin.post('/api/v1/namespaces/default/pods?fieldManager=creator', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned-pod' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    expect(res.status, res.text()).toBe(200);
+    const pod = res.json<Obj>();
+    // Admission did add them.
+    expect(pod.spec.volumes.map((v: Obj) => v.name)).toEqual([expect.stringMatching(/^kube-api-access-/)]);
+    expect(pod.spec.containers[0].volumeMounts).toHaveLength(1);
+    expect(pod.spec.tolerations.length).toBeGreaterThan(0);
+    const f = owned(pod, 'creator');
+    expect(f['f:spec']['f:dnsPolicy']).toEqual({});
+    expect(f['f:spec']['f:containers']['k:{"name":"c"}']['f:imagePullPolicy']).toEqual({});
+    expect(f['f:spec']['f:volumes']).toBeUndefined();
+    expect(f['f:spec']['f:tolerations']).toBeUndefined();
+    expect(f['f:spec']['f:serviceAccountName']).toBeUndefined();
+    expect(f['f:spec']['f:containers']['k:{"name":"c"}']['f:volumeMounts']).toBeUndefined();
+    expect(pod.metadata.managedFields).toHaveLength(1);
+  });
+
+  it('a namespace: the name label default is the creator\'s, the finalizer added at create is not', async () => {
+    const res = await t.admin.post('/api/v1/namespaces?fieldManager=creator', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'owned-ns' } });
+    expect(res.status, res.text()).toBe(200);
+    const ns = res.json<Obj>();
+    // The names follow the server's naming (kubernetes or cluster.io).
+    expect(ns.spec.finalizers).toHaveLength(1);
+    const f = owned(ns, 'creator');
+    expect(Object.keys(f['f:metadata']['f:labels']).sort()).toEqual(['.', expect.stringMatching(/^f:[a-z.]+\/metadata\.name$/)]);
+    expect(f['f:spec']).toBeUndefined();
+  });
+});
+
 describe('dry run (§4.7)', () => {
   it('runs every stage but persistence on POST, PUT, PATCH, DELETE and deletecollection', async () => {
     await t.admin.post(DEPLOYS, deployment('dry'));

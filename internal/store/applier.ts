@@ -28,7 +28,7 @@ export interface LevelDb {
    * bytes of entries one read from the native side may gather (classic-level: 16 KiB by
    * default, up to 1,000 entries either way).
    */
-  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number; fillCache?: boolean }): AsyncIterable<[Uint8Array, Uint8Array]>;
+  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number; fillCache?: boolean; snapshot?: DbSnapshot }): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** An explicit read snapshot (taken synchronously): what a Raft snapshot image is read from. */
   snapshot(): DbSnapshot;
 }

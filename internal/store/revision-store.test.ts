@@ -106,6 +106,41 @@ describe('LevelRevisionStore', () => {
     await c.close();
   });
 
+  it('streams an image in chunks of at most a megabyte (a larger record whole in one of its own), the same bytes from either database', async () => {
+    const MiB = 1 << 20;
+    const dir = tempDir();
+    try {
+      const stores = [await LevelRevisionStore.open({ storage: 'memory' }), await LevelRevisionStore.open({ storage: 'leveldb', path: dir })];
+      // Small records, records that straddle a chunk's end, one larger than a chunk, small again.
+      const sizes = [10, 2_000, 700_000, 700_000, 1_500_000, 3, 900_000, 5];
+      for (const s of stores) {
+        for (const [i, n] of sizes.entries()) await s.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: `/k${i}`, value: Buffer.alloc(n, 97 + i) }] });
+        await s.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: '/k5' }] });
+      }
+      const images: Buffer[] = [];
+      for (const s of stores) {
+        const chunks: Uint8Array[] = [];
+        for await (const c of s.captureImageStream()) chunks.push(c);
+        const [, ...records] = chunks;
+        for (const c of records) expect(c.length <= MiB || c.length < 1_500_100).toBe(true);
+        expect(records.filter((c) => c.length > MiB)).toHaveLength(1);
+        images.push(Buffer.concat(chunks));
+      }
+      expect(images[1]!.equals(images[0]!)).toBe(true);
+      const b = await LevelRevisionStore.open({ storage: 'memory' });
+      const image = images[1]!;
+      image.writeDoubleBE(3, 'clusterd-store-image/1\n'.length);
+      await b.restoreImage(image);
+      expect(b.currentRevision()).toBe(sizes.length + 1);
+      const got = (await b.range('/k')).kvs.map((kv) => [kv.key, kv.value.length]);
+      expect(got).toEqual(sizes.map((n, i) => [`/k${i}`, n]).filter(([k]) => k !== '/k5'));
+      await b.close();
+      for (const s of stores) await s.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('releases its table files\' memory maps: nothing of the data stays mapped, reads and writes go on', async () => {
     const dir = tempDir();
     const mappedTables = () => readFileSync('/proc/self/maps', 'utf8').split('\n').filter((l) => l.includes(dir) && l.endsWith('.ldb')).length;

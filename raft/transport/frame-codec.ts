@@ -41,13 +41,15 @@ function approximateMessageSize(m: Message): number {
   return n;
 }
 
-function decodePayload(received: Uint8Array): Message[] {
-  // One copy of the frame, which its messages' byte fields (entry data above all) are views
-  // of: the received bytes are views of socket chunks that must not be pinned, and a copy per
-  // entry cost an allocation of its own per replicated entry on every follower. The entries of
-  // one frame are appended, kept and dropped from the log together, so they share one buffer.
-  // A plain Uint8Array (not a Buffer), as BinaryReader's copies were.
-  const payload = new Uint8Array(received);
+/**
+ * Decodes a frame's payload from `payload`, a copy of the frame's bytes owned by the result:
+ * its messages' byte fields (entry data above all) are views of it. The received bytes are
+ * views of socket chunks that must not be pinned, and a copy per entry cost an allocation of
+ * its own per replicated entry on every follower. The entries of one frame are appended, kept
+ * and dropped from the log together, so they share one buffer. A plain Uint8Array (not a
+ * Buffer), as BinaryReader's copies were.
+ */
+function decodePayload(payload: Uint8Array): Message[] {
   const r = new BinaryReader(payload, true);
   const version = r.byte();
   if (version !== WIRE_VERSION) throw new CodecError('CODEC_VERSION', `wire version ${version}`);
@@ -63,9 +65,15 @@ function decodePayload(received: Uint8Array): Message[] {
  * Incremental frame decoder for a byte stream. push() returns the batches completed by the
  * chunk; it throws CodecError on a malformed or oversized frame, after which the stream must be
  * abandoned. finish() throws if the stream ended inside a frame.
+ *
+ * A frame's payload is copied once, from the chunks it arrived in straight into the buffer its
+ * messages keep (decodePayload): an append of dozens of entries spans several socket chunks,
+ * and joining them first and copying the joined bytes again cost a second copy and buffer.
  */
 export class FrameDecoder {
   private chunks: Uint8Array[] = [];
+  /** Bytes of chunks[0] already consumed. */
+  private offset = 0;
   private buffered = 0;
 
   /**
@@ -78,21 +86,22 @@ export class FrameDecoder {
   ) {}
 
   push(chunk: Uint8Array): Message[][] {
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
+    if (chunk.length > 0) {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+    }
     const batches: Message[][] = [];
     for (;;) {
       if (this.buffered < 4) break;
-      const head = this.peek(4);
-      const len = ((head[0]! << 24) >>> 0) + (head[1]! << 16) + (head[2]! << 8) + head[3]!;
+      const len = this.peekU32();
       if (len > this.maxFrameBytes) throw new CodecError('CODEC_TOO_LARGE', `frame of ${len} bytes exceeds ${this.maxFrameBytes}`);
       if (this.buffered < 4 + len) break;
-      this.take(4);
+      this.copyOut(4, null);
       if (len === 0 && this.onEmpty) {
         this.onEmpty();
         continue;
       }
-      batches.push(decodePayload(this.take(len)));
+      batches.push(decodePayload(this.copyOut(len, new Uint8Array(len))!));
     }
     return batches;
   }
@@ -101,31 +110,37 @@ export class FrameDecoder {
     if (this.buffered !== 0) throw new CodecError('CODEC_TRUNCATED', `stream ended inside a frame (${this.buffered} bytes)`);
   }
 
-  private peek(n: number): Uint8Array {
-    const first = this.chunks[0]!;
-    if (first.length >= n) return first.subarray(0, n);
-    return this.flatten().subarray(0, n);
-  }
-
-  private take(n: number): Uint8Array {
-    let first = this.chunks[0]!;
-    if (first.length < n) first = this.flatten();
-    const out = first.subarray(0, n);
-    if (first.length === n) this.chunks.shift();
-    else this.chunks[0] = first.subarray(n);
-    this.buffered -= n;
-    return out;
-  }
-
-  private flatten(): Uint8Array {
-    const all = new Uint8Array(this.buffered);
-    let at = 0;
-    for (const c of this.chunks) {
-      all.set(c, at);
-      at += c.length;
+  /** The big-endian u32 at the read position (4 bytes are buffered), wherever the chunks split it. */
+  private peekU32(): number {
+    let v = 0;
+    let c = 0;
+    let at = this.offset;
+    for (let i = 0; i < 4; i++) {
+      while (at >= this.chunks[c]!.length) {
+        c++;
+        at = 0;
+      }
+      v = v * 256 + this.chunks[c]![at++]!;
     }
-    this.chunks = [all];
-    return all;
+    return v;
+  }
+
+  /** Consumes `n` buffered bytes, copied into `into` unless it is null (skipped); returns `into`. */
+  private copyOut(n: number, into: Uint8Array | null): Uint8Array | null {
+    let done = 0;
+    while (done < n) {
+      const first = this.chunks[0]!;
+      const take = Math.min(n - done, first.length - this.offset);
+      into?.set(first.subarray(this.offset, this.offset + take), done);
+      done += take;
+      this.offset += take;
+      if (this.offset === first.length) {
+        this.chunks.shift();
+        this.offset = 0;
+      }
+    }
+    this.buffered -= n;
+    return into;
   }
 }
 

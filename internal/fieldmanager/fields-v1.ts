@@ -5,9 +5,11 @@
 // object is byte-for-byte what upstream writes for built-in kinds.
 // Decoding ignores element types it does not know (as upstream does) and rejects the rest of
 // malformed input with an Error whose message says what is wrong.
-// Imports: memo/bounded-map, patch/json-value, fieldmanager/field-set, fieldmanager/path-element.
+// Imports: memo/bounded-map, patch/json-value, storedobject (rememberJsonText),
+// fieldmanager/field-set, fieldmanager/path-element.
 
 import { BoundedMap } from '../memo/bounded-map.js';
+import { rememberJsonText } from '../storedobject/stored-object.js';
 import { isJsonObject, type JsonObject } from '../patch/json-value.js';
 import { FieldSet, type FieldSetChild } from './field-set.js';
 import { compareElements, elementsEqual, parseElement, type PathElement } from './path-element.js';
@@ -53,17 +55,44 @@ const decoded = new WeakMap<object, FieldSet>();
 /** Recently decoded sets by their FieldsV1 text, oldest first; bounded. */
 const byText = new BoundedMap<string, FieldSet>(512);
 
+/** A FieldsV1 object decoded lately, its text and its set. */
+interface Recent {
+  readonly fields: JsonObject;
+  readonly text: string;
+  readonly set: FieldSet;
+}
+
+/** The last few decoded objects of different texts, the latest hit first. */
+const recent: Recent[] = [];
+const RECENT_MAX = 4;
+
 /**
  * Parses a FieldsV1 object. Results are cached per object, and by text for the most recent
  * ones: managed fields of a stored object are decoded on every write, each time from a fresh
  * parse of the stored bytes, and objects of one shape (the pods of one workload) share the
- * same entries; serializing is cheaper than reading, and the set is immutable. Throws Error on
- * malformed input.
+ * same entries; serializing is cheaper than reading, and the set is immutable. Before
+ * serializing, the object is compared with the last few decoded ones (members in the same
+ * order, every value an object): the same shape has the same text and set, and the comparison
+ * stops at the first difference where serializing (and hashing the text) walks all of it.
+ * The text is remembered for the object (storedobject's rememberJsonText), so the stored bytes
+ * of a write that keeps it need not serialize it again. Throws Error on malformed input.
  */
 export function decodeFieldsV1(fields: unknown): FieldSet {
   if (!isJsonObject(fields)) throw new Error('fieldsV1 must be a JSON object');
   const cached = decoded.get(fields);
   if (cached) return cached;
+  for (let i = 0; i < recent.length; i++) {
+    const r = recent[i]!;
+    if (sameShape(fields, r.fields)) {
+      if (i > 0) {
+        recent.splice(i, 1);
+        recent.unshift(r);
+      }
+      decoded.set(fields, r.set);
+      rememberJsonText(fields, r.text);
+      return r.set;
+    }
+  }
   const text = JSON.stringify(fields);
   let set = byText.get(text);
   if (set === undefined) {
@@ -71,7 +100,40 @@ export function decodeFieldsV1(fields: unknown): FieldSet {
     byText.set(text, set);
   }
   decoded.set(fields, set);
+  rememberJsonText(fields, text);
+  // A copy of its shape: the object itself belongs to a stored object that may yet change.
+  recent.unshift({ fields: shapeOf(fields), text, set });
+  if (recent.length > RECENT_MAX) recent.pop();
   return set;
+}
+
+function shapeOf(fields: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(fields)) {
+    const v = fields[k];
+    out[k] = isJsonObject(v) ? shapeOf(v) : null;
+  }
+  return out;
+}
+
+/**
+ * Whether two FieldsV1 values have the same members in the same order, all the way down,
+ * with nothing but objects as values: then they serialize to the same text and read as the
+ * same set. Anything else (a value that is not an object) counts as different.
+ */
+function sameShape(a: JsonObject, b: JsonObject): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i]) return false;
+    const va = a[k];
+    const vb = b[k];
+    if (!isJsonObject(va) || !isJsonObject(vb) || !sameShape(va, vb)) return false;
+  }
+  return true;
 }
 
 function read(obj: JsonObject, where: string): { children: FieldSet | undefined; isMember: boolean } {

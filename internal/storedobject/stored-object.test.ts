@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { decodeStored, encodeStored, metadataMembers, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
+import { decodeStored, encodeStored, metadataMembers, rememberJsonText, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
 
 describe('stored objects', () => {
   it('writes kind, apiVersion, metadata first and never a resourceVersion', () => {
@@ -72,5 +72,39 @@ describe('stored objects', () => {
     const text = '{"kind":"K","metadata":{"name":"n","uid":"u","managedFields":[{"never closes":';
     expect(metadataMembers(Buffer.from(text), ['uid', 'name'])).toEqual({ uid: 'u', name: 'n' });
     expect(metadataMembers(Buffer.from(text), ['uid', 'name', 'finalizers'])).toBeUndefined();
+  });
+});
+
+describe('encodeStored with remembered fieldsV1 texts', () => {
+  // The definition: the object rebuilt with kind, apiVersion and metadata first, without
+  // metadata.resourceVersion, serialized whole.
+  const reference = (obj: Record<string, unknown>): string => {
+    const { kind, apiVersion, metadata, ...rest } = obj;
+    const meta = { ...((metadata as Record<string, unknown> | undefined) ?? {}) };
+    delete meta.resourceVersion;
+    return JSON.stringify({ kind, apiVersion, metadata: meta, ...rest });
+  };
+  const fields = () => ({ 'f:metadata': { 'f:labels': { 'f:a': {}, '.': {} } }, 'f:spec': { 'f:x': {} } });
+  const entry = (f: unknown, extra: Record<string, unknown> = {}) => ({ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2026-11-29T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: f, ...extra });
+  const known = () => {
+    const f = fields();
+    rememberJsonText(f, JSON.stringify(f));
+    return f;
+  };
+  const cases: Array<[string, () => Record<string, unknown>]> = [
+    ['one known entry', () => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', resourceVersion: '3', managedFields: [entry(known())] }, spec: { x: 1 }, status: {} })],
+    ['known and unknown entries, subresource', () => ({ kind: 'Pod', apiVersion: 'v1', metadata: { managedFields: [entry(fields()), entry(known(), { subresource: 'status' }), entry(known())], name: 'p' } })],
+    ['no kind, undefined members, an escaped key', () => ({ metadata: { name: 'p', uid: undefined, managedFields: [entry(known(), { time: undefined })], 'a"b': 1 }, spec: undefined, 'x"y': [1, undefined] })],
+    ['metadata last, members before it', () => ({ spec: { a: 1 }, status: 'x', metadata: { labels: { a: 'b' }, managedFields: [entry(known())] }, apiVersion: 'v1' })],
+    ['integer-like keys at the top', () => ({ 1: 'x', kind: 'K', metadata: { managedFields: [entry(known())] } })],
+    ['integer-like keys in metadata', () => ({ kind: 'K', metadata: { 2: 'x', managedFields: [entry(known())] } })],
+    ['integer-like keys in an entry', () => ({ kind: 'K', metadata: { managedFields: [{ ...entry(known()), 3: 'x' }] } })],
+    ['an entry that is not an object', () => ({ kind: 'K', metadata: { managedFields: [entry(known()), null, 'x'] } })],
+    ['a fieldsV1 that is not an object', () => ({ kind: 'K', metadata: { managedFields: [entry(known()), entry('x'), entry(null)] } })],
+    ['unicode and escapes', () => ({ kind: 'K\u2028', metadata: { name: 'é\ud800', managedFields: [entry(known())], annotations: { 'a\nb': '"\\' } } })],
+  ];
+  it.each(cases)('%s: the same bytes', (_name, make) => {
+    const obj = make();
+    expect(encodeStored(obj).toString('utf8')).toBe(reference(obj));
   });
 });

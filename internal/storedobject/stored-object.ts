@@ -13,10 +13,107 @@ const METADATA_OPEN = Buffer.from('"metadata":{', 'utf8');
 
 /** Encodes an object for the store: kind, apiVersion, metadata first; resourceVersion dropped. */
 export function encodeStored(obj: JsonObject): Buffer {
+  return Buffer.from(storedText(obj) ?? storedTextGeneral(obj), 'utf8');
+}
+
+function storedTextGeneral(obj: JsonObject): string {
   const { kind, apiVersion, metadata, ...rest } = obj;
   const meta = { ...((metadata as JsonObject | undefined) ?? {}) };
   delete meta.resourceVersion;
-  return Buffer.from(JSON.stringify({ kind, apiVersion, metadata: meta, ...rest }), 'utf8');
+  return JSON.stringify({ kind, apiVersion, metadata: meta, ...rest });
+}
+
+/** Values whose JSON text is known (rememberJsonText), by identity. */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * Tells encodeStored that `value` serializes to `text` (what JSON.stringify writes for it), so
+ * that a managedFields entry holding it as its fieldsV1 is written from the text. The field
+ * manager remembers the texts of the fieldsV1 objects it decodes: a write that keeps an
+ * entry's fields keeps that very object. The value must not be changed afterwards (decoded
+ * fieldsV1 objects never are).
+ */
+export function rememberJsonText(value: object, text: string): void {
+  jsonTexts.set(value, text);
+}
+
+const isPlainObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+/** A key JSON.stringify might not write in insertion order (integer-like keys come first). */
+const mayBeIndex = (key: string): boolean => {
+  const c = key.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39;
+};
+
+/**
+ * storedTextGeneral's text, written member by member so that a managedFields entry's fieldsV1
+ * whose text is known is not serialized again; undefined (the caller serializes the whole
+ * object) when no entry has such a fieldsV1, or for shapes written by hand less surely
+ * (integer-like keys, metadata or entries that are not plain objects).
+ */
+function storedText(obj: JsonObject): string | undefined {
+  const metadata = obj.metadata;
+  if (!isPlainObject(metadata)) return undefined;
+  const entries = metadata.managedFields;
+  if (!Array.isArray(entries)) return undefined;
+  let known = false;
+  for (const e of entries) {
+    if (!isPlainObject(e)) return undefined;
+    const f = e.fieldsV1;
+    if (typeof f === 'object' && f !== null && jsonTexts.has(f)) known = true;
+  }
+  if (!known) return undefined;
+  let out = '{';
+  let first = true;
+  const member = (key: string, text: string | undefined): void => {
+    if (text === undefined) return;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${text}`;
+    first = false;
+  };
+  for (const key of Object.keys(obj)) if (mayBeIndex(key)) return undefined;
+  member('kind', JSON.stringify(obj.kind));
+  member('apiVersion', JSON.stringify(obj.apiVersion));
+  let meta = '{';
+  let firstMeta = true;
+  for (const key of Object.keys(metadata)) {
+    if (mayBeIndex(key)) return undefined;
+    if (key === 'resourceVersion') continue;
+    let text: string | undefined;
+    if (key === 'managedFields') {
+      text = entriesText(entries);
+      if (text === undefined) return undefined;
+    } else text = JSON.stringify(metadata[key]);
+    if (text === undefined) continue;
+    meta += `${firstMeta ? '' : ','}${JSON.stringify(key)}:${text}`;
+    firstMeta = false;
+  }
+  member('metadata', `${meta}}`);
+  for (const key of Object.keys(obj)) {
+    if (key === 'kind' || key === 'apiVersion' || key === 'metadata') continue;
+    member(key, JSON.stringify(obj[key]));
+  }
+  return `${out}}`;
+}
+
+/** JSON.stringify(entries) with known fieldsV1 texts spliced in; entries are plain objects. */
+function entriesText(entries: unknown[]): string | undefined {
+  let out = '[';
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as JsonObject;
+    let text = '{';
+    let first = true;
+    for (const key of Object.keys(e)) {
+      if (mayBeIndex(key)) return undefined;
+      const v = e[key];
+      const known = key === 'fieldsV1' && typeof v === 'object' && v !== null ? jsonTexts.get(v) : undefined;
+      const value = known ?? JSON.stringify(v);
+      if (value === undefined) continue;
+      text += `${first ? '' : ','}${JSON.stringify(key)}:${value}`;
+      first = false;
+    }
+    out += `${i > 0 ? ',' : ''}${text}}`;
+  }
+  return `${out}]`;
 }
 
 /**

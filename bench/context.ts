@@ -89,6 +89,13 @@ export class BenchContext {
     return new ApiClient(this.server.url, { caPem: t.ca, certPem: t.cert, keyPem: t.key });
   }
 
+  /** Puts `server` in the place of the server under test (the caller stopped the old one). */
+  replaceServer(server: ClusterdProcess): void {
+    this.admin.close();
+    this.server = server;
+    this.admin = this.newAdminClient();
+  }
+
   /** Restarts the server (same data directory and port); returns spawn-to-ready ms. */
   async restartServer(): Promise<number> {
     this.admin.close();

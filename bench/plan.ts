@@ -24,7 +24,7 @@ export interface BenchPlan {
    * of the CPU of `node` (node:http2), whose receiving cost the server's two cores otherwise pay.
    */
   watchClient: 'native' | 'node';
-  /** Stored pods for the startup and memory rows (0: whatever the earlier scenarios left). */
+  /** Stored pods for the startup and memory rows, on a server of their own (0: the main server with whatever the earlier scenarios left). */
   storedPods: number;
   ssaDeployments: number;
   /** RBAC objects of other users in the authorized-reads row. */

@@ -92,8 +92,10 @@ flags:
   --watch-client C the watchers' client: native (default; bench/native/h2watch, nghttp2 and
                    OpenSSL, built by make bench-native) or node (node:http2, which costs the
                    shared cores several times more per event received)
-  --stored-pods N  pods the stored scenario keeps before restarting, instead of the mode's
-                   (50,000 in full, 0 in quick and tiny), e.g. --only startup,stored --quick
+  --stored-pods N  pods the stored scenario measures startup and memory with, instead of the
+                   mode's (50,000 in full, 0 in quick and tiny): exactly N, on a server of its
+                   own with a fresh data directory (0: the main server with whatever the
+                   earlier scenarios left), e.g. --only startup,stored --quick
                    --stored-pods 10000 to measure startup and memory per pod in minutes
   --jit-warmup S   seconds of unmeasured load on each compared system before the write rows
                    (single server and three replicas; 15 in full, 5 in quick, 0 in tiny): a

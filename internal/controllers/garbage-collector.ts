@@ -8,7 +8,7 @@
 // deleted with orphaning has its references removed from its dependents and then loses its
 // `orphan` finalizer. Every decision reads the objects involved consistently (never only the
 // cache); every write goes through the registries, retried when it fails.
-// Imports: apierrors, registry, schema, watchcache, log, garbage-collector-graph.
+// Imports: apierrors, registry, schema, storedobject, watchcache, log, garbage-collector-graph.
 
 import { randomBytes } from 'node:crypto';
 import { isConflict, isNotFound } from '../apierrors/status.js';
@@ -17,6 +17,7 @@ import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, type DeleteOptions } from '../r
 import type { GenericRegistry, RequestContext } from '../registry/generic-registry.js';
 import type { RegistrySet } from '../registry/registry-set.js';
 import type { ApiCatalog, ResourceInfo } from '../schema/catalog.js';
+import { BytePattern } from '../storedobject/byte-pattern.js';
 import type { JsonObject } from '../storedobject/stored-object.js';
 import { entryMetadata } from '../watchcache/entry-object.js';
 import type { CacheEntry } from '../watchcache/types.js';
@@ -45,12 +46,12 @@ const GRAPH_MEMBERS = ['uid', 'name', 'namespace', 'ownerReferences', 'deletionT
 const IDENTITY_MEMBERS = ['uid', 'name', 'namespace'];
 /** What finds an updated object's node. */
 const UID_MEMBER = ['uid'];
-/** GRAPH_FIELDS encoded once: a string needle is encoded again on every search. */
-const GRAPH_FIELD_BYTES = GRAPH_FIELDS.map((f) => Buffer.from(f, 'utf8'));
+/** GRAPH_FIELDS encoded once, searched from their rarest byte (see byte-pattern). */
+const GRAPH_FIELD_PATTERNS = GRAPH_FIELDS.map((f) => new BytePattern(f));
 
 /** Whether serving bytes may carry owners, finalizers or a deletion (else the graph needs only their identity). */
 function mentionsGraphFields(bytes: Buffer): boolean {
-  return GRAPH_FIELD_BYTES.some((f) => bytes.includes(f));
+  return GRAPH_FIELD_PATTERNS.some((f) => f.in(bytes));
 }
 
 /** An owner reference whose apiVersion/kind this server does not serve: retried (a definition may come). */

@@ -5,11 +5,14 @@
 // metadata member: a memcpy, not a parse and re-encode. The splice point is the first
 // `"metadata":{` in the bytes, which is the top-level one because kind and apiVersion come
 // first and JSON strings cannot contain an unescaped quote.
-// Imports: nothing from the project.
+// Imports: byte-pattern.
+
+import { BytePattern } from './byte-pattern.js';
 
 export type JsonObject = Record<string, unknown>;
 
-const METADATA_OPEN = Buffer.from('"metadata":{', 'utf8');
+/** Found from its `m` (see byte-pattern): searched in every object the cache loads at start. */
+const METADATA_OPEN = new BytePattern('"metadata":{');
 
 /** Encodes an object for the store: kind, apiVersion, metadata first; resourceVersion dropped. */
 export function encodeStored(obj: JsonObject): Buffer {
@@ -122,7 +125,7 @@ function entriesText(entries: unknown[]): string | undefined {
  */
 export function withResourceVersion(stored: Uint8Array, revision: number, alloc: (n: number) => Buffer = Buffer.allocUnsafeSlow): Buffer {
   const buf = Buffer.isBuffer(stored) ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
-  const at = buf.indexOf(METADATA_OPEN);
+  const at = METADATA_OPEN.indexIn(buf);
   if (at < 0) throw new Error('stored object has no metadata');
   const cut = at + METADATA_OPEN.length;
   const empty = buf[cut] === 0x7d; // '}'
@@ -144,7 +147,7 @@ export function withResourceVersion(stored: Uint8Array, revision: number, alloc:
  * event needs: the object's last state, versioned at the delete's revision.
  */
 export function replaceResourceVersion(serving: Buffer, revision: number): Buffer {
-  const at = serving.indexOf(METADATA_OPEN);
+  const at = METADATA_OPEN.indexIn(serving);
   const start = at + METADATA_OPEN.length;
   const head = '"resourceVersion":"';
   if (at < 0 || serving.toString('utf8', start, start + head.length) !== head) throw new Error('serving bytes carry no resourceVersion');
@@ -167,7 +170,7 @@ export function replaceResourceVersion(serving: Buffer, revision: number): Buffe
  * caller then parses the whole object), as far as they are read.
  */
 export function metadataMembers(bytes: Buffer, names: readonly string[]): Record<string, unknown> | undefined {
-  const at = bytes.indexOf(METADATA_OPEN);
+  const at = METADATA_OPEN.indexIn(bytes);
   if (at < 0) return undefined;
   const out: Record<string, unknown> = {};
   let i = at + METADATA_OPEN.length;
@@ -238,7 +241,7 @@ export function decodeStored(stored: Uint8Array, revision: number): JsonObject {
  * `{"kind":…,"apiVersion":…,` without parsing the rest of the object.
  */
 export function typeMetaOf(bytes: Buffer): { kind: string; apiVersion: string } {
-  const at = bytes.indexOf(METADATA_OPEN);
+  const at = METADATA_OPEN.indexIn(bytes);
   if (at === 1) return { kind: '', apiVersion: '' }; // `{"metadata":{`: neither was stored
   if (at < 1 || bytes[at - 1] !== 0x2c) throw new Error('stored object has no metadata');
   const head = JSON.parse(`${bytes.toString('utf8', 0, at - 1)}}`) as { kind?: unknown; apiVersion?: unknown };

@@ -28,9 +28,19 @@ export interface LevelDb {
    * bytes of entries one read from the native side may gather (classic-level: 16 KiB by
    * default, up to 1,000 entries either way).
    */
-  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number; fillCache?: boolean; snapshot?: DbSnapshot }): AsyncIterable<[Uint8Array, Uint8Array]>;
+  iterator(options: { gte: Uint8Array; lt: Uint8Array; keyEncoding: 'view'; highWaterMarkBytes?: number; fillCache?: boolean; snapshot?: DbSnapshot }): BatchIterator<Uint8Array, Uint8Array>;
   /** An explicit read snapshot (taken synchronously): what a Raft snapshot image is read from. */
   snapshot(): DbSnapshot;
+}
+
+/**
+ * abstract-level's iterator, read a batch at a time: nextv gives up to `size` entries per
+ * promise (empty once the range is done), where iterating it one entry at a time costs a
+ * promise and two async calls per entry.
+ */
+export interface BatchIterator<K, V> extends AsyncIterable<[K, V]> {
+  nextv(size: number): Promise<Array<[K, V]>>;
+  close(): Promise<void>;
 }
 
 export interface DbSnapshot {

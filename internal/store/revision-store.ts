@@ -58,6 +58,8 @@ export type StoreRequestObserver = (operation: 'get' | 'list' | 'create' | 'upda
 
 /** Bytes of entries one read of the open's scan may gather (see LevelRevisionStore.open). */
 const SCAN_READ_BYTES = 4 << 20;
+/** Entries one read of the open's scan may gather: classic-level's own cap per native read. */
+const SCAN_BATCH = 1000;
 
 export class LevelRevisionStore implements RevisionStore {
   private readonly listeners = new Set<(batch: AppliedBatch) => void>();
@@ -121,18 +123,27 @@ export class LevelRevisionStore implements RevisionStore {
       // latest, handed on once the next key starts (or the scan ends) unless it is a deletion.
       let held: { key: string; revision: number; bytes: Uint8Array } | undefined;
       let previous: string | undefined;
-      for await (const [stored, bytes] of scan) {
-        const { key, revision } = parseHistoryKeyBytes(stored);
-        const r = decodeRecordHead(bytes);
-        const restored: Revision = { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version };
-        // Another key than the previous record's is one not seen before (its records are adjacent).
-        if (key !== previous) index.restoreFirst(key, restored);
-        else index.restore(key, restored);
-        previous = key;
-        if (latest) {
-          if (held !== undefined && held.key !== key) latest.value(latestValue(held));
-          held = r.tombstone ? undefined : { key, revision, bytes };
+      // A batch per promise (see BatchIterator): as many entries as one native read gathers.
+      try {
+        for (;;) {
+          const batch = await scan.nextv(SCAN_BATCH);
+          if (batch.length === 0) break;
+          for (const [stored, bytes] of batch) {
+            const { key, revision } = parseHistoryKeyBytes(stored);
+            const r = decodeRecordHead(bytes);
+            const restored: Revision = { revision, tombstone: r.tombstone, createRevision: r.createRevision, version: r.version };
+            // Another key than the previous record's is one not seen before (its records are adjacent).
+            if (key !== previous) index.restoreFirst(key, restored);
+            else index.restore(key, restored);
+            previous = key;
+            if (latest) {
+              if (held !== undefined && held.key !== key) latest.value(latestValue(held));
+              held = r.tombstone ? undefined : { key, revision, bytes };
+            }
+          }
         }
+      } finally {
+        await scan.close();
       }
       if (held !== undefined) latest?.value(latestValue(held));
       const state = { revision: decodeNumber(rev), compacted: decodeNumber(compacted), applied: decodeNumber(applied) };

@@ -110,6 +110,44 @@ describe('a start through the store open scan', () => {
     await scanned.store.close();
   });
 
+  it('hands over every live key once when the scan reads its records in several batches', async () => {
+    // More records than one read of the scan gathers (1,000), a key's revisions on both sides
+    // of a read's end among them.
+    const path = join(mkdtempSync(join(tmpdir(), 'clusterd-preload-')), 'db');
+    dirs.push(join(path, '..'));
+    const store = await LevelRevisionStore.open({ storage: 'leveldb', path, sync: false });
+    const keyOf = (i: number) => `${PODS}ns/p-${String(i).padStart(4, '0')}`;
+    const write = async (ids: number[], labels: (i: number) => Record<string, string>) => {
+      for (let at = 0; at < ids.length; at += 100) {
+        const chunk = ids.slice(at, at + 100);
+        const objs = new Map(chunk.map((i) => [keyOf(i), obj('ns', `p-${String(i).padStart(4, '0')}`, labels(i))]));
+        await store.execute({ type: 'txn', compares: [], ops: chunk.map((i) => ({ type: 'put' as const, key: keyOf(i), value: encodeStored(objs.get(keyOf(i))!) })) }, objs);
+      }
+    };
+    const all = Array.from({ length: 1200 }, (_, i) => i);
+    await write(all, () => ({ v: '1' }));
+    await write(all.filter((i) => i % 3 === 0), () => ({ v: '2' }));
+    await write(all.filter((i) => i % 6 === 0), () => ({ v: '3' }));
+    for (const i of all.filter((i) => i % 5 === 0)) await store.execute({ type: 'txn', compares: [], ops: [{ type: 'delete', key: keyOf(i) }] });
+    await store.close();
+
+    const ranged = await start(path, false);
+    const want = ranged.held(PODS);
+    expect(want.length).toBe(960);
+    expect(want.filter((e) => e.labels.v === '3').length).toBe(160);
+    ranged.cache.stop();
+    await ranged.store.close();
+    const scanned = await start(path, true);
+    expect(scanned.reads).toEqual([]);
+    expect(scanned.values).toBe(960);
+    expect(scanned.held(PODS)).toEqual(want);
+    // The key index has every key's history: an old revision of a changed key is still there.
+    const changed = await scanned.store.range(keyOf(6), { revision: 12 });
+    expect(changed.kvs.map((kv) => kv.modRevision)).toEqual([1]);
+    scanned.cache.stop();
+    await scanned.store.close();
+  });
+
   it('loads by a range when the store changed between its open and the start', async () => {
     const path = await history();
     const late = obj('ns-9', 'late', { app: 'late' });

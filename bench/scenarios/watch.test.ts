@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryTarget, sustainedRate } from './watch.js';
+import { deliveryTarget, perDeliveryUs, sustainedRate } from './watch.js';
 
 describe('sustainedRate', () => {
   const cases: { name: string; run: Parameters<typeof sustainedRate>[0]; want: number }[] = [
@@ -34,4 +34,18 @@ describe('deliveryTarget (fan-out)', () => {
   it('fails on p99 above twice the ceiling', () => {
     expect(deliveryTarget('fan-out', 60, true, 150, { p99Ms: 25 }, { sustainedPerSec: 98 }, 500).holds).toBe(false);
   });
+});
+
+describe('perDeliveryUs', () => {
+  const cases: { name: string; cpuMs: number | undefined; delivered: number; want: number | null }[] = [
+    // 1.5 s of CPU over 1,500 writes to 1,000 watchers: 1 µs per delivered event.
+    { name: 'per event', cpuMs: 1500, delivered: 1_500_000, want: 1 },
+    { name: 'CPU unknown (no /proc)', cpuMs: undefined, delivered: 1_500_000, want: null },
+    { name: 'nothing delivered', cpuMs: 1500, delivered: 0, want: null },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(perDeliveryUs(c.cpuMs, c.delivered)).toBe(c.want);
+    });
+  }
 });

@@ -108,6 +108,22 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     ...deliveryTarget(shape, p99, complete, achievedRate, ceiling, ceilingAtTarget, plan.watchWritesPerSec),
     ...(p99Note ? { note: p99Note } : {}),
   });
+  if (ceiling) {
+    // The CPU each server spent per event it delivered, at the same rate: on a machine shared
+    // with other work the latencies swing with the load, while this compares the work itself.
+    const clusterdUs = perDeliveryUs(serverCpuMs, watched.delivered);
+    ctx.add({
+      scenario,
+      figure: 'server CPU per delivered event',
+      unit: 'µs',
+      value: clusterdUs,
+      baseline: { name: 'ceiling', value: ceiling.cpuPerDeliveryUs },
+      ratio: ratioOf(clusterdUs, ceiling.cpuPerDeliveryUs),
+      target: 'reported',
+      holds: null,
+      note: "CPU time of the server process (/proc, all threads) from the first write to the last delivery, over the events its watchers received; clusterd's includes serving the writes (about one POST per 1,000 deliveries here)",
+    });
+  }
   if (ceilingAtTarget) {
     ctx.add({
       scenario,
@@ -147,7 +163,12 @@ async function openFleet(ctx: BenchContext, baseUrl: string, path: string) {
  * writing each batch once to every stream as soon as its loop is free. Its latency counts from
  * the moment an event is built, clusterd's from the writer's acknowledgement.
  */
-async function ceilingFanOut(ctx: BenchContext, collection: string, events: number, ratePerSec: number): Promise<{ p99Ms: number; sustainedPerSec: number; note: string }> {
+async function ceilingFanOut(
+  ctx: BenchContext,
+  collection: string,
+  events: number,
+  ratePerSec: number,
+): Promise<{ p99Ms: number; sustainedPerSec: number; cpuPerDeliveryUs: number | null; note: string }> {
   const { plan } = ctx;
   const served = await ctx.admin.get(`${collection}/w-0`);
   if (served.status !== 200) throw new Error(`get ${collection}/w-0: ${served.status}`);
@@ -182,6 +203,7 @@ async function ceilingFanOut(ctx: BenchContext, collection: string, events: numb
   return {
     p99Ms: watched.fromAck.p99Ms,
     sustainedPerSec,
+    cpuPerDeliveryUs: perDeliveryUs(cpuMs, watched.delivered),
     note:
       `ceiling at ${ratePerSec.toFixed(0)} events/s: ${emitted.count} events in ${(emitted.elapsedMs / 1000).toFixed(1)} s, delivered ${watched.delivered} of ${watched.expected} ` +
       `within ${(deliveredWithinMs / 1000).toFixed(1)} s of the first (sustained ${sustainedPerSec.toFixed(0)} events/s to every watcher), ` +
@@ -232,7 +254,13 @@ export function sustainedRate(run: { count: number; elapsedMs: number; watchers:
  * latencies swing with the load but this compares clusterd's cost with the ceiling's.
  */
 function perDelivery(cpuMs: number | undefined, delivered: number): string {
-  return cpuMs === undefined || delivered === 0 ? '' : ` (${((cpuMs * 1000) / delivered).toFixed(1)} µs per delivered event)`;
+  const us = perDeliveryUs(cpuMs, delivered);
+  return us === null ? '' : ` (${us.toFixed(1)} µs per delivered event)`;
+}
+
+/** CPU microseconds per delivered event; null when the CPU is unknown or nothing arrived. */
+export function perDeliveryUs(cpuMs: number | undefined, delivered: number): number | null {
+  return cpuMs === undefined || delivered <= 0 ? null : (cpuMs * 1000) / delivered;
 }
 
 /** Contiguous ranges of watcher indices, one per watcher process. */

@@ -19,6 +19,8 @@ interface RaftLoad {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** Puts the percentiles come from (absent: older module). */
+  samples?: number;
   /** CPU of the three members per acknowledged put (null: /proc unavailable; absent: older module). */
   cpuMsPerPut?: number | null;
 }
@@ -66,7 +68,8 @@ export async function raftScenario(ctx: BenchContext, outFile: string): Promise<
     if (ours.cpuMsPerPut != null) {
       ctx.add({ scenario, figure: "members' CPU per put", unit: 'ms', value: ours.cpuMsPerPut, ...(e?.cpuMsPerPut != null ? { baseline: { name: 'etcd', value: e.cpuMsPerPut } } : {}), ratio: ratioOf(ours.cpuMsPerPut, e?.cpuMsPerPut), target: 'reported', holds: null });
     }
-    ctx.add({ scenario, figure: 'p99 commit latency', unit: 'ms', value: ours.p99Ms, ...(e ? { baseline: { name: 'etcd', value: e.p99Ms } } : {}), ratio: lat, target: latBound === null ? 'reported' : `≤ ${latBound} × etcd`, holds: latBound !== null && lat !== null ? lat <= latBound : null });
+    const samples = ours.samples !== undefined ? `p99 of ${ours.samples} puts${e?.samples !== undefined ? ` (etcd ${e.samples})` : ''}` : undefined;
+    ctx.add({ scenario, figure: 'p99 commit latency', unit: 'ms', value: ours.p99Ms, ...(e ? { baseline: { name: 'etcd', value: e.p99Ms } } : {}), ratio: lat, target: latBound === null ? 'reported' : `≤ ${latBound} × etcd`, holds: latBound !== null && lat !== null ? lat <= latBound : null, ...(samples ? { note: samples } : {}) });
   }
   const fo = median(r.clusterd.failoverMs) ?? null;
   const efo = r.etcd ? (median(r.etcd.failoverMs) ?? null) : null;

@@ -5,7 +5,9 @@
 // the leader, with 1, 16 and 256 requests in flight, and leader failover measured as the time
 // from kill -9 of the leader to the first put acknowledged afterwards. Both clusters run for
 // the whole benchmark and take turns in one-second rounds (see runSystems), so that load from
-// elsewhere on a shared machine falls on both alike.
+// elsewhere on a shared machine falls on both alike. Each system is warmed up first (16 in
+// flight, unmeasured), and the 1-in-flight level runs three times as long as the others: its
+// p99 is a tail of one put at a time and needs the samples (the table says how many).
 // Prints a Markdown table with ratios (clusterd / etcd) and writes JSON.
 //
 //   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--out file]
@@ -31,6 +33,17 @@ export interface RaftBenchOptions {
   quick?: boolean;
   /** Measured duration per concurrency level. Default 5 s (quick: 1.5 s). */
   durationMs?: number;
+  /**
+   * Measured duration at 1 in flight, where each put waits for its own commit: its p99 needs
+   * more samples than one level's duration gives (5 s: about 2,000 puts, so the p99 is the
+   * 20th slowest). Default 3 × durationMs.
+   */
+  durationAt1Ms?: number;
+  /**
+   * Unmeasured load (16 in flight) on each system first: a fresh Node process compiles its hot
+   * code for seconds under load (etcd needs none, but gets the same). Default 5 s (quick: 2 s).
+   */
+  warmupMs?: number;
   /** Value size of each put. Default 256 bytes. */
   valueBytes?: number;
   /** Requests in flight. Default [1, 16, 256]. */
@@ -50,6 +63,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** Acknowledged puts measured (the latencies the percentiles come from). */
+  samples: number;
   /**
    * CPU time (user + system) of all three members per acknowledged put, measured over this
    * system's own rounds only (the other system idles meanwhile): what a put costs the shared
@@ -143,6 +158,7 @@ function summarize(concurrency: number, x: LoadSamples): LoadResult {
     p50Ms: Number(percentile(sorted, 50).toFixed(2)),
     p99Ms: Number(percentile(sorted, 99).toFixed(2)),
     errors: x.errors,
+    samples: sorted.length,
     cpuMsPerPut: Number.isFinite(x.cpuMs) && sorted.length > 0 ? Number((x.cpuMs / sorted.length).toFixed(3)) : null,
   };
 }
@@ -175,24 +191,25 @@ async function measureFailover(t: Target, value: string, log: (l: string) => voi
  */
 async function runSystems(
   targets: Target[],
-  o: Required<Pick<RaftBenchOptions, 'durationMs' | 'concurrency' | 'failovers'>>,
+  o: Required<Pick<RaftBenchOptions, 'durationMs' | 'durationAt1Ms' | 'warmupMs' | 'concurrency' | 'failovers'>>,
   value: string,
   log: (l: string) => void,
 ): Promise<SystemResult[]> {
-  for (const t of targets) await runLoad(t, 16, Math.min(1000, o.durationMs), value, { latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }); // warm-up
-  const rounds = Math.max(1, Math.round(o.durationMs / ROUND_MS));
+  for (const t of targets) await runLoad(t, 16, o.warmupMs, value, { latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }); // warm-up
   const load = targets.map((): LoadResult[] => []);
   for (const c of o.concurrency) {
+    const duration = c === 1 ? o.durationAt1Ms : o.durationMs;
+    const rounds = Math.max(1, Math.round(duration / ROUND_MS));
     const samples = targets.map((): LoadSamples => ({ latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }));
     const before = await Promise.all(targets.map(async (t) => (t.stats ? await t.stats(await t.leader()) : null)));
     for (let r = 0; r < rounds; r++) {
       const order = targets.map((_, i) => i);
       if (r % 2 === 1) order.reverse();
-      for (const i of order) await runLoad(targets[i]!, c, o.durationMs / rounds, value, samples[i]!);
+      for (const i of order) await runLoad(targets[i]!, c, duration / rounds, value, samples[i]!);
     }
     for (const [i, t] of targets.entries()) {
       const res = summarize(c, samples[i]!);
-      log(`${t.name}: ${c} in flight: ${res.opsPerSec} puts/s, p50 ${res.p50Ms} ms, p99 ${res.p99Ms} ms, ${res.errors} errors, members' CPU ${res.cpuMsPerPut ?? 'n/a'} ms per put`);
+      log(`${t.name}: ${c} in flight: ${res.opsPerSec} puts/s, p50 ${res.p50Ms} ms, p99 ${res.p99Ms} ms (${res.samples} puts), ${res.errors} errors, members' CPU ${res.cpuMsPerPut ?? 'n/a'} ms per put`);
       const after = before[i] && t.stats ? await t.stats(await t.leader()) : null;
       if (before[i] && after) log(`${t.name}: leader during ${c} in flight: ${describeStats(before[i]!, after)}`);
       load[i]!.push(res);
@@ -430,7 +447,7 @@ function markdown(ours: SystemResult, etcd: SystemResult | null, version: string
     const e = etcd?.load.find((x) => x.concurrency === r.concurrency);
     lines.push(`| puts/s @${r.concurrency} in flight | ${r.opsPerSec} | ${e?.opsPerSec ?? 'n/a'} | ${ratio(r.opsPerSec, e?.opsPerSec)} |`);
     lines.push(`| p50 commit latency @${r.concurrency} (ms) | ${r.p50Ms} | ${e?.p50Ms ?? 'n/a'} | ${ratio(r.p50Ms, e?.p50Ms)} |`);
-    lines.push(`| p99 commit latency @${r.concurrency} (ms) | ${r.p99Ms} | ${e?.p99Ms ?? 'n/a'} | ${ratio(r.p99Ms, e?.p99Ms)} |`);
+    lines.push(`| p99 commit latency @${r.concurrency} (ms; of ${r.samples} / ${e?.samples ?? 'n/a'} puts) | ${r.p99Ms} | ${e?.p99Ms ?? 'n/a'} | ${ratio(r.p99Ms, e?.p99Ms)} |`);
     lines.push(`| members' CPU per put @${r.concurrency} (ms) | ${r.cpuMsPerPut ?? 'n/a'} | ${e?.cpuMsPerPut ?? 'n/a'} | ${ratio(r.cpuMsPerPut ?? NaN, e?.cpuMsPerPut ?? undefined)} |`);
   }
   const fo = median(ours.failoverMs);
@@ -442,8 +459,11 @@ function markdown(ours: SystemResult, etcd: SystemResult | null, version: string
 /** Runs the whole benchmark; see the module header. */
 export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBenchResult> {
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const durationMs = opts.durationMs ?? (opts.quick ? 1500 : 5000);
   const o = {
-    durationMs: opts.durationMs ?? (opts.quick ? 1500 : 5000),
+    durationMs,
+    durationAt1Ms: opts.durationAt1Ms ?? 3 * durationMs,
+    warmupMs: opts.warmupMs ?? (opts.quick ? 2000 : 5000),
     concurrency: opts.concurrency ?? [1, 16, 256],
     failovers: opts.failovers ?? (opts.quick ? 1 : 3),
   };

@@ -98,7 +98,8 @@ export class EncodingArena {
       }
       buffer[offset++] = n;
     }
-    buffer.set(src.subarray(0, length), offset);
+    // A plain view, not src.subarray(): Buffer's is JavaScript the compiler inlines here.
+    buffer.set(new Uint8Array(src.buffer, src.byteOffset, length), offset);
     slab.used = offset + length;
     slab.lastUse = ++this.clock;
     if (kind === 'protobuf') {

@@ -77,25 +77,27 @@ export function parsePlainUtcSeconds(b: Uint8Array, start: number, end: number):
   if (end - start !== 20 || b[start + 4] !== 0x2d || b[start + 7] !== 0x2d || b[start + 10] !== 0x54 || b[start + 13] !== 0x3a || b[start + 16] !== 0x3a || b[start + 19] !== 0x5a) {
     return undefined;
   }
-  const num = (at: number, digits: number): number => {
-    let v = 0;
-    for (let q = at; q < at + digits; q++) {
-      const d = b[q]! - 0x30;
-      if (d < 0 || d > 9) return -1;
-      v = v * 10 + d;
-    }
-    return v;
-  };
-  const year = num(start, 4);
-  const month = num(start + 5, 2);
-  const day = num(start + 8, 2);
-  const hour = num(start + 11, 2);
-  const minute = num(start + 14, 2);
-  const second = num(start + 17, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  // Two digits at a time, without a loop or a closure: this runs for every timestamp of a first
+  // protobuf list, and is compiled while that list is written (a smaller graph compiles sooner).
+  const century = twoDigits(b, start);
+  const yy = twoDigits(b, start + 2);
+  const month = twoDigits(b, start + 5);
+  const day = twoDigits(b, start + 8);
+  const hour = twoDigits(b, start + 11);
+  const minute = twoDigits(b, start + 14);
+  const second = twoDigits(b, start + 17);
+  if (century < 0 || yy < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  const year = century * 100 + yy;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (month === 2 && leap ? 1 : 0)) return undefined;
   return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+}
+
+/** The number of the two ASCII digits at b[at], or -1 when they are not both digits. */
+function twoDigits(b: Uint8Array, at: number): number {
+  const x = b[at]! - 0x30;
+  const y = b[at + 1]! - 0x30;
+  return x >= 0 && x <= 9 && y >= 0 && y <= 9 ? x * 10 + y : -1;
 }
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);

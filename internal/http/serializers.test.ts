@@ -54,6 +54,34 @@ describe('protobuf from the entries\' memoised encodings', () => {
     });
   }
 
+  for (const k of kinds) {
+    it(`encodes ${k.what} ahead into their memos as a list would: the list then encodes nothing and writes a fresh encoding's bytes`, () => {
+      const entries = Array.from({ length: 5 }, (_, i) => entryOf(k.make(i), 200 + i));
+      const objects = entries.map(parsed);
+      for (const e of entries) pb.encodeAhead(e);
+      expect(entries.every((e, i) => encodingArena.get(e.encodings!, 'protobuf')?.equals(pb.codec.encodeRaw(objects[i]!, k.schema.item)))).toBe(true);
+      const held = encodingArena.bytes;
+      const kept = entries.map((e) => encodingArena.get(e.encodings!, 'protobuf')!);
+      const freshList = pb.codec.encode({ kind: k.listKind, apiVersion: 'v1', metadata: listMeta, items: objects }, k.schema.list);
+      expect(concat(pb.listChunks(k.listKind, 'v1', meta, entries.map((entry) => ({ entry })), k.schema)).equals(freshList)).toBe(true);
+      // The list used what was kept ahead: the same places in the arena, nothing added.
+      expect(entries.every((e, i) => encodingArena.get(e.encodings!, 'protobuf')!.byteOffset === kept[i]!.byteOffset)).toBe(true);
+      expect(encodingArena.bytes).toBe(held);
+      // Once kept, encoding ahead again leaves the memo as it is.
+      pb.encodeAhead(entries[0]!);
+      expect(encodingArena.get(entries[0]!.encodings!, 'protobuf')!.byteOffset).toBe(kept[0]!.byteOffset);
+    });
+  }
+
+  it('leaves alone entries of kinds without a message (custom resources) and without a kind', () => {
+    const custom = entryOf({ kind: 'Widget', apiVersion: 'example.com/v1', metadata: { name: 'w', namespace: 'default' }, spec: { size: 3 } }, 300);
+    const bare = entryOf({ metadata: { name: 'b', namespace: 'default' } }, 301);
+    for (const e of [custom, bare]) {
+      pb.encodeAhead(e);
+      expect(e.encodings === undefined || encodingArena.get(e.encodings, 'protobuf') === undefined).toBe(true);
+    }
+  });
+
   it('writes an empty list as a fresh encoding does', () => {
     const fresh = pb.codec.encode({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] }, 'io.k8s.api.core.v1.PodList');
     expect(pb.list('PodList', 'v1', { resourceVersion: '7' }, [], kinds[0]!.schema).equals(fresh)).toBe(true);

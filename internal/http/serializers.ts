@@ -10,7 +10,7 @@ import { decodeCbor, decodeJson, decodeYaml, EncodedCbor, encodeCbor, encodeCbor
 import { errors } from '../apierrors/status.js';
 import type { Naming } from '../naming/naming.js';
 import { typeMetaOf } from '../storedobject/stored-object.js';
-import { encodingArena } from '../watchcache/encoding-arena.js';
+import { aheadEncoding, encodingArena } from '../watchcache/encoding-arena.js';
 import { encodingsOf, type CacheEntry, type EntryEncodings } from '../watchcache/types.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -281,7 +281,29 @@ export class ProtobufSerializer implements Serializer {
   constructor(private readonly naming: Naming) {
     this.mediaType = naming.protobufMediaType;
     this.watchMediaType = `${naming.protobufMediaType};stream=watch`;
+    // The process has one arena and one ahead encoding: the latest serializer encodes (an
+    // object's message does not depend on the naming, only finding its schema does).
+    aheadEncoding.setEncoder(this.encodeAhead);
   }
+
+  /**
+   * Keeps a cached built-in object's message in its memo, as a list would keep it (see
+   * AheadEncoding): the same bytes, made before a reader asks. Entries of kinds without a
+   * message (custom resources) are left alone.
+   */
+  readonly encodeAhead = (entry: CacheEntry): void => {
+    const memo = encodingsOf(entry);
+    if (memo.protobuf?.buffer !== undefined) return;
+    const { apiVersion, kind } = typeMetaOf(entry.bytes);
+    const schema = apiVersion === '' || kind === '' ? undefined : this.codec.schemaNameFor(apiVersion, kind);
+    if (schema === undefined || !this.supports(schema)) return;
+    this.storing = memo;
+    try {
+      this.codec.withStoredRaw(entry.bytes, schema, this.storeListed);
+    } finally {
+      this.storing = undefined;
+    }
+  };
 
   get codec(): ProtobufCodec {
     this.built ??= new ProtobufCodec(this.naming);

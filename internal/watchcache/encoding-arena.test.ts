@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { EncodingArena } from './encoding-arena.js';
-import type { EntryEncodings } from './types.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AheadEncoding, EncodingArena, type AheadOptions } from './encoding-arena.js';
+import { encodingsOf, type CacheEntry, type EntryEncodings } from './types.js';
 
 const MiB = 1 << 20;
 const memo = (): EntryEncodings => ({ of: Buffer.alloc(0), protobuf: undefined, protobufOffset: 0, protobufLength: 0, cbor: undefined, cborOffset: 0, cborLength: 0 });
@@ -89,5 +89,96 @@ describe('EncodingArena', () => {
     expect(large.protobufOffset).toBe(4);
     expect(arena.slabOf(large, 'protobuf')!.subarray(0, 4).equals(Buffer.concat([Buffer.from([0x12]), varint(MiB)]))).toBe(true);
     expect(arena.get(large, 'protobuf')!.equals(bytes(MiB, 9))).toBe(true);
+  });
+});
+
+describe('AheadEncoding', () => {
+  // The fake timers' clock; an encoder's own time moves it without running timers (setSystemTime).
+  const options: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 100, budgetShare: 0.5, now: () => Date.now() };
+  const entry = (name: string, value = name): CacheEntry => ({ key: `/registry/pods/ns/${name}`, namespace: 'ns', name, revision: 1, bytes: Buffer.from(value), labels: {}, fields: {} });
+  /** An encoder that keeps `protobuf:` and the bytes, costing `costMs` of (fake) time each. */
+  const setup = (costMs = 0, arena = new EncodingArena(8 * MiB)) => {
+    const ahead = new AheadEncoding(arena, options);
+    const seen: string[] = [];
+    ahead.setEncoder((e) => {
+      seen.push(e.bytes.toString());
+      const out = Buffer.from(`protobuf:${e.bytes.toString()}`);
+      arena.store(encodingsOf(e), 'protobuf', out, out.length, 0x12);
+      if (costMs > 0) vi.setSystemTime(Date.now() + costMs);
+    });
+    return { ahead, seen, arena };
+  };
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('encodes nothing while writes go on, then the latest state of each object once they pause, none deleted', async () => {
+    const { ahead, seen, arena } = setup();
+    const entries: CacheEntry[] = [];
+    // A write every 10 ms for a second: never a pause of 50 ms.
+    for (let t = 0; t < 100; t++) {
+      const e = entry(`p${t % 10}`, `p${t % 10}@${t}`);
+      entries.push(e);
+      ahead.changed(e);
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    expect(seen).toEqual([]);
+    ahead.deleted('/registry/pods/ns/p3');
+    await vi.advanceTimersByTimeAsync(60);
+    expect(seen.sort()).toEqual(['p0@90', 'p1@91', 'p2@92', 'p4@94', 'p5@95', 'p6@96', 'p7@97', 'p8@98', 'p9@99']);
+    expect(ahead.encoded).toBe(9);
+    expect(ahead.waiting).toBe(0);
+    const latest = entries[99]!;
+    expect(arena.get(encodingsOf(latest), 'protobuf')!.toString()).toBe('protobuf:p9@99');
+  });
+
+  it('encodes in slices of about sliceMs, and a write between slices postpones the rest until writes pause again', async () => {
+    const { ahead, seen } = setup(1);
+    for (let i = 0; i < 20; i++) ahead.changed(entry(`p${i}`));
+    await vi.advanceTimersByTimeAsync(49);
+    expect(seen.length).toBe(0);
+    // The idle timer, then the first slice: 2 ms at 1 ms per entry.
+    vi.advanceTimersToNextTimer();
+    expect(seen.length).toBe(2);
+    vi.advanceTimersToNextTimer();
+    expect(seen.length).toBe(4);
+    // A write now: the queued slice finds writes going on again and waits for a pause.
+    ahead.changed(entry('late'));
+    vi.advanceTimersToNextTimer();
+    expect(seen.length).toBe(4);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(seen.length).toBe(21);
+    expect(ahead.waiting).toBe(0);
+  });
+
+  it('stops at its share of the arena budget, and remembers at most maxPending objects', async () => {
+    const arena = new EncodingArena(2 * MiB);
+    const { ahead, seen } = setup(0, arena);
+    // Each encoding takes a slab of its own over 1 MiB: the share (1 MiB) is reached after the first.
+    for (let i = 0; i < 5; i++) ahead.changed(entry(`big${i}`, 'x'.repeat(MiB)));
+    await vi.advanceTimersByTimeAsync(60);
+    expect(seen.length).toBe(1);
+    expect(ahead.waiting).toBe(0);
+    const small = setup();
+    for (let i = 0; i < 150; i++) small.ahead.changed(entry(`p${i}`));
+    expect(small.ahead.waiting).toBe(100);
+    // A newer state of an object already remembered still replaces it.
+    small.ahead.changed(entry('p5', 'p5 again'));
+    expect(small.ahead.waiting).toBe(100);
+    await vi.advanceTimersByTimeAsync(60);
+    expect(small.seen.length).toBe(100);
+    expect(small.seen).toContain('p5 again');
+  });
+
+  it('remembers nothing without an encoder, nor corrupt entries', async () => {
+    const ahead = new AheadEncoding(new EncodingArena(8 * MiB), options);
+    ahead.changed(entry('p'));
+    expect(ahead.waiting).toBe(0);
+    const { ahead: other } = setup();
+    other.changed({ ...entry('c'), corrupt: 'unable to decode' });
+    expect(other.waiting).toBe(0);
   });
 });

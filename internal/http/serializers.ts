@@ -4,13 +4,14 @@
 // many); protobuf and CBOR encode a cached object once, on first use, into the entry's
 // encodings memo, and gets, lists and watch events of it are then assembled from those bytes
 // (a list is its head, the items' bytes referenced, and its tail). Imports: codec, watchcache
-// (types, encoding-arena), apierrors.
+// (types, encoding-arena), apierrors, chunk-pool (whether a list is streaming, for encoding ahead).
 
 import { decodeCbor, decodeJson, decodeYaml, EncodedCbor, encodeCbor, encodeCborParts, encodeCborWatchEvent, encodeYaml, frameWatchEvent, ProtobufCodec, SELF_DESCRIBED_CBOR } from '../codec/index.js';
 import { errors } from '../apierrors/status.js';
 import type { Naming } from '../naming/naming.js';
 import { typeMetaOf } from '../storedobject/stored-object.js';
 import { aheadEncoding, encodingArena } from '../watchcache/encoding-arena.js';
+import { listChunkPool } from './chunk-pool.js';
 import { encodingsOf, type CacheEntry, type EntryEncodings } from '../watchcache/types.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -284,6 +285,7 @@ export class ProtobufSerializer implements Serializer {
     // The process has one arena and one ahead encoding: the latest serializer encodes (an
     // object's message does not depend on the naming, only finding its schema does).
     aheadEncoding.setEncoder(this.encodeAhead);
+    aheadEncoding.setBusy(() => listChunkPool.streaming);
   }
 
   /**

@@ -173,6 +173,18 @@ describe('AheadEncoding', () => {
     expect(small.seen).toContain('p5 again');
   });
 
+  it('waits while the process says it is busy (a list streaming), then encodes', async () => {
+    const { ahead, seen } = setup();
+    let busy = true;
+    ahead.setBusy(() => busy);
+    ahead.changed(entry('p'));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(seen).toEqual([]);
+    busy = false;
+    await vi.advanceTimersByTimeAsync(60);
+    expect(seen).toEqual(['p']);
+  });
+
   it('remembers nothing without an encoder, nor corrupt entries', async () => {
     const ahead = new AheadEncoding(new EncodingArena(8 * MiB), options);
     ahead.changed(entry('p'));

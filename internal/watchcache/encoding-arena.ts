@@ -185,6 +185,7 @@ const AHEAD_DEFAULTS: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 200_0
 export class AheadEncoding {
   private readonly pending = new Map<string, CacheEntry>();
   private encoder: AheadEncoder | undefined;
+  private busy: () => boolean = () => false;
   private timer: NodeJS.Timeout | undefined;
   private sliceQueued = false;
   /** The clock at the last change remembered. */
@@ -201,6 +202,11 @@ export class AheadEncoding {
   setEncoder(encoder: AheadEncoder | undefined): void {
     this.encoder = encoder;
     if (encoder === undefined) this.clear();
+  }
+
+  /** What says the process is serving something that encoding ahead should not slow (a streamed list). */
+  setBusy(busy: () => boolean): void {
+    this.busy = busy;
   }
 
   /** The entry of an applied change (created or replaced). */
@@ -241,6 +247,8 @@ export class AheadEncoding {
     // Writes since: wait until they have paused (one timer per pause, not one per write).
     const quiet = this.options.now() - this.lastChange;
     if (quiet < this.options.idleMs) return this.wait(this.options.idleMs - quiet);
+    // Nor while a list is being streamed: its reader would wait for the slices.
+    if (this.busy()) return this.wait(this.options.idleMs);
     const limit = this.arena.budgetBytes * this.options.budgetShare;
     const until = this.options.now() + this.options.sliceMs;
     for (const [key, entry] of this.pending) {

@@ -3,13 +3,14 @@
 // ResourceCache per stored resource. It serves get/list at its current revision, waits for a
 // revision on behalf of consistent reads, and starts watches with replay from its rings or,
 // further back, from the store's history.
-// Imports: store (types), storedobject, types, storage, byte-slab, entry-object, resource-cache, watcher.
+// Imports: store (types), storedobject, types, storage, byte-slab, encoding-arena, entry-object, resource-cache, watcher.
 
 import type { AppliedBatch, KeyValue, OpenScanConsumer, RevisionStore, StoreEvent } from '../store/types.js';
 import { StoreError } from '../store/types.js';
 import { decodeStored, replaceResourceVersion, withResourceVersion } from '../storedobject/stored-object.js';
 import { ByteSlabs } from './byte-slab.js';
 import { rememberDecoded } from './entry-object.js';
+import { aheadEncoding } from './encoding-arena.js';
 import { ResourceCache } from './resource-cache.js';
 import { tooLargeRevision } from './storage.js';
 import type { CacheEntry, CacheEvent, EntryFilter, ResourceSpec } from './types.js';
@@ -448,6 +449,9 @@ export class WatchCache {
       if (cacheEvent) {
         rc.apply(cacheEvent);
         touched.add(rc);
+        // Encoded in idle time once writes pause (see AheadEncoding).
+        if (cacheEvent.type === 'DELETED') aheadEncoding.deleted(cacheEvent.entry.key);
+        else aheadEncoding.changed(cacheEvent.entry);
       }
     }
     if (batch.compactedRevision !== undefined) {

@@ -173,6 +173,20 @@ describe('AheadEncoding', () => {
     expect(small.seen).toContain('p5 again');
   });
 
+  it('encodes in key order, the order of a list, whatever the order of the writes', async () => {
+    const { ahead, seen, arena } = setup(1);
+    const entries = ['c', 'a', 'd', 'b', 'aa'].map((n) => entry(n));
+    for (const e of entries) ahead.changed(e);
+    await vi.advanceTimersByTimeAsync(50);
+    ahead.changed(entry('ab'));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(seen).toEqual(['a', 'aa', 'b', 'c', 'd', 'ab']);
+    // Kept in turn in one slab: each lies right after the one before it (tag and length between).
+    const sorted = [...entries].sort((x, y) => (x.key < y.key ? -1 : 1)).map((e) => e.encodings!);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.protobufOffset).toBe(sorted[i - 1]!.protobufOffset + sorted[i - 1]!.protobufLength + 2);
+    expect(arena.bytes).toBe(MiB);
+  });
+
   it('waits while the process says it is busy (a list streaming), then encodes', async () => {
     const { ahead, seen } = setup();
     let busy = true;

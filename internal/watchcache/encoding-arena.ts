@@ -188,6 +188,9 @@ export class AheadEncoding {
   private busy: () => boolean = () => false;
   private timer: NodeJS.Timeout | undefined;
   private sliceQueued = false;
+  /** Keys of `pending` in key order, encoded from `at` on (a snapshot; entries replaced since are read from `pending`). */
+  private order: string[] = [];
+  private at = 0;
   /** The clock at the last change remembered. */
   private lastChange = 0;
   /** Entries encoded ahead over the life of the process (for tests and figures). */
@@ -230,6 +233,8 @@ export class AheadEncoding {
 
   private clear(): void {
     this.pending.clear();
+    this.order = [];
+    this.at = 0;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -251,7 +256,17 @@ export class AheadEncoding {
     if (this.busy()) return this.wait(this.options.idleMs);
     const limit = this.arena.budgetBytes * this.options.budgetShare;
     const until = this.options.now() + this.options.sliceMs;
-    for (const [key, entry] of this.pending) {
+    for (;;) {
+      if (this.at >= this.order.length) {
+        if (this.pending.size === 0) break;
+        // In key order, the order lists read the cache in: encodings kept in turn lie framed one
+        // after another in their slab, and a later list writes them as views of it, not copies.
+        this.order = [...this.pending.keys()].sort();
+        this.at = 0;
+      }
+      const key = this.order[this.at++]!;
+      const entry = this.pending.get(key);
+      if (entry === undefined) continue;
       if (this.arena.bytes >= limit) return this.clear();
       this.pending.delete(key);
       try {
@@ -262,7 +277,11 @@ export class AheadEncoding {
       }
       if (this.options.now() >= until) break;
     }
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0) {
+      this.order = [];
+      this.at = 0;
+      return;
+    }
     // The next slice after the event loop has served what arrived meanwhile (a write arriving
     // meanwhile postpones it until writes pause again).
     this.sliceQueued = true;

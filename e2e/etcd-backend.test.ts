@@ -13,7 +13,6 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, EtcdProcess, etcdVersion } from '../bench/targets/etcd-process.js';
 import { makeClusterPki } from '../bench/targets/clusterd-cluster.js';
-import { freePort } from '../bench/targets/free-port.js';
 import { ensurePki } from '../internal/pki/pki.js';
 import { kubectl, kubectlAvailable } from './support/kubectl.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
@@ -75,9 +74,12 @@ describe.runIf(ready)('clusterd --storage=etcd: two servers on one etcd', () => 
     mkdirSync(join(root, 'b'));
     cpSync(join(root, 'a', 'pki'), join(root, 'b', 'pki'), { recursive: true });
     agent = new Agent({ ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) });
-    const [clientPort, peerPort] = [await freePort(), await freePort()];
-    member = { name: 'e2e', dataDir: join(root, 'etcd'), clientPort, peerPort, certFile: pki.serverCert, keyFile: pki.serverKey, initialCluster: `e2e=http://127.0.0.1:${peerPort}` };
-    await startEtcd();
+    // Fresh ports when one is taken before etcd binds it; restarts later reuse the member's ports.
+    ({ etcd, member } = await EtcdProcess.startOnFreePorts(
+      (ports, attempt) => ({ name: 'e2e', dataDir: join(root, attempt === 1 ? 'etcd' : `etcd-${attempt}`), ...ports, certFile: pki.serverCert, keyFile: pki.serverKey, initialCluster: `e2e=http://127.0.0.1:${ports.peerPort}` }),
+      agent,
+      30_000,
+    ));
     etcdArgs = ['--storage=etcd', `--etcd-servers=${etcd.url}`, `--etcd-cafile=${pki.caCert}`, `--etcd-certfile=${pki.adminCert}`, `--etcd-keyfile=${pki.adminKey}`];
     [a, b] = await Promise.all([startServer('a'), startServer('b')]);
   }, 120_000);

@@ -40,21 +40,45 @@ export class EtcdProcess {
     writeFileSync(files.key, tls.key, { mode: 0o600 });
     const agent = new Agent({ ca: tls.ca, cert: tls.clientCert, key: tls.clientKey, keepAlive: false });
     try {
-      // A port freePort found free can be taken by another process before etcd binds it (other
-      // tests and benches pick ports the same way); that attempt is not a result, so try fresh ports.
-      for (let attempt = 1; ; attempt++) {
-        const [clientPort, peerPort] = [await freePort(), await freePort()];
-        const etcd = EtcdProcess.spawnMember({ name: 'bench', dataDir: join(dataDir, attempt === 1 ? 'data' : `data-${attempt}`), clientPort, peerPort, certFile: files.cert, keyFile: files.key, initialCluster: `bench=http://127.0.0.1:${peerPort}` }, binary);
-        try {
-          await etcd.waitHealthy(agent, 30_000);
-          return etcd;
-        } catch (e) {
-          if (attempt >= 3 || !etcd.stderr.includes('address already in use')) throw e;
-        }
-      }
+      const { etcd } = await EtcdProcess.startOnFreePorts(
+        (ports, attempt) => ({ name: 'bench', dataDir: join(dataDir, attempt === 1 ? 'data' : `data-${attempt}`), ...ports, certFile: files.cert, keyFile: files.key, initialCluster: `bench=http://127.0.0.1:${ports.peerPort}` }),
+        agent,
+        30_000,
+        binary,
+      );
+      return etcd;
     } finally {
       agent.destroy();
     }
+  }
+
+  /**
+   * Spawns a member on two ports freePort found free and waits until it is healthy. A port found
+   * free can be taken by another process before etcd binds it (other tests and benches pick
+   * ports the same way); that attempt is not a result, so up to three are made, each on fresh
+   * ports (`build` gets the attempt number: a fresh data directory per attempt).
+   */
+  static async startOnFreePorts(
+    build: (ports: { clientPort: number; peerPort: number }, attempt: number) => EtcdMemberOptions,
+    agent: Agent,
+    timeoutMs: number,
+    binary = 'etcd',
+  ): Promise<{ etcd: EtcdProcess; member: EtcdMemberOptions }> {
+    for (let attempt = 1; ; attempt++) {
+      const member = build({ clientPort: await freePort(), peerPort: await freePort() }, attempt);
+      const etcd = EtcdProcess.spawnMember(member, binary);
+      try {
+        await etcd.waitHealthy(agent, timeoutMs);
+        return { etcd, member };
+      } catch (e) {
+        if (attempt >= 3 || !etcd.portTaken) throw e;
+      }
+    }
+  }
+
+  /** Whether the process failed because a port it was to listen on was taken. */
+  get portTaken(): boolean {
+    return this.stderr.includes('address already in use');
   }
 
   /**
@@ -167,6 +191,18 @@ export class EtcdCluster {
 
   /** Members `names` under `dir`/<name>, certificates from the cluster PKI in `pkiDir`. */
   static async start(dir: string, pkiDir: string, names: readonly string[], tls: { ca: string; clientCert: string; clientKey: string }, binary = 'etcd'): Promise<EtcdCluster> {
+    // As EtcdProcess.startOnFreePorts: a port taken between freePort and etcd's bind is retried
+    // with fresh ports (and fresh data directories), up to three times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await EtcdCluster.startOnce(attempt === 1 ? dir : join(dir, `attempt-${attempt}`), pkiDir, names, tls, binary);
+      } catch (e) {
+        if (attempt >= 3 || !(e instanceof PortTaken)) throw e instanceof PortTaken ? e.cause : e;
+      }
+    }
+  }
+
+  private static async startOnce(dir: string, pkiDir: string, names: readonly string[], tls: { ca: string; clientCert: string; clientKey: string }, binary: string): Promise<EtcdCluster> {
     const ports = [];
     for (const name of names) ports.push({ name, client: await freePort(), peer: await freePort() });
     const initialCluster = ports.map((p) => `${p.name}=https://127.0.0.1:${p.peer}`).join(',');
@@ -192,8 +228,9 @@ export class EtcdCluster {
     try {
       await Promise.all([...cluster.members.values()].map((m) => m.waitHealthy(cluster.agent, 30_000)));
     } catch (e) {
+      const taken = [...cluster.members.values()].some((m) => m.portTaken);
       await cluster.stop();
-      throw e;
+      throw taken ? new PortTaken(e) : e;
     }
     return cluster;
   }
@@ -273,4 +310,11 @@ function healthy(agent: Agent, port: number): Promise<boolean> {
     req.on('timeout', () => req.destroy());
     req.end();
   });
+}
+
+/** A cluster start that failed because one of its ports was taken before its member bound it. */
+class PortTaken extends Error {
+  constructor(override readonly cause: unknown) {
+    super('an etcd port was taken before etcd bound it');
+  }
 }

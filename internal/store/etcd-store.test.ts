@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { Agent } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdProcess, etcdVersion } from '../../bench/targets/etcd-process.js';
-import { freePort } from '../../bench/targets/free-port.js';
 import { ensurePki } from '../pki/pki.js';
 import { readFileSync } from 'node:fs';
 import { EtcdRevisionStore } from './etcd-store.js';
@@ -32,19 +31,13 @@ describe.runIf(installed)('EtcdRevisionStore on a real etcd', () => {
     dir = mkdtempSync(join(tmpdir(), 'etcd-store-'));
     const pki = await ensurePki(dir, '127.0.0.1');
     tls = { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) };
-    const [clientPort, peerPort] = [await freePort(), await freePort()];
-    member = {
-      name: 'test',
-      dataDir: join(dir, 'etcd'),
-      clientPort,
-      peerPort,
-      certFile: pki.serverCert,
-      keyFile: pki.serverKey,
-      initialCluster: `test=http://127.0.0.1:${peerPort}`,
-    };
-    etcd = EtcdProcess.spawnMember(member);
     const agent = new Agent({ ca: tls.ca, cert: tls.cert, key: tls.key });
-    await etcd.waitHealthy(agent, 30_000);
+    // Fresh ports when one is taken before etcd binds it; restarts later reuse the member's ports.
+    ({ etcd, member } = await EtcdProcess.startOnFreePorts(
+      (ports, attempt) => ({ name: 'test', dataDir: join(dir, attempt === 1 ? 'etcd' : `etcd-${attempt}`), ...ports, certFile: pki.serverCert, keyFile: pki.serverKey, initialCluster: `test=http://127.0.0.1:${ports.peerPort}` }),
+      agent,
+      30_000,
+    ));
     agent.destroy();
   }, 60_000);
 

@@ -301,7 +301,7 @@ export class ProtobufSerializer implements Serializer {
     if (schema === undefined || !this.supports(schema)) return;
     this.storing = memo;
     try {
-      this.codec.withStoredRaw(entry.bytes, schema, this.storeListed);
+      this.codec.withStoredRaw(entry.bytes, schema, this.storeAhead);
     } finally {
       this.storing = undefined;
     }
@@ -329,6 +329,8 @@ export class ProtobufSerializer implements Serializer {
   /** The memo storeListed keeps into: one function for every item, instead of a closure per item. */
   private storing: EntryEncodings | undefined;
   private readonly storeListed = (buf: Buffer, length: number): boolean => encodingArena.store(this.storing!, 'protobuf', buf, length, LIST_ITEM_TAG);
+  /** As storeListed, into the ahead encoding's own arena. */
+  private readonly storeAhead = (buf: Buffer, length: number): boolean => aheadEncoding.arena.store(this.storing!, 'protobuf', buf, length, LIST_ITEM_TAG);
 
   private rawOf(item: Item, schemaName: string): Buffer {
     if ('object' in item) return this.codec.encodeRaw(item.object, schemaName);

@@ -94,7 +94,7 @@ describe('EncodingArena', () => {
 
 describe('AheadEncoding', () => {
   // The fake timers' clock; an encoder's own time moves it without running timers (setSystemTime).
-  const options: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 100, budgetShare: 0.5, now: () => Date.now() };
+  const options: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 100, now: () => Date.now() };
   const entry = (name: string, value = name): CacheEntry => ({ key: `/registry/pods/ns/${name}`, namespace: 'ns', name, revision: 1, bytes: Buffer.from(value), labels: {}, fields: {} });
   /** An encoder that keeps `protobuf:` and the bytes, costing `costMs` of (fake) time each. */
   const setup = (costMs = 0, arena = new EncodingArena(8 * MiB)) => {
@@ -154,14 +154,22 @@ describe('AheadEncoding', () => {
     expect(ahead.waiting).toBe(0);
   });
 
-  it('stops at its share of the arena budget, and remembers at most maxPending objects', async () => {
+  it('keeps within its arena\'s budget, the oldest encodings giving way, and remembers at most maxPending objects', async () => {
     const arena = new EncodingArena(2 * MiB);
     const { ahead, seen } = setup(0, arena);
-    // Each encoding takes a slab of its own over 1 MiB: the share (1 MiB) is reached after the first.
-    for (let i = 0; i < 5; i++) ahead.changed(entry(`big${i}`, 'x'.repeat(MiB)));
+    // Each encoding takes a slab of its own over 1 MiB: only one fits the budget at a time.
+    const bigs = [0, 1, 2, 3, 4].map((i) => entry(`big${i}`, 'x'.repeat(MiB)));
+    for (const e of bigs) ahead.changed(e);
     await vi.advanceTimersByTimeAsync(60);
-    expect(seen.length).toBe(1);
+    expect(seen.length).toBe(5);
     expect(ahead.waiting).toBe(0);
+    expect(arena.bytes).toBeLessThanOrEqual(2 * MiB);
+    expect(arena.get(encodingsOf(bigs[0]!), 'protobuf')).toBeUndefined();
+    expect(arena.get(encodingsOf(bigs[4]!), 'protobuf')!.toString()).toBe(`protobuf:${'x'.repeat(MiB)}`);
+    // Later changes are still encoded (a full arena does not stop encoding ahead).
+    ahead.changed(entry('after'));
+    await vi.advanceTimersByTimeAsync(60);
+    expect(seen.at(-1)).toBe('after');
     const small = setup();
     for (let i = 0; i < 150; i++) small.ahead.changed(entry(`p${i}`));
     expect(small.ahead.waiting).toBe(100);

@@ -48,10 +48,6 @@ export class EncodingArena {
     return this.held;
   }
 
-  get budgetBytes(): number {
-    return this.budget;
-  }
-
   setBudget(bytes: number): void {
     this.budget = bytes;
     this.makeRoom(0);
@@ -162,16 +158,20 @@ export interface AheadOptions {
   sliceMs: number;
   /** Changes remembered while writes go on (the latest per key); beyond this, new ones are not. */
   maxPending: number;
-  /** Encoding ahead stops while the arena holds this share of its budget or more (readers' own encodings have the rest). */
-  budgetShare: number;
   /** The clock, in ms (tests give their own). */
   now: () => number;
 }
 
-// A quarter of the default budget is 32 MB: the 10,000-pod lists the bench and most clusters
-// make are covered (about 14 MB), and a server holding 50,000 written pods that nobody reads in
-// protobuf pays at most about 650 B more per pod, inside the memory-per-object target.
-const AHEAD_DEFAULTS: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 200_000, budgetShare: 0.25, now: () => performance.now() };
+const AHEAD_DEFAULTS: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 200_000, now: () => performance.now() };
+
+/**
+ * What encodings made ahead may hold: 32 MB, a quarter of the readers' budget. It covers the
+ * 10,000-pod lists the bench and most clusters make (about 14 MB), and a server holding 50,000
+ * written pods that nobody reads in protobuf pays at most about 650 B more per pod. Encodings
+ * made ahead live in an arena of their own, so that they give way to each other (least recently
+ * used first: those of objects deleted or replaced since go first) and never to readers' own.
+ */
+export const AHEAD_ENCODING_BUDGET = 32 * 1024 * 1024;
 
 /**
  * Encoding ahead, in idle time. A first protobuf list of 10,000 pods made every item's encoding
@@ -182,7 +182,9 @@ const AHEAD_DEFAULTS: AheadOptions = { idleMs: 50, sliceMs: 2, maxPending: 200_0
  * writes go on nothing is encoded, so a write path under load pays only the remembering.
  *
  * The price is memory and idle CPU: the encodings of written objects are kept whether or not a
- * client ever asks for protobuf, up to budgetShare of the arena's budget. Objects loaded at start
+ * client ever asks for protobuf, in an arena of their own (AHEAD_ENCODING_BUDGET) where the least
+ * recently used give way. (A reader touching one of its slabs marks it with the readers' arena's
+ * clock, so the order between read and unread slabs there is approximate; the bound is not.) Objects loaded at start
  * are not encoded ahead (the memory a restarted server holds per object stays what it was).
  */
 export class AheadEncoding {
@@ -200,7 +202,8 @@ export class AheadEncoding {
   encoded = 0;
 
   constructor(
-    private readonly arena: EncodingArena,
+    /** Where encodings made ahead are kept (not the readers' arena: see AHEAD_ENCODING_BUDGET). */
+    readonly arena: EncodingArena,
     private readonly options: AheadOptions = AHEAD_DEFAULTS,
   ) {}
 
@@ -257,7 +260,6 @@ export class AheadEncoding {
     if (quiet < this.options.idleMs) return this.wait(this.options.idleMs - quiet);
     // Nor while a list is being streamed: its reader would wait for the slices.
     if (this.busy()) return this.wait(this.options.idleMs);
-    const limit = this.arena.budgetBytes * this.options.budgetShare;
     const until = this.options.now() + this.options.sliceMs;
     for (;;) {
       if (this.at >= this.order.length) {
@@ -270,7 +272,6 @@ export class AheadEncoding {
       const key = this.order[this.at++]!;
       const entry = this.pending.get(key);
       if (entry === undefined) continue;
-      if (this.arena.bytes >= limit) return this.clear();
       this.pending.delete(key);
       try {
         encoder(entry);
@@ -292,5 +293,5 @@ export class AheadEncoding {
   };
 }
 
-/** The process's ahead encoding, into the process's arena. */
-export const aheadEncoding = new AheadEncoding(encodingArena);
+/** The process's ahead encoding, into an arena of its own. */
+export const aheadEncoding = new AheadEncoding(new EncodingArena(AHEAD_ENCODING_BUDGET));

@@ -184,8 +184,9 @@ export const AHEAD_ENCODING_BUDGET = 32 * 1024 * 1024;
  * The price is memory and idle CPU: the encodings of written objects are kept whether or not a
  * client ever asks for protobuf, in an arena of their own (AHEAD_ENCODING_BUDGET) where the least
  * recently used give way. (A reader touching one of its slabs marks it with the readers' arena's
- * clock, so the order between read and unread slabs there is approximate; the bound is not.) Objects loaded at start
- * are not encoded ahead (the memory a restarted server holds per object stays what it was).
+ * clock, so the order between read and unread slabs there is approximate; the bound is not.)
+ * Objects loaded at start are not encoded ahead (the memory a restarted server holds per object
+ * stays what it was).
  */
 export class AheadEncoding {
   private readonly pending = new Map<string, CacheEntry>();

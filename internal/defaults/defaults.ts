@@ -47,12 +47,19 @@ import {
   defaultReplicationController,
   defaultStatefulSet,
   generateJobSelector,
+  prepareJobForCreate,
 } from './workloads.js';
 
 export interface DefaultingContext {
   readonly naming: Naming;
   /** The served version (autoscaling v1 and v2 default differently). */
   readonly version: string;
+  /**
+   * The first defaulting of a create, before the creator's managedFields are recorded: what
+   * the kind's create preparation generates (a Job's selector) is left to it, so that it
+   * belongs to no manager, as upstream records it.
+   */
+  readonly creating?: boolean;
 }
 
 type KindDefaulter = (obj: JsonObject, ctx: DefaultingContext) => void;
@@ -76,8 +83,9 @@ const KIND_DEFAULTERS: Record<string, KindDefaulter> = {
   'apps/DaemonSet': (o) => defaultDaemonSet(o),
   'batch/Job': (o, c) => {
     // Selector generation first, so the job's own labels default from the full template labels
-    // as upstream's read-back shows them.
-    generateJobSelector(o, c.naming);
+    // as upstream's read-back shows them (on a create, prepareForCreate generates and
+    // propagates them after the creator's fields are recorded).
+    if (!c.creating) generateJobSelector(o, c.naming);
     defaultJob(o);
   },
   'batch/CronJob': (o) => defaultCronJob(o),
@@ -105,11 +113,11 @@ const defaultNaming = createNaming('cluster');
  * shape are left for validation to report. `naming` decides label domains and group names written
  * by defaults (namespace label, job labels, RBAC apiGroup); the spec's `cluster` naming when absent.
  */
-export function applyDefaults<T>(resource: ResourceInfo, obj: T, naming: Naming = defaultNaming): T {
+export function applyDefaults<T>(resource: ResourceInfo, obj: T, naming: Naming = defaultNaming, options: { creating?: boolean } = {}): T {
   if (!isObject(obj)) return obj;
   const root = resource.schemaName ? builtinCompiler(naming).named(resource.schemaName) : undefined;
   if (root) fillFromSchema(obj, root);
-  KIND_DEFAULTERS[`${resource.upstreamGroup}/${resource.kind}`]?.(obj, { naming, version: resource.version });
+  KIND_DEFAULTERS[`${resource.upstreamGroup}/${resource.kind}`]?.(obj, { naming, version: resource.version, creating: options.creating === true });
   return obj;
 }
 
@@ -176,7 +184,7 @@ export function prepareForCreate<T>(resource: ResourceInfo, obj: T, naming: Nami
       prepareNamespaceForCreate(obj, naming);
       break;
     case 'batch/Job':
-      generateJobSelector(obj, naming);
+      prepareJobForCreate(obj, naming);
       break;
     case '/Pod':
       preparePodForCreate(obj);

@@ -144,6 +144,28 @@ export function jobLabelKeys(naming: Naming): { controllerUid: string; jobName: 
 }
 
 /**
+ * A new Job's create preparation: its generated selector and template labels (below). A job
+ * whose own labels were defaulted from its template's (they are empty or equal to them) gets the
+ * generated labels too: upstream's defaulting makes the two one map, so its create preparation
+ * adds to both, and a read-back defaults empty job labels from the template's.
+ */
+export function prepareJobForCreate(job: JsonObject, naming: Naming): void {
+  const meta = objectAt(job, 'metadata');
+  const jobLabels = objectAt(meta, 'labels');
+  const templateLabels = objectAt(objectAt(objectAt(specOf(job), 'template'), 'metadata'), 'labels');
+  const followsTemplate = !jobLabels || Object.keys(jobLabels).length === 0 || sameStringMap(jobLabels, templateLabels);
+  generateJobSelector(job, naming);
+  const generated = objectAt(objectAt(objectAt(specOf(job), 'template'), 'metadata'), 'labels');
+  if (meta && followsTemplate && generated && Object.keys(generated).length > 0) meta.labels = { ...generated };
+}
+
+function sameStringMap(a: JsonObject, b: JsonObject | undefined): boolean {
+  if (!b) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+/**
  * Generates a Job's selector and pod-template labels from its uid, as upstream's job strategy
  * does right before validating a create (unless `spec.manualSelector` is true): template labels
  * controller-uid and job-name in the prefixed and the legacy unprefixed spelling, and the

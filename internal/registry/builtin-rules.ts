@@ -57,8 +57,8 @@ export function builtinRules(naming: Naming): ObjectRules {
     return [...errs, ...validateCrdRules(root, obj, old, '', newBudget(), naming.extensionPrefix)];
   };
   return {
-    applyDefaults(r, obj) {
-      if (!r.custom) return void applyDefaults(r, obj, naming);
+    applyDefaults(r, obj, creating) {
+      if (!r.custom) return void applyDefaults(r, obj, naming, { creating });
       const root = compilerFor(r.custom).named(CUSTOM_ROOT_SCHEMA);
       if (root) fillFromSchema(obj, root);
     },

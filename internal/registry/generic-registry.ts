@@ -517,7 +517,7 @@ export class GenericRegistry {
       const name = generate ? generateName(meta.generateName as string) : requestedName;
       this.initializeMeta(r, obj, ctx, name);
       nullStringMapValues(obj);
-      this.deps.rules.applyDefaults(r, obj);
+      this.deps.rules.applyDefaults(r, obj, true);
       // The creator owns what it wrote, defaults included (an apply has recorded it already),
       // but not what the server adds after: fields set by mutating admission (a pod's token
       // volume, its tolerations) or by the kind's create preparation (a namespace's finalizer)

@@ -9,8 +9,12 @@ import type { ResourceInfo } from '../schema/catalog.js';
 export type JsonObject = Record<string, unknown>;
 
 export interface ObjectRules {
-  /** Fills defaults in place (idempotent). Runs before validation, on create and update. */
-  applyDefaults(resource: ResourceInfo, obj: JsonObject): void;
+  /**
+   * Fills defaults in place (idempotent). Runs before validation, on create and update.
+   * `creating`: the first defaulting of a create, before the creator's managedFields are
+   * recorded (what prepareForCreate generates is left to it).
+   */
+  applyDefaults(resource: ResourceInfo, obj: JsonObject, creating?: boolean): void;
   /** Kind-specific preparation of a new object once its name, uid and timestamps are set. */
   prepareForCreate(resource: ResourceInfo, obj: JsonObject): void;
   /** Kind-specific preparation of an update from the stored object (carried-over fields). */

@@ -212,6 +212,40 @@ describe('what a create records as the creator\'s', () => {
     expect(Object.keys(f['f:metadata']['f:labels']).sort()).toEqual(['.', expect.stringMatching(/^f:[a-z.]+\/metadata\.name$/)]);
     expect(f['f:spec']).toBeUndefined();
   });
+
+  it('a job: its generated selector and controller labels are not the creator\'s, its template labels are', async () => {
+    const job = (name: string, labels?: Record<string, string>) => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name },
+      spec: { template: { ...(labels ? { metadata: { labels } } : {}), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } },
+    });
+    const generatedKeys = (labels: Obj) => Object.keys(labels).filter((k) => k !== 'app').sort();
+    const labelled = await t.admin.post('/apis/batch/v1/namespaces/default/jobs?fieldManager=creator', job('owned-job', { app: 'a' }));
+    expect(labelled.status, labelled.text()).toBe(200);
+    const j = labelled.json<Obj>();
+    // Both label sets carry the generated labels (upstream's job labels default as one map
+    // with the template's), and the selector is generated.
+    expect(generatedKeys(j.spec.template.metadata.labels)).toHaveLength(4);
+    expect(j.metadata.labels).toEqual(j.spec.template.metadata.labels);
+    expect(Object.values(j.spec.selector.matchLabels)).toEqual([j.metadata.uid]);
+    const f = owned(j, 'creator');
+    expect(Object.keys(f['f:metadata']['f:labels']).sort()).toEqual(['.', 'f:app']);
+    expect(Object.keys(f['f:spec']['f:template']['f:metadata']['f:labels']).sort()).toEqual(['.', 'f:app']);
+    expect(f['f:spec']['f:selector']).toBeUndefined();
+    expect(f['f:spec']['f:backoffLimit']).toEqual({});
+
+    const bare = (await t.admin.post('/apis/batch/v1/namespaces/default/jobs?fieldManager=creator', job('owned-job-bare'))).json<Obj>();
+    expect(generatedKeys(bare.metadata.labels)).toHaveLength(4);
+    const g = owned(bare, 'creator');
+    expect(g['f:metadata']?.['f:labels']).toBeUndefined();
+    expect(g['f:spec']['f:template']['f:metadata']).toBeUndefined();
+    expect(g['f:spec']['f:selector']).toBeUndefined();
+
+    // Job labels of their own are left as they are.
+    const own = (await t.admin.post('/apis/batch/v1/namespaces/default/jobs', { ...job('owned-job-own', { app: 'a' }), metadata: { name: 'owned-job-own', labels: { team: 't' } } })).json<Obj>();
+    expect(own.metadata.labels).toEqual({ team: 't' });
+  });
 });
 
 describe('dry run (§4.7)', () => {

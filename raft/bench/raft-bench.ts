@@ -229,6 +229,7 @@ function describeStats(a: Record<string, number>, b: Record<string, number>): st
   return [
     `${d('readies')} readies`,
     `${per(d('entriesSaved'), d('saves'))} entries/save`,
+    `${d('idleSaves')} idle saves`,
     `${per(d('saveMs'), d('saves'))} ms/save`,
     `${per(d('messagesSent'), d('readies'))} msgs/ready`,
     `${per(d('entriesApplied'), d('readies'))} applied/ready`,

@@ -447,6 +447,57 @@ describe('RaftNode', () => {
     for (const sm of c.sms.values()) await c.runUntil(() => sm.get('k19') === '19');
   });
 
+  it('tells the store a save is idle only when nothing else is in flight: one put at a time, not one behind an uncommitted entry or with others', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('warm', 'up')));
+    for (const sm of c.sms.values()) await c.runUntil(() => sm.get('warm') === 'up');
+    const entrySaves = (id: NodeId, from: number): LogSaveBatch[] =>
+      c.writes.get(id)!.slice(from).flatMap((w) => (w.kind === 'save' && w.batch.entries.length > 0 ? [w.batch] : []));
+    const marks = (): Map<NodeId, number> => new Map([...c.writes].map(([id, w]) => [id, w.length]));
+
+    // Several at once: the write carrying them is not idle.
+    let from = marks();
+    await c.drive(Promise.all(Array.from({ length: 4 }, (_, i) => leader.propose(put(`many${i}`, 'x')))));
+    expect(entrySaves(leader.id, from.get(leader.id)!).map((b) => [b.entries.length, b.idle])).toEqual([[4, false]]);
+
+    // One put at a time, as a client with one request in flight: once a run of such writes
+    // shows it is no passing lull, every member's writes are idle.
+    from = marks();
+    for (let i = 0; i < 12; i++) await c.drive(leader.propose(put(`one${i}`, 'x')));
+    for (const sm of c.sms.values()) await c.runUntil(() => sm.get('one11') === 'x');
+    for (const id of c.nodes.keys()) {
+      const saves = entrySaves(id, from.get(id)!);
+      expect(saves.length, `member ${id}`).toBe(12);
+      expect(saves[0]!.idle, `member ${id}`).toBe(false);
+      expect(saves.slice(-3).map((b) => b.idle), `member ${id}`).toEqual([true, true, true]);
+    }
+
+    // A put proposed while the previous one is not committed yet (the followers' writes are
+    // held): the leader's write of it is not idle, though it carries one entry.
+    const followers = [...c.nodes.keys()].filter((id) => id !== leader.id);
+    for (const id of followers) c.gates.get(id)!.closed = true;
+    from = marks();
+    const first = leader.propose(put('held', '1'));
+    await c.runUntil(() => entrySaves(leader.id, from.get(leader.id)!).length === 1);
+    const second = leader.propose(put('behind', '2'));
+    await c.runUntil(() => entrySaves(leader.id, from.get(leader.id)!).length === 2);
+    for (const id of followers) {
+      const gate = c.gates.get(id)!;
+      gate.closed = false;
+      gate.release();
+    }
+    await c.drive(Promise.all([first, second]));
+    // Each follower too: its append of the second arrives before it heard the first committed.
+    for (const id of [leader.id, ...followers]) {
+      expect(entrySaves(id, from.get(id)!).map((b) => [b.entries.length, b.idle]), `member ${id}`).toEqual([
+        [1, true],
+        [1, false],
+      ]);
+    }
+  });
+
   it('a leader hands the commands both followers forwarded in one turn to its followers in one append each', async () => {
     const c = (cluster = new Cluster());
     await c.startAll(3);

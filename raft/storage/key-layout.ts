@@ -7,19 +7,28 @@
 //   0x03                     SnapshotMetadata (index, term, ConfState)
 //   0x04                     snapshot data (the application's image), when it is kept in the
 //                            database (format 1, and stores without a snapshot directory)
+//   0x05                     sequence number of the first record of the redo log file that
+//                            LevelDB may not hold durably (format 3; see wal-file.ts)
 //   0x10 ++ be64(index)      Entry
 //
 // Format 2 may keep snapshot data in a file beside the database instead (see
-// snapshotFileName); format 1 stores are read as they are.
+// snapshotFileName); format 1 stores are read as they are. Format 3 may hold acknowledged
+// writes only in the redo log file (WAL_FILE_NAME) beside the database: a build that does not
+// replay it must not open the store.
 
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 /** Formats this build reads. */
-export const READABLE_FORMATS: readonly number[] = [1, 2];
+export const READABLE_FORMATS: readonly number[] = [1, 2, 3];
 
 export const VERSION_KEY = new Uint8Array([0x01]);
 export const HARD_STATE_KEY = new Uint8Array([0x02]);
 export const SNAPSHOT_META_KEY = new Uint8Array([0x03]);
 export const SNAPSHOT_DATA_KEY = new Uint8Array([0x04]);
+export const WAL_START_KEY = new Uint8Array([0x05]);
+/** A key range that holds nothing: compacting it only flushes LevelDB's memtable (a checkpoint). */
+export const EMPTY_RANGE: readonly [Uint8Array, Uint8Array] = [new Uint8Array([0x06]), new Uint8Array([0x07])];
+/** The redo log file, in the database directory. */
+export const WAL_FILE_NAME = 'raft-wal';
 const ENTRY_PREFIX = 0x10;
 
 /** The key of entry `index` (1 ≤ index < 2^53). */

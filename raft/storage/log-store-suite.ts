@@ -11,6 +11,11 @@ export interface LogStoreHarness {
   store(): DurableLogStore;
   /** Removes the data; called once per test. */
   cleanup(): Promise<void>;
+  /**
+   * Optional: leaves the data as a crash of the machine would (the current store is abandoned,
+   * not closed), for the model test to check that nothing acknowledged is lost.
+   */
+  crash?(): Promise<void>;
 }
 
 const CONF: ConfState = { voters: [1, 2, 3], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
@@ -31,12 +36,14 @@ function range(lo: number, hi: number, term: number): Entry[] {
 
 export function runLogStoreSuite(name: string, makeHarness: () => Promise<LogStoreHarness>): void {
   describe(`DurableLogStore conformance: ${name}`, () => {
-    async function withStore(fn: (s: DurableLogStore, restart: () => Promise<DurableLogStore>) => Promise<void>): Promise<void> {
+    async function withStore(fn: (s: DurableLogStore, restart: (crash?: boolean) => Promise<DurableLogStore>) => Promise<void>): Promise<void> {
       const h = await makeHarness();
       let s = h.store();
       await s.open();
-      const restart = async (): Promise<DurableLogStore> => {
-        await s.close();
+      /** With `crash` (and a harness that can): the store is abandoned instead of closed. */
+      const restart = async (crash = false): Promise<DurableLogStore> => {
+        if (crash && h.crash) await h.crash();
+        else await s.close();
         s = h.store();
         return s;
       };
@@ -224,7 +231,7 @@ export function runLogStoreSuite(name: string, makeHarness: () => Promise<LogSto
           }
           await s.save(batch);
           if (rand(5) === 0) {
-            s = await restart();
+            s = await restart(rand(2) === 0);
             const state = await s.open();
             expect(state.entries).toEqual(model.entries);
             expect(state.snapshot?.metadata.index ?? 0).toBe(model.snapIndex);

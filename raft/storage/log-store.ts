@@ -29,6 +29,13 @@ export interface LogSaveBatch {
    * is re-learned from the leader. The batch is atomic either way.
    */
   sync?: boolean;
+  /**
+   * The caller has nothing else to do until this save completes (one request in flight): a
+   * store may make the batch durable on the calling thread, blocking it, rather than beside
+   * it (a round trip to another thread costs two waits for a core on a loaded machine). A
+   * busy caller leaves it unset, so that its loop keeps working during the sync.
+   */
+  idle?: boolean;
 }
 
 export type LogStoreErrorCode =
@@ -58,7 +65,7 @@ export function isLogStoreError(err: unknown, code?: LogStoreErrorCode): err is 
  * The durable half of a Raft node's log. One writer at a time: the driver owns the store and
  * calls save() once per Ready, awaiting it before sending the Ready's messages.
  *
- * Crash consistency: each save() is a single atomic, fsynced database batch, so after a crash
+ * Crash consistency: each save() is atomic and durable before it resolves, so after a crash
  * open() sees either all of a save or none of it, and always: entries contiguous and after
  * the snapshot, hardState.commit ≤ last index (the snapshot index when there are no entries).
  * A compaction interrupted by a crash may leave some of the entries it was deleting (the
@@ -73,7 +80,7 @@ export interface DurableLogStore {
    */
   open(): Promise<DurableLogState>;
   /**
-   * Makes one Ready durable: one atomic batch written with sync, resolved only once it is on
+   * Makes one Ready durable: one atomic batch, resolved only once it is on
    * disk. Calls are serialized in call order. Rejects with LOG_INVARIANT (nothing written)
    * when the batch would leave a gap, entries below the snapshot, or a commit index beyond
    * the last index; with LOG_IO when the write failed (the store's state is then unknown and

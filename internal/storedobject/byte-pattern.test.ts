@@ -1,6 +1,7 @@
 // BytePattern must find what Buffer.indexOf finds, wherever its search starts (its anchor).
 import { describe, expect, it } from 'vitest';
 import { BytePattern } from './byte-pattern.js';
+import { rng } from '../testserver/seeded-random.js';
 
 describe('BytePattern', () => {
   const cases: { name: string; pattern: string; text: string; from?: number; want: number }[] = [
@@ -27,13 +28,8 @@ describe('BytePattern', () => {
 
   it('agrees with Buffer.indexOf on seeded random texts', () => {
     // Small alphabets make near misses, overlaps and matches at both ends common.
-    let seed = 0x2545f491;
-    const rand = (n: number) => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) % n;
-    };
+    const next = rng(0x2545f491);
+    const rand = (n: number) => Math.floor(next() * n);
     const alphabet = ['"', ':', 'a', 'b', 'A', 'z', '{'];
     const word = (len: number) => Array.from({ length: len }, () => alphabet[rand(alphabet.length)]).join('');
     for (let round = 0; round < 5000; round++) {

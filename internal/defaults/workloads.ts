@@ -4,7 +4,7 @@
 // Imports: naming (Naming type), validation (plain-json), pod-spec.
 
 import type { Naming } from '../naming/naming.js';
-import { arrayAt, isAbsent, isBlank, isObject, objectAt, type JsonObject } from '../validation/plain-json.js';
+import { arrayAt, isAbsent, isBlank, isObject, jsonEqual, objectAt, type JsonObject } from '../validation/plain-json.js';
 import { defaultPodTemplateSpec, defaultPvcSpec } from './pod-spec.js';
 
 
@@ -153,16 +153,10 @@ export function prepareJobForCreate(job: JsonObject, naming: Naming): void {
   const meta = objectAt(job, 'metadata');
   const jobLabels = objectAt(meta, 'labels');
   const templateLabels = objectAt(objectAt(objectAt(specOf(job), 'template'), 'metadata'), 'labels');
-  const followsTemplate = !jobLabels || Object.keys(jobLabels).length === 0 || sameStringMap(jobLabels, templateLabels);
+  const followsTemplate = !jobLabels || Object.keys(jobLabels).length === 0 || (templateLabels !== undefined && jsonEqual(jobLabels, templateLabels));
   generateJobSelector(job, naming);
   const generated = objectAt(objectAt(objectAt(specOf(job), 'template'), 'metadata'), 'labels');
   if (meta && followsTemplate && generated && Object.keys(generated).length > 0) meta.labels = { ...generated };
-}
-
-function sameStringMap(a: JsonObject, b: JsonObject | undefined): boolean {
-  if (!b) return false;
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
 }
 
 /**

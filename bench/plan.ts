@@ -48,7 +48,7 @@ export interface BenchPlan {
    */
   clusterWarmupMs: number;
   /**
-   * Unmeasured load on every compared system before the first round of the write rows (single
+   * Unmeasured load on every compared system before the first round of the GET row and the write rows (single
    * server and three replicas): a fresh Node process spends a large share of its CPU compiling
    * hot functions for its first tens of seconds under load (about 30 % of a replica's CPU 8–20 s
    * in, 9 % after a minute, in a perf profile), which the rows would otherwise measure instead of

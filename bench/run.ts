@@ -97,10 +97,11 @@ flags:
                    own with a fresh data directory (0: the main server with whatever the
                    earlier scenarios left), e.g. --only startup,stored --quick
                    --stored-pods 10000 to measure startup and memory per pod in minutes
-  --jit-warmup S   seconds of unmeasured load on each compared system before the write rows
-                   (single server and three replicas; 15 in full, 5 in quick, 0 in tiny): a
-                   fresh Node process compiles its hot code for tens of seconds under load, and
-                   the rows are meant to measure the steady state; 0 measures from cold
+  --jit-warmup S   seconds of unmeasured load on each compared system before the GET row and
+                   the write rows (single server and three replicas; 15 in full, 5 in quick, 0
+                   in tiny): a fresh Node process compiles its hot code for tens of seconds
+                   under load, and the rows are meant to measure the steady state; 0 measures
+                   from cold
   --help           this text
 
 environment:

@@ -1,8 +1,9 @@
 // ResourceQuota: a table of what objects count (quota-usage), then a real in-process server with
 // the resource-quota controller: status.hard and status.used computed, creates charged and
 // refused past the limit with upstream's words, usage given back for deleted objects, for a
-// write that was charged but not stored, and never taken by a dry run; a scoped quota; a
-// claim's storage growth charged on update; "must specify" for compute quotas.
+// write that was charged but not stored, and never taken by a dry run; a scoped quota, and a
+// finished pod given back; a claim's storage growth charged on update; "must specify" for
+// compute quotas.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import { countName, quotaScopes, resourceList, scopesMatch, sourceOf, usageOf } from './quota-usage.js';
@@ -143,6 +144,12 @@ describe.each(['kubernetes', 'cluster'] as const)('ResourceQuota in a server (--
     expect((await pod('t2', 30)).json<Obj>().message).toContain('exceeded quota: terminating, requested: pods=1, used: pods=1, limited: pods=1');
     // Not selected by the scope: only the compute quota counts it.
     expect((await pod('long')).status).toBeLessThan(300);
+    // A pod that finished no longer counts: its status update makes the controller recount.
+    const t1 = (await t.admin.get(`${ns}/pods/t1`)).json<Obj>();
+    const finished = await t.admin.put(`${ns}/pods/t1/status`, { ...t1, status: { ...t1.status, phase: 'Succeeded' } });
+    expect(finished.status, finished.text()).toBe(200);
+    await until('the finished pod reclaimed', async () => (await quota('terminating')).status.used.pods === '0');
+    expect((await pod('t2', 30)).status).toBeLessThan(300);
   });
 
   it('charges a claim growing its storage on update', async () => {

@@ -25,6 +25,14 @@ describe('clusterd members', () => {
     expect((await members(['remove', '--help'])).stdout).toBe(membersHelp());
   });
 
+  it('--help says what CONFIG HASH is: the access-control files the replica loaded (the config-hash readyz check), not the membership', async () => {
+    const { stdout } = await members(['--help']);
+    const wide = stdout.slice(stdout.indexOf('wide:'), stdout.indexOf('-h, --help')).replace(/\s+/g, ' ');
+    expect(wide).toContain('authentication and authorization configuration');
+    expect(wide).toContain('config-hash');
+    expect(wide).not.toContain('membership');
+  });
+
   it('prints the members as a table', async () => {
     const { code, stdout, stderr } = await members(['--kubeconfig', srv.kubeconfig]);
     expect(stderr).toBe('');

@@ -32,7 +32,9 @@ Flags:
       Kubeconfig context to use instead of its current-context.
   -o, --output=json|wide
       json: {"members": [...]} as the server sent them; wide: the table plus ID (the Raft
-      member id) and CONFIG HASH (the replica's view of the membership configuration).
+      member id) and CONFIG HASH (the hash of the authentication and authorization
+      configuration files the replica loaded, "none" without any: a replica whose hash differs
+      from the leader's fails its config-hash readyz check).
   -h, --help
       Print this help and exit.
 

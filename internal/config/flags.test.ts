@@ -77,6 +77,21 @@ describe('flags', () => {
     }
   });
 
+  // On three machines with the README's command line (API on 0.0.0.0, no --advertise-address)
+  // each replica must publish the host the others reach it at — its peer host, which its
+  // serving certificate names — not 127.0.0.1, which is each machine itself.
+  it.each([
+    ['a wildcard bind: the host of its --initial-cluster entry', ['--name=a', '--initial-cluster=a=10.0.0.1:2380,b=10.0.0.2:2380'], '10.0.0.1'],
+    ['a wildcard IPv6 bind: the host of its entry', ['--name=b', '--bind-address=::', '--initial-cluster=a=10.0.0.1:2380,b=[fd00::2]:2380'], 'fd00::2'],
+    ['a DNS name as peer host', ['--name=a', '--initial-cluster=a=a.example.com:2380'], 'a.example.com'],
+    ['a joiner: the host of --peer-address', ['--name=d', '--join=https://10.0.0.1:6443', '--token=t', '--peer-address=10.0.0.4:2380'], '10.0.0.4'],
+    ['an explicit --advertise-address wins', ['--name=a', '--initial-cluster=a=10.0.0.1:2380', '--advertise-address=a.example.com'], 'a.example.com'],
+    ['a specific bind address is what the others reach', ['--name=a', '--initial-cluster=a=10.0.0.1:2380', '--bind-address=192.168.1.5'], undefined],
+    ['a single replica keeps no default', [], undefined],
+  ])('advertises, for %s', (_what, args, want) => {
+    expect(parse(...args).advertiseAddress).toBe(want);
+  });
+
   it('documents every flag in --help', () => {
     expect(parseFlags(['--help'])).toBe('help');
     const text = helpText();

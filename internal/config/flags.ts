@@ -340,7 +340,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'advertise-address', value: 'ip|name', default: '',
-    help: 'Host other replicas reach this replica\'s API at (with --secure-port), published in the member list: a follower asks the leader there, and joins are forwarded there. Needed when binding a wildcard address (0.0.0.0 in a container or pod); the serving certificate must name it. Default: the bind address, 127.0.0.1 for a wildcard.',
+    help: 'Host other replicas reach this replica\'s API at (with --secure-port), published in the member list (a follower asks the leader for it there) and in the kubernetes Endpoints. The serving certificate must name it. Default: the bind address; for a wildcard, the host of this replica\'s peer address (a single replica: 127.0.0.1).',
     apply: (c, v) => {
       if (v && !isIP(v) && !/^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i.test(v)) {
         throw new FlagError(`invalid value "${v}" for --advertise-address: not an IP address or DNS name`);
@@ -817,6 +817,13 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
       throw new FlagError(`--peer-address ${config.peerAddress} differs from this replica's entry in --initial-cluster (${own.peerAddress})`);
     }
     config.peerAddress ??= own?.peerAddress;
+    // A wildcard API address is no address the other replicas can use: publish the host they
+    // reach this one's peer port at (its serving certificate names that host too, whether
+    // from `clusterd pki --replica` or issued at its join), as kube-apiserver publishes an
+    // interface's address rather than its bind address.
+    if (config.advertiseAddress === undefined && (config.bindAddress === '0.0.0.0' || config.bindAddress === '::') && config.peerAddress) {
+      config.advertiseAddress = config.peerAddress.slice(0, config.peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+    }
   }
   return config;
 }

@@ -47,6 +47,31 @@ describe('clusterd pki', () => {
     expect(b.subjectAltName).not.toContain('10.0.0.3');
   });
 
+  // Replicas without hosts are a cluster on one machine: the printed command lines must be
+  // runnable as they are there, so the replicas cannot share the peer port or the API port.
+  it('prints command lines for a one-machine cluster with a peer and an API port of its own per replica', async () => {
+    const out = join(dir, 'pki');
+    const { code, stdout } = await pki('--out', out, '--replica', 'a', '--replica', 'b', '--replica', 'c', '--replica', 'd=10.0.0.4');
+    expect(code).toBe(0);
+    const initial = 'a=127.0.0.1:2380,b=127.0.0.1:2381,c=127.0.0.1:2382,d=10.0.0.4:2380';
+    expect(stdout).toContain(`       a  clusterd --name=a --pki-dir=${out} --initial-cluster=${initial} --data-dir=<its data directory>\n`);
+    expect(stdout).toContain(`       b  clusterd --name=b --pki-dir=${out} --initial-cluster=${initial} --secure-port=6444 --data-dir=<its data directory>\n`);
+    expect(stdout).toContain(`       c  clusterd --name=c --pki-dir=${out} --initial-cluster=${initial} --secure-port=6445 --data-dir=<its data directory>\n`);
+    expect(stdout).toContain(`       d  clusterd --name=d --pki-dir=${out} --initial-cluster=${initial} --data-dir=<its data directory>   # at 10.0.0.4\n`);
+  });
+
+  // A replica started with --initial-cluster naming itself, next to a running cluster that
+  // never added it, waits for a leader forever: a replica is added by joining with a token.
+  it('tells how to add a replica to the running cluster: a join token and --join, not a new static entry', async () => {
+    const { stdout } = await pki('--out', join(dir, 'pki'), '--replica', 'a=10.0.0.1');
+    const hint = stdout.slice(stdout.indexOf('To add a replica'));
+    expect(hint).toContain('clusterd token create');
+    expect(hint).toContain('--join=https://');
+    expect(hint).toContain('--token=');
+    expect(hint).toContain('--peer-address=');
+    expect(hint).not.toContain('--replica NAME');
+  });
+
   it('on a second run keeps everything, adds a new replica, and warns about hosts a kept certificate lacks', async () => {
     const out = join(dir, 'pki');
     await pki('--out', out, '--replica', 'a=10.0.0.1');

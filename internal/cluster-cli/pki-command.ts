@@ -14,7 +14,8 @@ export function pkiHelp(): string {
 
 Creates the PKI directory of a multi-replica cluster. Make it once, on one machine, and copy it
 to every replica. Running it again keeps every file that exists and adds the replicas that are
-missing, so it also admits a new replica.
+missing (before the cluster first starts: a replica added to a running cluster joins it with
+--join and a join token instead, and receives its certificates then).
 
   DIR/ca.crt ca.key                 cluster CA: signs serving and client certificates
   DIR/peer-ca.crt peer-ca.key       peer CA: signs only the replicas' peer (Raft) certificates,
@@ -100,11 +101,21 @@ export async function parseReplicaFlags(replica: readonly string[], replicas: re
 /**
  * The command line that starts one founding replica: every replica gets the same
  * --initial-cluster, made of each replica's first host and the default peer port 2380.
+ * Replicas on one host (those without hosts: a cluster on one machine) take the next peer and
+ * API ports in their order, so each printed line runs as it is beside the others.
  */
 export function startCommand(dir: string, name: string, replicas: readonly ReplicaSpec[]): string {
   const peer = (host: string) => (host.includes(':') ? `[${host}]` : host);
-  const initial = replicas.map((r) => `${r.name}=${peer(r.hosts[0] ?? '127.0.0.1')}:2380`).join(',');
-  return `clusterd --name=${name} --pki-dir=${dir} --initial-cluster=${initial} --data-dir=<its data directory>`;
+  const onHost = new Map<string, number>();
+  const slots = replicas.map((r) => {
+    const host = r.hosts[0] ?? '127.0.0.1';
+    const k = onHost.get(host) ?? 0;
+    onHost.set(host, k + 1);
+    return { name: r.name, host, k };
+  });
+  const initial = slots.map((r) => `${r.name}=${peer(r.host)}:${2380 + r.k}`).join(',');
+  const k = slots.find((r) => r.name === name)?.k ?? 0;
+  return `clusterd --name=${name} --pki-dir=${dir} --initial-cluster=${initial}${k > 0 ? ` --secure-port=${6443 + k}` : ''} --data-dir=<its data directory>`;
 }
 
 export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaSpec[]): string {
@@ -140,7 +151,10 @@ export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaS
   lines.push(
     '  3. Check the cluster with a kubeconfig for it (each replica writes <data-dir>/admin.kubeconfig):',
     '       clusterd members --kubeconfig <data-dir>/admin.kubeconfig',
-    `  To add a replica later: ${COMMAND} --out ${dir} --replica NAME=HOST, then copy ${dir} to it.`,
+    '  To add a replica to the running cluster, make a join token on a member, then start the new one',
+    '  with the API address of any member (it receives its certificates; it needs no PKI of its own):',
+    '       TOKEN=$(clusterd token create --ttl=1h --kubeconfig <data-dir>/admin.kubeconfig)',
+    '       clusterd --name=NAME --data-dir=<its data directory> --join=https://MEMBER:6443 --token="$TOKEN" --peer-address=HOST:2380',
   );
   return lines.join('\n') + '\n';
 }

@@ -100,7 +100,13 @@ async function run(dir: string, pkiDir: string, names: string[], apiBase: number
     createInterface({ input: child.stderr! }).on('line', (line) => process.stderr.write(`[${name}] ${line}\n`));
     child.on('exit', (code, signal) => {
       children.delete(name);
-      if (!stopping) process.stdout.write(`${name}: exited (${signal ?? `code ${code}`}); not restarted, the others keep running\n`);
+      // The restart line again: the one printed at start may have scrolled away long ago.
+      if (!stopping) {
+        process.stdout.write(
+          `${name}: exited (${signal ?? `code ${code}`}); not restarted, the others keep running\n` +
+            `${name}:   restart with: ${bin} ${argv.join(' ')}\n`,
+        );
+      }
       if (children.size === 0) process.exit(stopping ? 0 : 1);
     });
   });

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,5 +90,32 @@ describe('cmd/clusterd subcommand dispatch', () => {
     expect(serverHelp.stdout).toMatch(/^Usage: clusterd \[flags\]\n/);
     expect(serverHelp.stdout).toContain('--data-dir=path');
     expect(serverHelp.stdout).toContain('\nSubcommands (each has --help):\n  clusterd pki\n');
+  }, 120_000);
+
+  // A replica's data directory started without its cluster flags served as a single server
+  // and took writes its cluster never saw (they stayed on that replica after it rejoined).
+  it('refuses to serve a replica\'s data directory without the cluster flags (exit 2, before anything is opened)', async () => {
+    const data = join(dir, 'replica-a');
+    mkdirSync(join(data, 'raft'), { recursive: true });
+    writeFileSync(join(data, 'replica-name'), 'a\n');
+    const child = spawnModule(import.meta.url, './main.ts', { args: [`--data-dir=${data}`, '--secure-port=0', '--bind-address=127.0.0.1'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += String(d)));
+    const code = await new Promise<number | null | 'served'>((resolveRun) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        stdout += String(d);
+        // Serving is the failure this test is about: stop it rather than wait.
+        if (stdout.includes('clusterd is serving')) {
+          child.kill('SIGKILL');
+          resolveRun('served');
+        }
+      });
+      child.on('exit', (c) => resolveRun(c));
+    });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`clusterd: --data-dir ${data} holds the Raft log of cluster replica "a"`);
+    expect(existsSync(join(data, 'store')), 'no store was opened').toBe(false);
   }, 120_000);
 });

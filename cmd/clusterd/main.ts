@@ -2,11 +2,12 @@
 // start one replica, print how to reach it, and turn SIGTERM/SIGINT into a graceful shutdown
 // that exits 0. When the first argument names an operator subcommand (pki, members), that runs
 // instead. The server is imported only to serve, so that subcommands start quickly.
-// Imports: internal/config, internal/cluster-cli (subcommands), internal/codecache (its hook),
+// Imports: internal/config, internal/cluster-cli (subcommands, the data directory check), internal/codecache (its hook),
 // internal/heap (releasing the start's memory), internal/server (lazily).
 
 import { FlagError, helpText, parseFlags } from '../../internal/config/flags.js';
 import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/cluster-cli/subcommands.js';
+import { checkDataDir } from '../../internal/cluster-cli/data-dir-check.js';
 import { bundleLoaderHook } from '../../internal/codecache/hook.js';
 import { idleSampler, lowMemoryCollection, releaseWhenIdle } from '../../internal/heap/release-memory.js';
 import type { RunningServer } from '../../internal/server/server.js';
@@ -31,6 +32,17 @@ async function main(): Promise<void> {
   if (config === 'help') {
     process.stdout.write(helpText() + subcommandsHelp());
     return;
+  }
+  // Before anything opens the directory: a replica's data started as a single server (or the
+  // reverse, or under another --name) would part from its cluster's.
+  try {
+    checkDataDir(config);
+  } catch (e) {
+    if (e instanceof FlagError) {
+      process.stderr.write(`clusterd: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
   }
   // Built, this runs inside the code-caching loader: the server's chunk may have a cache in
   // the data directory (when the bundle's own directory is read-only).

@@ -35,9 +35,9 @@ Flags:
       A replica and the IP addresses and DNS names it is reached at; repeat for each replica.
       NAME is a DNS label (lower-case letters, digits and '-'). Its serving and peer
       certificates name localhost, 127.0.0.1, ::1, NAME and every HOST; the serving certificate
-      also names kubernetes, kubernetes.default, kubernetes.default.svc and
-      kubernetes.default.svc.cluster.local. Without HOSTs a replica is reachable over loopback
-      only (a cluster on one machine).
+      also names kubernetes, kubernetes.default, kubernetes.default.svc,
+      kubernetes.default.svc.cluster.local and the kubernetes Service's address 10.96.0.1.
+      Without HOSTs a replica is reachable over loopback only (a cluster on one machine).
   --replicas=NAME=HOST[,HOST...][,NAME=HOST...]
       Several replicas in one flag: each NAME=HOST item starts a replica, and items without '='
       are further hosts of the replica before them. May be combined with --replica.

@@ -80,6 +80,8 @@ describe('generateClusterPki', () => {
       'DNS:localhost', 'DNS:b', 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc',
       'DNS:kubernetes.default.svc.cluster.local', 'DNS:b.example.com', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1',
       'IP Address:FD00:0:0:0:0:0:0:2', 'IP Address:FD00:0:0:0:0:0:0:3',
+      // The kubernetes Service's cluster IP: what in-cluster clients dial (KUBERNETES_SERVICE_HOST).
+      'IP Address:10.96.0.1',
     ]) {
       expect(serving.subjectAltName).toContain(san);
     }

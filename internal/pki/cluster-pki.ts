@@ -14,7 +14,7 @@ import {
 import { createPrivateKey, createPublicKey, randomBytes, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join, relative, resolve } from 'node:path';
-import { runPkiHelper, serviceAccountKeyPair, type PkiPaths } from './pki.js';
+import { KUBERNETES_SERVICE_IP, runPkiHelper, serviceAccountKeyPair, type PkiPaths } from './pki.js';
 import { makeJoinToken, parseJoinToken, verifyCaHash } from './join-token.js';
 import type { CertificateAuthority, IssueOptions, KeyPairPem } from './certificates.js';
 
@@ -96,15 +96,17 @@ export function classifyHosts(hosts: readonly string[]): { dnsNames: string[]; i
 
 const LOOPBACK_IPS = ['127.0.0.1', '::1'];
 
+export { KUBERNETES_SERVICE_IP };
+
 /**
  * SANs of a replica's serving certificate: loopback, the replica's name (its host name under
- * compose and StatefulSets), the in-cluster service names and every host given.
+ * compose and StatefulSets), the in-cluster service names and address, and every host given.
  */
 export function replicaServingNames(name: string, hosts: readonly string[]): { dnsNames: string[]; ipAddresses: string[] } {
   const given = classifyHosts(hosts);
   return {
     dnsNames: [...new Set(['localhost', name, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', ...given.dnsNames])],
-    ipAddresses: [...new Set([...LOOPBACK_IPS, ...given.ipAddresses])],
+    ipAddresses: [...new Set([...LOOPBACK_IPS, KUBERNETES_SERVICE_IP, ...given.ipAddresses])],
   };
 }
 

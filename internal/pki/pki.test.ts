@@ -4,6 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { ensurePki, writeAdminKubeconfig } from './pki.js';
+import { KUBERNETES_SERVICE_IP } from './cluster-pki.js';
+import { KUBERNETES_SERVICE_IP as SERVICE_IP_OF_CONTROLLER } from '../controllers/kubernetes-endpoints.js';
+
+describe('the kubernetes Service address in serving certificates', () => {
+  it('is the address the kubernetes Service is given', () => {
+    expect(KUBERNETES_SERVICE_IP).toBe(SERVICE_IP_OF_CONTROLLER);
+  });
+});
 
 describe('ensurePki', () => {
   it('generates the CA, serving, admin and service-account keys once, private keys 0600', async () => {
@@ -20,6 +28,9 @@ describe('ensurePki', () => {
       expect(server.subjectAltName).toContain('IP Address:127.0.0.1');
       expect(server.subjectAltName).toContain('IP Address:0:0:0:0:0:0:0:1');
       expect(server.subjectAltName).toContain('IP Address:127.0.0.2');
+      // In-cluster clients dial the kubernetes Service by its cluster IP or its full DNS name.
+      expect(server.subjectAltName).toContain('IP Address:10.96.0.1');
+      expect(server.subjectAltName).toContain('DNS:kubernetes.default.svc.cluster.local');
       expect(admin.subject).toContain('CN=admin');
       expect(admin.subject).toContain('O=system:masters');
       for (const key of [p.caKey, p.serverKey, p.adminKey, p.saKey]) expect(statSync(key).mode & 0o777).toBe(0o600);

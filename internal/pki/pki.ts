@@ -45,10 +45,19 @@ const writePrivate = (path: string, pem: string) => {
   chmodSync(path, 0o600); // mode is ignored when the file existed
 };
 
-/** SANs of the serving certificate: loopback names, the host name and the bind address. */
+/**
+ * The kubernetes Service's cluster IP (the first address of the service range; the endpoints
+ * controller gives the Service this address): in-cluster clients dial it
+ * (KUBERNETES_SERVICE_HOST), so serving certificates name it, as upstream's do. Kept here
+ * rather than imported, so that the PKI code loads no controller code; a test holds the two
+ * equal.
+ */
+export const KUBERNETES_SERVICE_IP = '10.96.0.1';
+
+/** SANs of the serving certificate: loopback names, the host name, the kubernetes Service's names and address, and the bind address. */
 export function servingNames(bindAddress: string): { dnsNames: string[]; ipAddresses: string[] } {
-  const dnsNames = [...new Set(['localhost', hostname(), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'])];
-  const ipAddresses = ['127.0.0.1', '::1'];
+  const dnsNames = [...new Set(['localhost', hostname(), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'])];
+  const ipAddresses = ['127.0.0.1', '::1', KUBERNETES_SERVICE_IP];
   if (bindAddress !== '0.0.0.0' && bindAddress !== '::' && !ipAddresses.includes(bindAddress)) ipAddresses.push(bindAddress);
   return { dnsNames, ipAddresses };
 }

@@ -90,6 +90,30 @@ describe('RaftLivenessMonitor', () => {
     expect(await value()).toBe(0); // reset by the scrape
   });
 
+  // etcd operators alert on histogram_quantile(0.99, etcd_disk_wal_fsync_duration_seconds_bucket):
+  // the same figure, with etcd's buckets, for the synced log writes only.
+  it('observes every synced log write in a histogram with etcd\'s WAL fsync buckets', async () => {
+    const t = setup(1);
+    let advanceBy = 0;
+    const store = t.monitor.store({ save: async () => void t.advance(advanceBy) } as unknown as DurableLogStore);
+    for (const [ms, sync] of [[3, undefined], [40, true], [250, false], [0.5, true]] as const) {
+      advanceBy = ms;
+      await store.save({ entries: [], ...(sync === undefined ? {} : { sync }) });
+    }
+    const registry = new Registry();
+    t.monitor.registerMetrics(registry);
+    const text = await registry.getSingleMetricAsString('clusterd_raft_wal_fsync_duration_seconds');
+    const sample = (suffix: string, le?: string) =>
+      Number(new RegExp(`^clusterd_raft_wal_fsync_duration_seconds_${suffix}${le === undefined ? '' : `\\{le="${le.replace(/[+.]/g, '\\$&')}"\\}`} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(text).toContain('# TYPE clusterd_raft_wal_fsync_duration_seconds histogram');
+    expect(sample('count')).toBe(3);
+    expect(sample('sum')).toBeCloseTo(0.0435, 6);
+    expect(['0.001', '0.004', '0.064', '8.192', '+Inf'].map((le) => sample('bucket', le))).toEqual([1, 2, 3, 3, 3]);
+    expect([...text.matchAll(/_bucket\{le="([^"]+)"\}/g)].map((m) => m[1])).toEqual(
+      ['0.001', '0.002', '0.004', '0.008', '0.016', '0.032', '0.064', '0.128', '0.256', '0.512', '1.024', '2.048', '4.096', '8.192', '+Inf'],
+    );
+  });
+
   it('hands back the store\'s own promise: observing a write adds no hop before the caller resumes', async () => {
     const t = setup(1);
     const pending: Promise<void>[] = [];

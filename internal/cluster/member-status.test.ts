@@ -19,9 +19,17 @@ describe('ownRaftState', () => {
     { name: 'follower with a leader', s: status({ id: 2, role: 'follower', leader: 1, applied: 100 }), want: { isLeader: false, hasLeader: true, applyLag: 0 } },
     { name: 'candidate without a leader', s: status({ id: 3, role: 'candidate', leader: 0 }), want: { isLeader: false, hasLeader: false, applyLag: 10 } },
     { name: 'applied past commit (learnt commit lags)', s: status({ id: 2, role: 'follower', leader: 1, applied: 105 }), want: { isLeader: false, hasLeader: true, applyLag: 0 } },
+    // Removed, it still remembers its leader, who no longer answers it: not ready, no leader.
+    { name: 'removed from the membership', s: status({ id: 4, role: 'follower', leader: 1, applied: 100 }), want: { isLeader: false, hasLeader: false, applyLag: 0, isMember: false } },
+    { name: 'a learner has its leader', s: status({ id: 4, role: 'follower', leader: 1, membership: membership([1, 2, 3], [4]) }), want: { isLeader: false, hasLeader: true, applyLag: 10 } },
+    {
+      name: 'leaving in a joint configuration, still a member',
+      s: status({ id: 3, role: 'follower', leader: 1, membership: { ...membership([1, 2]), votersOutgoing: [1, 2, 3] } }),
+      want: { isLeader: false, hasLeader: true, applyLag: 10 },
+    },
   ])('$name', ({ s, want }) => {
     const own = ownRaftState(s);
-    expect({ isLeader: own.isLeader, hasLeader: own.hasLeader, applyLag: own.applyLag }).toEqual(want);
+    expect({ isLeader: own.isLeader, hasLeader: own.hasLeader, applyLag: own.applyLag, isMember: own.isMember }).toEqual({ isMember: true, ...want });
     expect([own.term, own.commit, own.applied, own.leader, own.role]).toEqual([s.term, s.commit, s.applied, s.leader, s.role]);
   });
 });

@@ -14,7 +14,15 @@ export interface OwnRaftState {
   role: RaftRole;
   /** The leader this replica knows, 0 when none. */
   leader: number;
+  /**
+   * A leader is known and this replica is a member of the membership it applied. A replica
+   * removed from the cluster (`clusterd members remove`) still remembers the leader it last
+   * heard, but that leader no longer answers it: no reads are confirmed, no writes commit,
+   * so it has no leader for everything that asks (readyz, has_leader, the member record).
+   */
   hasLeader: boolean;
+  /** This replica is in the membership it applied (a voter or a learner, joint configurations included). */
+  isMember: boolean;
   isLeader: boolean;
   term: number;
   commit: number;
@@ -34,10 +42,12 @@ export interface MemberRaftState {
 }
 
 export function ownRaftState(s: RaftNodeStatus): OwnRaftState {
+  const isMember = memberIds(s).includes(s.id);
   return {
     role: s.role,
     leader: s.leader,
-    hasLeader: s.leader !== 0,
+    hasLeader: s.leader !== 0 && isMember,
+    isMember,
     isLeader: s.role === 'leader',
     term: s.term,
     commit: s.commit,

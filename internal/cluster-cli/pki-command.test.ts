@@ -1,11 +1,12 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCaptured } from './run-captured.js';
 import { parseReplicaFlags, pkiHelp } from './pki-command.js';
 import { clusterPkiPaths } from '../pki/cluster-pki.js';
+import { readKubeconfig } from './kubeconfig.js';
 
 const pki = (...argv: string[]) => runCaptured(['pki', ...argv]);
 
@@ -21,7 +22,7 @@ describe('clusterd pki', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(stdout).toBe(pkiHelp());
-    for (const text of ['--out=DIR', '--replica=NAME[=HOST,HOST...]', '--replicas=NAME=HOST', '-h, --help', 'peer-ca.crt', 'join-token', 'replicas/NAME/peer.crt', 'Exit status']) {
+    for (const text of ['--out=DIR', '--replica=NAME[=HOST,HOST...]', '--replicas=NAME=HOST', '-h, --help', 'peer-ca.crt', 'join-token', 'replicas/NAME/peer.crt', 'admin.kubeconfig', 'Exit status']) {
       expect(stdout).toContain(text);
     }
   });
@@ -35,6 +36,7 @@ describe('clusterd pki', () => {
     expect(wrote).toEqual([
       'ca.crt', 'ca.key', 'peer-ca.crt', 'peer-ca.key', 'admin.crt', 'admin.key', 'sa.key', 'sa.pub', 'join-token',
       ...['a', 'b', 'c'].flatMap((r) => [`replicas/${r}/apiserver.crt`, `replicas/${r}/apiserver.key`, `replicas/${r}/peer.crt`, `replicas/${r}/peer.key`]),
+      'admin.kubeconfig',
     ]);
     expect(stdout).toMatch(/^Cluster PKI in .*:\n/);
     expect(stdout).toContain(`  1. Copy ${out} to every replica`);
@@ -72,6 +74,25 @@ describe('clusterd pki', () => {
     expect(hint).not.toContain('--replica NAME');
   });
 
+  // Issue 13 §1: the PKI subcommand makes "the admin kubeconfig" too. One context per replica,
+  // at the address its printed command line serves, so kubectl and clusterd members work at
+  // once (--context picks a replica); the admin key is in it, so it is private.
+  it('writes admin.kubeconfig with a context per replica at its API address, mode 0600, kept on a second run', async () => {
+    const out = join(dir, 'pki');
+    const { stdout } = await pki('--out', out, '--replica', 'a', '--replica', 'b', '--replica', 'c=10.0.0.3,c.example.com', '--replica', 'd=fd00::4');
+    expect(stdout).toContain('  wrote admin.kubeconfig\n');
+    const path = join(out, 'admin.kubeconfig');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const creds = ['a', 'b', 'c', 'd'].map((context) => readKubeconfig(path, context === 'a' ? {} : { context }));
+    expect(creds.map((c) => c.server)).toEqual(['https://127.0.0.1:6443', 'https://127.0.0.1:6444', 'https://10.0.0.3:6443', 'https://[fd00::4]:6443']);
+    const pem = (f: string) => readFileSync(join(out, f), 'utf8');
+    for (const c of creds) expect([c.caPem, c.certPem, c.keyPem]).toEqual([pem('ca.crt'), pem('admin.crt'), pem('admin.key')]);
+    const before = readFileSync(path, 'utf8');
+    const again = await pki('--out', out, '--replica', 'e');
+    expect(again.stdout).not.toContain('wrote admin.kubeconfig');
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
   it('on a second run keeps everything, adds a new replica, and warns about hosts a kept certificate lacks', async () => {
     const out = join(dir, 'pki');
     await pki('--out', out, '--replica', 'a=10.0.0.1');
@@ -80,7 +101,7 @@ describe('clusterd pki', () => {
     expect(same.stdout).toMatch(/^Cluster PKI in .*: nothing to write, every file exists\.\n/);
     const more = await pki('--out', out, '--replica', 'a=10.0.0.1,10.0.0.9', '--replica', 'd');
     expect(more.code).toBe(0);
-    expect(more.stdout).toContain('  wrote replicas/d/peer.key\n  kept 13 existing files\n');
+    expect(more.stdout).toContain('  wrote replicas/d/peer.key\n  kept 14 existing files\n');
     expect(more.stderr).toBe(
       "warning: replicas/a/apiserver.crt was kept and does not name 10.0.0.9 (delete replicas/a to have the replica's certificates issued again)\n" +
         "warning: replicas/a/peer.crt was kept and does not name 10.0.0.9 (delete replicas/a to have the replica's certificates issued again)\n",

@@ -5,6 +5,8 @@
 // certificate library, which built generation loads in its own process anyway).
 
 import { classifyHosts, clusterPkiPaths, generateClusterPki, type ClusterPkiResult, type ReplicaSpec } from '../pki/cluster-pki.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { flag, parseArgs, UsageError, type CommandIo } from './args.js';
 
 const COMMAND = 'clusterd pki';
@@ -26,6 +28,8 @@ missing (before the cluster first starts: a replica added to a running cluster j
                                     24h from the cluster's first leader (then: clusterd token create)
   DIR/replicas/NAME/apiserver.crt apiserver.key   the replica's serving certificate
   DIR/replicas/NAME/peer.crt peer.key             the replica's peer certificate
+  DIR/admin.kubeconfig              the admin credentials with a context per replica (named after
+                                    it) at the address its printed command line serves; mode 0600
 
 Flags:
   --out=DIR
@@ -99,23 +103,55 @@ export async function parseReplicaFlags(replica: readonly string[], replicas: re
  * (internal/config/flags.ts): keep these names in step with them.
  */
 /**
- * The command line that starts one founding replica: every replica gets the same
- * --initial-cluster, made of each replica's first host and the default peer port 2380.
- * Replicas on one host (those without hosts: a cluster on one machine) take the next peer and
- * API ports in their order, so each printed line runs as it is beside the others.
+ * Where each replica is reached: its first host (loopback without one), the default peer and
+ * API ports 2380 and 6443, and on a host several replicas share (those without hosts: a
+ * cluster on one machine) the next ports in their order, so that the printed command lines
+ * run as they are beside each other.
  */
-export function startCommand(dir: string, name: string, replicas: readonly ReplicaSpec[]): string {
-  const peer = (host: string) => (host.includes(':') ? `[${host}]` : host);
+export function replicaAddresses(replicas: readonly ReplicaSpec[]): Array<{ name: string; host: string; peerPort: number; apiPort: number }> {
   const onHost = new Map<string, number>();
-  const slots = replicas.map((r) => {
+  return replicas.map((r) => {
     const host = r.hosts[0] ?? '127.0.0.1';
     const k = onHost.get(host) ?? 0;
     onHost.set(host, k + 1);
-    return { name: r.name, host, k };
+    return { name: r.name, host, peerPort: 2380 + k, apiPort: 6443 + k };
   });
-  const initial = slots.map((r) => `${r.name}=${peer(r.host)}:${2380 + r.k}`).join(',');
-  const k = slots.find((r) => r.name === name)?.k ?? 0;
-  return `clusterd --name=${name} --pki-dir=${dir} --initial-cluster=${initial}${k > 0 ? ` --secure-port=${6443 + k}` : ''} --data-dir=<its data directory>`;
+}
+
+const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/** The command line that starts one founding replica: every replica gets the same --initial-cluster. */
+export function startCommand(dir: string, name: string, replicas: readonly ReplicaSpec[]): string {
+  const addresses = replicaAddresses(replicas);
+  const initial = addresses.map((r) => `${r.name}=${bracketed(r.host)}:${r.peerPort}`).join(',');
+  const apiPort = addresses.find((r) => r.name === name)?.apiPort ?? 6443;
+  return `clusterd --name=${name} --pki-dir=${dir} --initial-cluster=${initial}${apiPort !== 6443 ? ` --secure-port=${apiPort}` : ''} --data-dir=<its data directory>`;
+}
+
+/**
+ * The admin kubeconfig of the PKI directory: a cluster and a context per replica (named after
+ * it) at the API address its printed command line serves, the first replica's current; the
+ * admin client certificate and key inline.
+ */
+export function adminKubeconfigText(replicas: readonly ReplicaSpec[], pem: { ca: string; cert: string; key: string }): string {
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+  const addresses = replicaAddresses(replicas);
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    ...addresses.flatMap((r) => [`- name: ${r.name}`, '  cluster:', `    server: https://${bracketed(r.host)}:${r.apiPort}`, `    certificate-authority-data: ${b64(pem.ca)}`]),
+    'users:',
+    '- name: admin',
+    '  user:',
+    `    client-certificate-data: ${b64(pem.cert)}`,
+    `    client-key-data: ${b64(pem.key)}`,
+    'contexts:',
+    ...addresses.flatMap((r) => [`- name: ${r.name}`, '  context:', `    cluster: ${r.name}`, '    user: admin']),
+    `current-context: ${addresses[0]?.name ?? ''}`,
+    'preferences: {}',
+    '',
+  ].join('\n');
 }
 
 export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaSpec[]): string {
@@ -126,6 +162,7 @@ export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaS
   const expected = [
     shared.caCert, shared.caKey, shared.peerCaCert, shared.peerCaKey, shared.adminCert, shared.adminKey, shared.saKey, shared.saPub, shared.joinToken,
     ...result.replicas.flatMap((p) => [p.serverCert, p.serverKey, p.peerCert, p.peerKey]),
+    join(dir, 'admin.kubeconfig'),
   ];
   const kept = expected.length - result.written.length;
   if (result.written.length === 0) {
@@ -149,8 +186,9 @@ export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaS
     lines.push(`       ${r.name.padEnd(width)}  ${startCommand(dir, r.name, requested)}${r.hosts.length ? `   # at ${r.hosts.join(', ')}` : ''}`);
   }
   lines.push(
-    '  3. Check the cluster with a kubeconfig for it (each replica writes <data-dir>/admin.kubeconfig):',
-    '       clusterd members --kubeconfig <data-dir>/admin.kubeconfig',
+    `  3. Check the cluster with ${join(dir, 'admin.kubeconfig')} (a context per replica, the first current;`,
+    '     each replica also writes <data-dir>/admin.kubeconfig for itself):',
+    `       clusterd members --kubeconfig ${join(dir, 'admin.kubeconfig')}`,
     '  To add a replica to the running cluster, make a join token on a member, then start the new one',
     '  with the API address of any member (it receives its certificates; it needs no PKI of its own):',
     '       TOKEN=$(clusterd token create --ttl=1h --kubeconfig <data-dir>/admin.kubeconfig)',
@@ -171,6 +209,14 @@ export async function runPkiCommand(argv: readonly string[], io: CommandIo): Pro
   const replicas = await parseReplicaFlags(args.flags.get('replica') ?? [], args.flags.get('replicas') ?? []);
   if (!replicas.length) throw new UsageError(`name at least one replica with --replica NAME=HOST (see ${COMMAND} --help)`);
   const result = await generateClusterPki(out, replicas);
+  // Kept when it exists, as every file here: the operator may have edited it.
+  const kubeconfig = join(result.dir, 'admin.kubeconfig');
+  if (!existsSync(kubeconfig)) {
+    const paths = clusterPkiPaths(result.dir, replicas[0]!.name);
+    const text = adminKubeconfigText(replicas, { ca: readFileSync(paths.caCert, 'utf8'), cert: readFileSync(paths.adminCert, 'utf8'), key: readFileSync(paths.adminKey, 'utf8') });
+    writeFileSync(kubeconfig, text, { mode: 0o600, flag: 'wx' });
+    result.written.push(kubeconfig);
+  }
   io.out(pkiReport(result, replicas));
   for (const w of result.warnings) io.err(`warning: ${w}\n`);
   return 0;

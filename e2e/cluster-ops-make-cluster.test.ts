@@ -2,7 +2,8 @@
 // (dist/cmd/clusterd-cluster): it prints each replica's name, address and kubeconfig; each
 // replica's data directory is $CLUSTER_DIR/<name>/ with its admin.kubeconfig; a replica killed
 // with SIGKILL is not restarted and the other two keep serving; the printed command line
-// restarts it and it rejoins with its data; SIGTERM stops every replica and the program.
+// restarts it and it rejoins with its data; a kubectl watch through a survivor lives through
+// the kill; SIGTERM stops every replica and the program.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
@@ -131,7 +132,7 @@ describe.skipIf(!kubectlAvailable())('make cluster (clusterd-cluster) as an oper
     }
   });
 
-  it('a replica killed with SIGKILL is not restarted, the others keep serving, and its printed command line rejoins it', async () => {
+  it('a replica killed with SIGKILL is not restarted, the others keep serving (a kubectl watch through one lives on), and its printed command line rejoins it', async () => {
     const ready = await until('one leader and every member caught up', () => {
       const list = members(kubeconfig('clusterd-0'));
       return list.length === 3 && list.filter((m) => m.role === 'leader').length === 1 && list.every((m) => m.lag === 0) ? list : undefined;
@@ -140,22 +141,36 @@ describe.skipIf(!kubectlAvailable())('make cluster (clusterd-cluster) as an oper
     const others = NAMES.filter((n) => n !== victim);
     const pids = replicaPids(runner.pid!);
     expect([...pids.keys()].sort()).toEqual(NAMES);
-    process.kill(pids.get(victim)!, 'SIGKILL');
-    await until(`${victim}'s exit to be reported`, () => (out.includes(`${victim}: exited (SIGKILL); not restarted`) ? true : undefined));
-    const restart = new RegExp(`${victim}:   restart with: (.+)\\n`).exec(out.slice(out.indexOf(`${victim}: exited`)));
-    expect(restart, 'the exit report repeats the restart command line').not.toBeNull();
+    // kubectl 1.32 watching through a survivor, as a user runs it, from before the kill.
+    const watch = spawn('kubectl', [`--kubeconfig=${kubeconfig(others[1]!)}`, 'get', 'configmaps', '-w', '-o', 'name', '-v=6'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let watched = '';
+    let watchLog = '';
+    watch.stdout!.setEncoding('utf8').on('data', (d: string) => (watched += d));
+    watch.stderr!.setEncoding('utf8').on('data', (d: string) => (watchLog += d));
+    let restart: RegExpExecArray | null;
+    try {
+      await until('the watch to start', () => (/watch=true\S* 200 OK/.test(watchLog) ? true : undefined));
+      process.kill(pids.get(victim)!, 'SIGKILL');
+      await until(`${victim}'s exit to be reported`, () => (out.includes(`${victim}: exited (SIGKILL); not restarted`) ? true : undefined));
+      restart = new RegExp(`${victim}:   restart with: (.+)\\n`).exec(out.slice(out.indexOf(`${victim}: exited`)));
+      expect(restart, 'the exit report repeats the restart command line').not.toBeNull();
 
-    // The other two elect a leader and serve writes and reads; the runner restarts nothing.
-    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'while-down', namespace: 'default' }, data: { k: 'v' } };
-    await until('a write through a survivor', async () => {
-      const r = await kubectl(kubeconfig(others[0]!), ['create', '-f', '-'], JSON.stringify(cm));
-      return r.code === 0 || /AlreadyExists/.test(r.stderr) ? true : undefined;
-    });
-    const got = await kubectl(kubeconfig(others[1]!), ['get', 'configmap', 'while-down', '-o', 'jsonpath={.data.k}']);
-    expect(got.stdout).toBe('v');
-    await sleep(2_000);
-    expect(replicaPids(runner.pid!).has(victim), 'not restarted').toBe(false);
-    expect(runner.exitCode).toBeNull();
+      // The other two elect a leader and serve writes and reads; the runner restarts nothing.
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'while-down', namespace: 'default' }, data: { k: 'v' } };
+      await until('a write through a survivor', async () => {
+        const r = await kubectl(kubeconfig(others[0]!), ['create', '-f', '-'], JSON.stringify(cm));
+        return r.code === 0 || /AlreadyExists/.test(r.stderr) ? true : undefined;
+      });
+      const got = await kubectl(kubeconfig(others[1]!), ['get', 'configmap', 'while-down', '-o', 'jsonpath={.data.k}']);
+      expect(got.stdout).toBe('v');
+      await until('the watch to print the write made after the kill', () => (watched.includes('configmap/while-down\n') ? true : undefined));
+      await sleep(2_000);
+      expect(watch.exitCode, watchLog.slice(-2000)).toBeNull();
+      expect(replicaPids(runner.pid!).has(victim), 'not restarted').toBe(false);
+      expect(runner.exitCode).toBeNull();
+    } finally {
+      watch.kill('SIGKILL');
+    }
 
     // The printed command line, run as it is, rejoins it with its data.
     const argv = restart![1]!.split(' ');

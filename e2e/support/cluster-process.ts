@@ -218,6 +218,12 @@ export class ClusterProcess {
     return `127.0.0.1:${this.replica(name).peerPort}`;
   }
 
+  /** Where the replica's peer listener itself binds (its proxy, peerAddress, admits replicas only). */
+  peerListenAddress(name: string): string {
+    const r = this.replica(name);
+    return `${r.backendHost}:${r.peerPort}`;
+  }
+
   dataDir(name: string): string {
     return this.replica(name).dataDir;
   }

@@ -2,13 +2,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
 import { silentLogger } from '../log/logger.js';
 import { LevelRevisionStore } from '../store/revision-store.js';
 import { clusterPkiPaths, generateClusterPki, type ClusterPkiPaths } from '../pki/cluster-pki.js';
 import { caHashOf, hashJoinSecret, joinTokenId, makeJoinToken, parseJoinToken } from '../pki/join-token.js';
 import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
 import { nodeIdOf } from './ids.js';
-import { admitJoiner } from './join.js';
+import { admitJoiner, joinHosts } from './join.js';
 import { DEFAULT_TOKEN_TTL_MS, handleJoinTokens, JOIN_TOKEN_PREFIX, JoinTokens, refusalMessage, type JoinTokenRecord } from './join-tokens.js';
 
 let dir: string;
@@ -218,6 +219,26 @@ describe('admitJoiner with recorded tokens', () => {
     await tokens.revoke(record.id);
     const revoked = await admit({ tokenId: record.id, secret, name: 'e', peerAddress: '127.0.0.1:2384' }, added);
     expect(revoked).toMatchObject({ status: 401, body: { message: `join token "${record.id}" is unknown or was revoked: make a new one with \`clusterd token create\` on a member` } });
+    expect(added).toHaveLength(1);
+  });
+
+  it('names the hosts the joiner asks for in its serving certificate, and refuses what is not a host name or IP', async () => {
+    const { record, secret } = await tokens.create(60_000, '');
+    const added: Array<[number, string]> = [];
+    // What a joiner started with --advertise-address sends (joinCluster's hosts).
+    const hosts = joinHosts('127.0.0.1:2385', 'f.clusterd.example');
+    expect(hosts).toEqual(['127.0.0.1', 'f.clusterd.example']);
+    expect(joinHosts('[::1]:2385', '::1')).toEqual(['::1']);
+    expect(joinHosts('10.0.0.6:2380')).toEqual(['10.0.0.6']);
+    const ok = await admit({ tokenId: record.id, secret, name: 'f', peerAddress: '127.0.0.1:2385', hosts }, added);
+    expect(ok.status).toBe(200);
+    const cert = new X509Certificate((ok.body.files as Record<string, string>)['replicas/f/apiserver.crt']!);
+    expect(cert.subjectAltName).toContain('DNS:f.clusterd.example');
+    expect(cert.subjectAltName).toContain('IP Address:127.0.0.1');
+    for (const bad of [['f.example', 'bad host'], ['-x.example'], Array.from({ length: 17 }, (_, i) => `h${i}.example`)]) {
+      const refused = await admit({ tokenId: record.id, secret, name: 'g', peerAddress: '127.0.0.1:2386', hosts: bad }, added);
+      expect(refused, JSON.stringify(bad)).toMatchObject({ status: 400, body: { reason: 'BadRequest' } });
+    }
     expect(added).toHaveLength(1);
   });
 

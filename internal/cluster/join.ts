@@ -12,6 +12,7 @@
 
 import { readFileSync, writeFileSync, mkdirSync, existsSync, chmodSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
 import type { ConfState } from '../../raft/types.js';
@@ -83,7 +84,7 @@ export async function replicaRequest(
 
 /** Joins through `api` (any member), writes the received PKI, returns the member addresses. */
 export async function joinCluster(
-  o: { api: string; token: string; name: string; peerAddress: string; dataDir: string; pkiDir: string },
+  o: { api: string; token: string; name: string; peerAddress: string; advertiseAddress?: string | undefined; dataDir: string; pkiDir: string },
   log: Logger,
 ): Promise<Map<number, string>> {
   const token = parseJoinToken(o.token);
@@ -91,8 +92,7 @@ export async function joinCluster(
   if (caRes.status !== 200) throw new Error(`joining via ${o.api}: fetching the cluster CA answered ${caRes.status}: ${caRes.body.slice(0, 300)}`);
   const { ca } = JSON.parse(caRes.body) as { ca: string };
   if (!verifyCaHash(ca, token.caHash)) throw new Error(`joining via ${o.api}: the cluster CA does not match the join token's hash (wrong token, or not the cluster it was made for)`);
-  const host = o.peerAddress.slice(0, o.peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
-  const body = JSON.stringify({ name: o.name, peerAddress: o.peerAddress, hosts: [host], secret: token.secret, ...(token.id ? { tokenId: token.id } : {}) });
+  const body = JSON.stringify({ name: o.name, peerAddress: o.peerAddress, hosts: joinHosts(o.peerAddress, o.advertiseAddress), secret: token.secret, ...(token.id ? { tokenId: token.id } : {}) });
   let res: { status: number; body: string } | undefined;
   // The member may be between leaders for a moment: retry what it says is retryable.
   for (let attempt = 0; attempt < 20; attempt++) {
@@ -135,6 +135,19 @@ export interface AdmitDeps {
   log: Logger;
 }
 
+/**
+ * The names a joining replica's serving certificate must carry: its peer address's host and
+ * the address it advertises to clients (--advertise-address), which clients dial and verify.
+ */
+export function joinHosts(peerAddress: string, advertiseAddress?: string): string[] {
+  const host = peerAddress.slice(0, peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  return [...new Set([host, ...(advertiseAddress ? [advertiseAddress] : [])])];
+}
+
+/** What a serving certificate may name: an IP address or a DNS name (as --advertise-address takes). */
+const CERT_HOST = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
+const MAX_JOIN_HOSTS = 16;
+
 /** The member side of a join (POST /cluster/v1/join). */
 export async function admitJoiner(raw: string, deps: AdmitDeps): Promise<Response> {
   const status = statusResponse;
@@ -169,6 +182,11 @@ export async function admitJoiner(raw: string, deps: AdmitDeps): Promise<Respons
   if (typeof name !== 'string' || !REPLICA_NAME.test(name)) return status(400, 'BadRequest', `invalid replica name ${JSON.stringify(name)}`);
   if (typeof peerAddress !== 'string' || !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(peerAddress)) {
     return status(400, 'BadRequest', `invalid peer address ${JSON.stringify(peerAddress)} (want host:port)`);
+  }
+  // They become names in a certificate the cluster CA signs.
+  const badHost = hosts.find((h) => !isIP(h) && !CERT_HOST.test(h));
+  if (badHost !== undefined || hosts.length > MAX_JOIN_HOSTS) {
+    return status(400, 'BadRequest', badHost !== undefined ? `invalid host ${JSON.stringify(badHost)} for the serving certificate (want an IP address or a DNS name)` : `at most ${MAX_JOIN_HOSTS} hosts for the serving certificate`);
   }
   const s = deps.status();
   if (!s || s.leader === 0) return status(503, 'ServiceUnavailable', 'the cluster has no leader; retry');

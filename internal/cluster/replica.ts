@@ -120,7 +120,7 @@ export class ClusterReplica {
     if (config.join) {
       if (firstStart || !existsSync(paths.peerCert)) {
         log.warn('joining cluster', { via: config.join, name: config.name });
-        joinedPeers = await joinCluster({ api: config.join, token: config.token!, name: config.name, peerAddress: config.peerAddress!, dataDir: config.dataDir, pkiDir }, log);
+        joinedPeers = await joinCluster({ api: config.join, token: config.token!, name: config.name, peerAddress: config.peerAddress!, advertiseAddress: config.advertiseAddress, dataDir: config.dataDir, pkiDir }, log);
       } else {
         joinedPeers = loadJoinedPeers(config.dataDir);
       }

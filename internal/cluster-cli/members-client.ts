@@ -20,6 +20,8 @@ export interface Member {
   applied: number;
   lag: number;
   configHash: string;
+  /** Absent when the replica that answered cannot tell (a follower about another follower). */
+  reachable?: boolean;
   [field: string]: unknown;
 }
 

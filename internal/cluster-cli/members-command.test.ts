@@ -39,10 +39,10 @@ describe('clusterd members', () => {
     expect(code).toBe(0);
     expect(stdout).toBe(
       [
-        'NAME   ROLE       PEER ADDRESS         API ADDRESS                  TERM   APPLIED   LAG',
-        'a      leader     127.0.0.1:2380       https://127.0.0.1:6443       3      120       0',
-        'b      follower   127.0.0.1:2381       https://127.0.0.1:6444       3      118       2',
-        'c      learner    c.example.com:2380   https://c.example.com:6443   3      40        80',
+        'NAME   ROLE       PEER ADDRESS         API ADDRESS                  TERM   APPLIED   LAG   REACHABLE',
+        'a      leader     127.0.0.1:2380       https://127.0.0.1:6443       3      120       0     yes',
+        'b      follower   127.0.0.1:2381       https://127.0.0.1:6444       3      118       2     yes',
+        'c      learner    c.example.com:2380   https://c.example.com:6443   3      40        80    no',
         '',
       ].join('\n'),
     );
@@ -55,9 +55,9 @@ describe('clusterd members', () => {
     expect(code).toBe(0);
     expect(stdout).toBe(
       [
-        'NAME   ROLE      PEER ADDRESS     API ADDRESS              TERM     APPLIED   LAG      ID    CONFIG HASH',
-        'a      leader    127.0.0.1:2380   https://127.0.0.1:6443   3        120       0        123   sha256:abc',
-        'd      learner   <none>           <none>                   <none>   <none>    <none>   77    <none>',
+        'NAME   ROLE      PEER ADDRESS     API ADDRESS              TERM     APPLIED   LAG      REACHABLE   ID    CONFIG HASH',
+        'a      leader    127.0.0.1:2380   https://127.0.0.1:6443   3        120       0        yes         123   sha256:abc',
+        'd      learner   <none>           <none>                   <none>   <none>    <none>   <none>      77    <none>',
         '',
       ].join('\n'),
     );

@@ -22,6 +22,9 @@ cluster (DELETE /cluster/v1/members/NAME), through any replica's API with a kube
 credentials. The default output is a table:
   NAME  ROLE (leader, follower, learner, candidate)  PEER ADDRESS  API ADDRESS
   TERM (the replica's Raft term)  APPLIED (last applied log index)  LAG (entries behind the leader)
+  REACHABLE (yes: it answered the leader within an election timeout; no: it did not, so its
+  APPLIED and LAG are the leader's last figures for it, not its state; <none>: unknown, when a
+  follower answered because no leader could be asked)
 
 Flags:
   --kubeconfig=FILE
@@ -53,9 +56,9 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 const cell = (v: unknown): string => (v === undefined || v === null || v === '' ? '<none>' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 export function membersTable(members: readonly Member[], wide: boolean): string {
-  const header = ['NAME', 'ROLE', 'PEER ADDRESS', 'API ADDRESS', 'TERM', 'APPLIED', 'LAG', ...(wide ? ['ID', 'CONFIG HASH'] : [])];
+  const header = ['NAME', 'ROLE', 'PEER ADDRESS', 'API ADDRESS', 'TERM', 'APPLIED', 'LAG', 'REACHABLE', ...(wide ? ['ID', 'CONFIG HASH'] : [])];
   const rows = members.map((m) =>
-    [m.name, m.role, m.peerAddress, m.apiAddress, m.term, m.applied, m.lag, ...(wide ? [m.id, m.configHash] : [])].map(cell),
+    [m.name, m.role, m.peerAddress, m.apiAddress, m.term, m.applied, m.lag, m.reachable === undefined ? '' : m.reachable ? 'yes' : 'no', ...(wide ? [m.id, m.configHash] : [])].map(cell),
   );
   return formatTable(header, rows);
 }

@@ -40,9 +40,9 @@ export interface TestMembersServer {
 }
 
 export const SAMPLE_MEMBERS = [
-  { name: 'a', id: 123, role: 'leader', peerAddress: '127.0.0.1:2380', apiAddress: 'https://127.0.0.1:6443', term: 3, applied: 120, lag: 0, configHash: 'sha256:abc' },
-  { name: 'b', id: 45678, role: 'follower', peerAddress: '127.0.0.1:2381', apiAddress: 'https://127.0.0.1:6444', term: 3, applied: 118, lag: 2, configHash: 'sha256:abc' },
-  { name: 'c', id: 9, role: 'learner', peerAddress: 'c.example.com:2380', apiAddress: 'https://c.example.com:6443', term: 3, applied: 40, lag: 80, configHash: 'sha256:abc' },
+  { name: 'a', id: 123, role: 'leader', peerAddress: '127.0.0.1:2380', apiAddress: 'https://127.0.0.1:6443', term: 3, applied: 120, lag: 0, configHash: 'sha256:abc', reachable: true },
+  { name: 'b', id: 45678, role: 'follower', peerAddress: '127.0.0.1:2381', apiAddress: 'https://127.0.0.1:6444', term: 3, applied: 118, lag: 2, configHash: 'sha256:abc', reachable: true },
+  { name: 'c', id: 9, role: 'learner', peerAddress: 'c.example.com:2380', apiAddress: 'https://c.example.com:6443', term: 3, applied: 40, lag: 80, configHash: 'sha256:abc', reachable: false },
 ];
 
 export const json = (res: ServerResponse, status: number, body: unknown): void => {

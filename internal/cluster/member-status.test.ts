@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
-import { memberIds, memberRaftStates, ownRaftState } from './member-status.js';
+import { memberIds, memberRaftStates, memberReachable, ownRaftState } from './member-status.js';
 
 const membership = (voters: number[], learners: number[] = []) => ({ voters, learners, votersOutgoing: [], learnersNext: [], autoLeave: false });
 
@@ -80,5 +80,21 @@ describe('memberRaftStates', () => {
   it('lists every member of a joint configuration once', () => {
     const s = status({ id: 1, role: 'leader', leader: 1, membership: { voters: [1, 2, 3], votersOutgoing: [1, 2, 5], learners: [6], learnersNext: [3], autoLeave: true } });
     expect(memberIds(s).sort()).toEqual([1, 2, 3, 5, 6]);
+  });
+});
+
+describe('memberReachable', () => {
+  const leader = status({ id: 1, role: 'leader', leader: 1 });
+  const follower = status({ id: 2, role: 'follower', leader: 1 });
+  it.each([
+    ['itself, never heard from', leader, 1, undefined, true],
+    ['the leader: a member heard within the election timeout', leader, 2, 80, true],
+    ['the leader: a member silent for longer (killed, cut off)', leader, 3, 1500, false],
+    ['the leader: a member never heard from (a new leader, the member down)', leader, 3, undefined, false],
+    ['a follower: its leader, heard recently', follower, 1, 120, true],
+    ['a follower: its leader, silent', follower, 1, 2500, false],
+    ['a follower: another follower (they do not talk)', follower, 3, undefined, undefined],
+  ] as const)('%s', (_what, s, member, silence, want) => {
+    expect(memberReachable(s, member, silence, 1000)).toBe(want);
   });
 });

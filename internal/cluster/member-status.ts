@@ -83,3 +83,16 @@ export function memberRaftStates(s: RaftNodeStatus): MemberRaftState[] {
     return { id, role, term: s.term, applied, lag: Math.max(0, s.commit - applied) };
   });
 }
+
+/**
+ * Whether `member` answers, as this replica can tell: itself always; on the leader, every
+ * member (each answers its heartbeats, so silence for an election timeout means it is down or
+ * cut off); on a follower only the leader (followers do not talk to each other), undefined
+ * for the rest. The leader's replication figures for a member it cannot reach are its last
+ * known ones (0 after a new leader's election), not that member's state.
+ */
+export function memberReachable(s: RaftNodeStatus, member: number, silenceMs: number | undefined, electionTimeoutMs: number): boolean | undefined {
+  if (member === s.id) return true;
+  if (s.role !== 'leader' && member !== s.leader) return undefined;
+  return silenceMs !== undefined && silenceMs <= electionTimeoutMs;
+}

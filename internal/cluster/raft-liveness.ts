@@ -178,6 +178,12 @@ export class RaftLivenessMonitor {
     }
   }
 
+  /** Milliseconds since this member last heard from `id`, undefined when it never has. */
+  silenceMs(id: NodeId): number | undefined {
+    const last = this.lastHeardFrom.get(id);
+    return last === undefined ? undefined : this.now() - last;
+  }
+
   private received(m: Message): void {
     const t = this.now();
     const last = this.lastHeardFrom.get(m.from);

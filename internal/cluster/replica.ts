@@ -27,7 +27,7 @@ import { nodeIdOf, REPLICA_NAME } from './ids.js';
 import { RaftReplicator } from './raft-replicator.js';
 import { setReplicaHeapGrowth } from './heap-growth.js';
 import { RaftLivenessMonitor } from './raft-liveness.js';
-import { memberRaftStates, ownRaftState, type MemberRole, type OwnRaftState } from './member-status.js';
+import { memberRaftStates, memberReachable, ownRaftState, type MemberRole, type OwnRaftState } from './member-status.js';
 import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
 import { handleJoinTokens, JoinTokens } from './join-tokens.js';
 import { jsonResponse as json, statusBody } from './responses.js';
@@ -64,6 +64,8 @@ export interface MemberStatus {
   applied: number;
   lag: number;
   configHash: string;
+  /** The member answers this replica (member-status memberReachable); absent when it cannot tell. */
+  reachable?: boolean;
 }
 
 export interface ClusterReplicaDeps {
@@ -327,6 +329,7 @@ export class ClusterReplica {
         const r = records.get(id);
         const isSelf = id === this.id;
         const peerUrl = s.peers.get(id);
+        const reachable = memberReachable(s, id, this.liveness.silenceMs(id), this.deps.config.electionTimeoutMs);
         return {
           name: r?.name ?? (isSelf ? this.name : String(id)),
           id,
@@ -337,6 +340,7 @@ export class ClusterReplica {
           applied,
           lag,
           configHash: r?.configHash ?? (isSelf ? this.deps.files.loaded.hash : ''),
+          ...(reachable === undefined ? {} : { reachable }),
         };
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -289,6 +289,29 @@ describe('RaftNode', () => {
     expect(c.sms.get(next.id)!.get('after')).toBe('1');
   });
 
+  it('a leader cut off from its quorum answers its uncommitted writes OUTCOME_UNKNOWN within two election timeouts of stepping down, not at the proposal timeout', async () => {
+    // The proposal timeout is far away (60 s = 6,000 ticks). The leader appends the write but
+    // cannot commit it; check-quorum makes it step down after an election timeout; nobody will
+    // answer for the entry while it is cut off (it may still commit: a later term of its own,
+    // or a voter that holds it), so the client hears "may still be applied" soon after.
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    await c.drive(leader.propose(put('before', '1')));
+    c.net.isolate(leader.id);
+    const cut = leader.propose(put('cut-off', 'x'));
+    cut.catch(() => undefined);
+    // Step down (about one election timeout, 10 ticks) plus two election timeouts, with room.
+    const err = await c.drive(cut, 60).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN'), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/lost (its )?leadership/);
+    // Once healed the member follows the new leader and takes writes again.
+    c.net.healAll();
+    const next = await c.electLeader();
+    await c.drive(next.propose(put('after', '1')));
+    await c.runUntil(() => c.sms.get(leader.id)!.get('after') === '1');
+  });
+
   it('a forwarded write the old leader replicated before it died still commits after the leader change', async () => {
     const c = (cluster = new Cluster());
     await c.startAll(3);

@@ -335,10 +335,11 @@ export class RaftNode {
   /** Proposal seqs by the log index where their entry was seen (see PendingProposal.placed). */
   private readonly placedAt = new Map<number, number[]>();
   /**
-   * Proposals handed to the core but not seen in this member's log when leadership changed,
-   * with the tick at which they fail (see orphanUnplaced): seq → deadline tick.
+   * Proposals nobody may answer for after a leadership change, with the tick at which they fail
+   * (see orphanUnplaced): seq → deadline tick, and whether they were orphaned although already
+   * in this member's log (this member led and lost leadership before they committed).
    */
-  private readonly orphaned = new Map<number, number>();
+  private readonly orphaned = new Map<number, { deadline: number; placed: boolean }>();
   /** Every read barrier not settled yet, by id, in arrival order (so in deadline order too). */
   private readonly reads = new Map<number, PendingRead>();
   private nextReadId = 1;
@@ -1118,6 +1119,7 @@ export class RaftNode {
 
   private onSoftState(lead: NodeId): void {
     const changed = lead !== this.lead;
+    const deposed = changed && this.lead === this.id;
     this.lead = lead;
     if (!changed) return;
     // A read request is answered by the leader it was sent to; a new leader never will. Its
@@ -1128,7 +1130,7 @@ export class RaftNode {
       this.readBatch = req.reads.concat(this.readBatch);
     }
     if (lead !== NONE) this.sendReadRequest();
-    this.orphanUnplaced();
+    this.orphanUnplaced(deposed);
     for (const w of [...this.leaderWaiters]) w();
   }
 
@@ -1287,27 +1289,40 @@ export class RaftNode {
    * OUTCOME_UNKNOWN (the client hears "may still be applied", 504). Proposals still queued
    * here are handed to the next leader as usual; placed ones are settled by the log
    * (committed, or overwritten: checkPlacement).
+   *
+   * `deposed`: this member led and no longer does (check-quorum stepped it down, cut off from
+   * its quorum, or a higher term deposed it). Its own entries not yet committed wait in its log
+   * for a leader that may never reach it; they get the same two election timeouts. Before, they
+   * waited for the whole proposal timeout (10 s), while a write through a follower in the same
+   * outage was answered after about three election timeouts. A leader that reaches this member
+   * meanwhile settles them through the log (committed, or overwritten: PROPOSAL_DROPPED).
    */
-  private orphanUnplaced(): void {
+  private orphanUnplaced(deposed = false): void {
     if (this.proposals.size === 0) return;
     const queued = new Set(this.queued.map((q) => q.seq));
     const deadline = this.ticks + 2 * this.o.electionTicks;
     for (const p of this.proposals.values()) {
-      if (p.placed || queued.has(p.seq) || this.orphaned.has(p.seq) || p.deadline <= deadline) continue;
-      this.orphaned.set(p.seq, deadline);
+      if ((p.placed && !deposed) || queued.has(p.seq) || this.orphaned.has(p.seq) || p.deadline <= deadline) continue;
+      this.orphaned.set(p.seq, { deadline, placed: p.placed !== undefined });
     }
   }
 
   private expireOrphans(): void {
-    for (const [seq, deadline] of this.orphaned) {
+    for (const [seq, orphan] of this.orphaned) {
       const p = this.proposals.get(seq);
-      if (!p || p.placed) {
+      if (!p || (p.placed && !orphan.placed)) {
         this.orphaned.delete(seq);
         continue;
       }
-      if (deadline > this.ticks) continue;
+      if (orphan.deadline > this.ticks) continue;
       this.orphaned.delete(seq);
-      this.failProposal(seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'the leader it was sent to lost leadership before the entry reached this member; it may still be committed');
+      this.failProposal(
+        seq,
+        'PROPOSAL_OUTCOME_UNKNOWN',
+        orphan.placed
+          ? 'this member lost its leadership before the entry was committed; it may still be committed'
+          : 'the leader it was sent to lost leadership before the entry reached this member; it may still be committed',
+      );
     }
   }
 

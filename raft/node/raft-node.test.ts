@@ -304,12 +304,55 @@ describe('RaftNode', () => {
     // Step down (about one election timeout, 10 ticks) plus two election timeouts, with room.
     const err = await c.drive(cut, 60).catch((e: unknown) => e);
     expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN'), String(err)).toBe(true);
-    expect((err as Error).message).toMatch(/lost (its )?leadership/);
+    expect((err as Error).message).toMatch(/no leader took over the entry/);
     // Once healed the member follows the new leader and takes writes again.
     c.net.healAll();
     const next = await c.electLeader();
     await c.drive(next.propose(put('after', '1')));
     await c.runUntil(() => c.sms.get(leader.id)!.get('after') === '1');
+  });
+
+  /**
+   * f1 forwards a write; the leader appends it and sends it to f1 (f2 is cut off) while the
+   * leader's own write of it is held, so it cannot commit: f1 holds the entry in its log,
+   * uncommitted. Then the leader is cut off for good.
+   */
+  const strandOnFollower = async (c: Cluster): Promise<{ old: RaftNode; f1: RaftNode; f2: RaftNode; w: Promise<{ index: number; result: unknown }> }> => {
+    await c.startAll(3);
+    const old = await c.electLeader();
+    const [f1, f2] = [...c.nodes.values()].filter((n) => n !== old) as [RaftNode, RaftNode];
+    c.net.isolate(f2.id);
+    const gate = c.gates.get(old.id)!;
+    gate.closed = true;
+    const w = f1.propose(put('stranded', 'x'));
+    w.catch(() => undefined);
+    await c.runUntil(() => c.writes.get(f1.id)!.some((x) => x.kind === 'save' && x.batch.entries.some((e) => e.data.length > 0)), 50);
+    await settle();
+    c.net.isolate(old.id);
+    gate.closed = false;
+    gate.release();
+    return { old, f1, f2, w };
+  };
+
+  it('a follower left without a quorum answers a write already in its log OUTCOME_UNKNOWN within two election timeouts of losing its leader', async () => {
+    const c = (cluster = new Cluster());
+    const { f1, w } = await strandOnFollower(c);
+    // Leader loss noticed within about two election timeouts (randomized), then two more.
+    const err = await c.drive(w, 80).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_OUTCOME_UNKNOWN'), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/no leader took over the entry/);
+    expect(c.sms.get(f1.id)!.get('stranded')).toBeUndefined();
+  });
+
+  it('a write already in a follower\'s log waits for a new leader to settle it when one is known in time, and commits', async () => {
+    const c = (cluster = new Cluster());
+    const { old, f1, w } = await strandOnFollower(c);
+    // f2 is back: f1, whose log is the longer, is elected and commits the entry.
+    c.net.healAll();
+    c.net.isolate(old.id);
+    const result = await c.drive(w, 300);
+    expect(result.index).toBeGreaterThan(0);
+    expect(c.sms.get(f1.id)!.get('stranded')).toBe('x');
   });
 
   it('a forwarded write the old leader replicated before it died still commits after the leader change', async () => {

@@ -1119,7 +1119,6 @@ export class RaftNode {
 
   private onSoftState(lead: NodeId): void {
     const changed = lead !== this.lead;
-    const deposed = changed && this.lead === this.id;
     this.lead = lead;
     if (!changed) return;
     // A read request is answered by the leader it was sent to; a new leader never will. Its
@@ -1130,7 +1129,7 @@ export class RaftNode {
       this.readBatch = req.reads.concat(this.readBatch);
     }
     if (lead !== NONE) this.sendReadRequest();
-    this.orphanUnplaced(deposed);
+    this.orphanUnplaced(lead !== this.id);
     for (const w of [...this.leaderWaiters]) w();
   }
 
@@ -1290,19 +1289,21 @@ export class RaftNode {
    * here are handed to the next leader as usual; placed ones are settled by the log
    * (committed, or overwritten: checkPlacement).
    *
-   * `deposed`: this member led and no longer does (check-quorum stepped it down, cut off from
-   * its quorum, or a higher term deposed it). Its own entries not yet committed wait in its log
-   * for a leader that may never reach it; they get the same two election timeouts. Before, they
-   * waited for the whole proposal timeout (10 s), while a write through a follower in the same
-   * outage was answered after about three election timeouts. A leader that reaches this member
-   * meanwhile settles them through the log (committed, or overwritten: PROPOSAL_DROPPED).
+   * `placedToo` (this member does not lead after the change): its entries already in its log
+   * but not yet applied wait for a leader to settle them (commit, or overwrite:
+   * checkPlacement). Without a quorum — a leader cut off from its followers and stepped down by
+   * check-quorum, or a follower whose leader and other peer died — none ever comes, and they
+   * waited for the whole proposal timeout (10 s) while a write forwarded in the same outage was
+   * answered after about three election timeouts. They get the same two election timeouts and
+   * fail as OUTCOME_UNKNOWN then if still no leader is known (the entry may commit later); a
+   * leader known by then settles them through the log, the proposal timeout bounding the wait.
    */
-  private orphanUnplaced(deposed = false): void {
+  private orphanUnplaced(placedToo = false): void {
     if (this.proposals.size === 0) return;
     const queued = new Set(this.queued.map((q) => q.seq));
     const deadline = this.ticks + 2 * this.o.electionTicks;
     for (const p of this.proposals.values()) {
-      if ((p.placed && !deposed) || queued.has(p.seq) || this.orphaned.has(p.seq) || p.deadline <= deadline) continue;
+      if ((p.placed && !placedToo) || queued.has(p.seq) || this.orphaned.has(p.seq) || p.deadline <= deadline) continue;
       this.orphaned.set(p.seq, { deadline, placed: p.placed !== undefined });
     }
   }
@@ -1316,11 +1317,13 @@ export class RaftNode {
       }
       if (orphan.deadline > this.ticks) continue;
       this.orphaned.delete(seq);
+      // A leader is known: the log settles the entry (a later loss of leadership orphans it again).
+      if (orphan.placed && this.lead !== NONE) continue;
       this.failProposal(
         seq,
         'PROPOSAL_OUTCOME_UNKNOWN',
         orphan.placed
-          ? 'this member lost its leadership before the entry was committed; it may still be committed'
+          ? 'no leader took over the entry before it was committed, a quorum is not reachable; it may still be committed'
           : 'the leader it was sent to lost leadership before the entry reached this member; it may still be committed',
       );
     }

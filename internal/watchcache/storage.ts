@@ -85,3 +85,8 @@ export interface CachedStorage extends StorageReader {
 export function tooLargeRevision(revision: number, current: number): StoreError {
   return new StoreError('STORE_FUTURE_REVISION', `Too large resource version: ${revision}, current: ${current}`, { revision, currentRevision: current });
 }
+
+/** A read that waited while the cache was (re)loading (upstream's "storage is (re)initializing"): 503 with Retry-After. */
+export function reinitializing(): StoreError {
+  return new StoreError('STORE_READ_UNAVAILABLE', 'storage is (re)initializing: this replica is loading its cache (after installing a snapshot of the store)', { retryAfterSeconds: 1 });
+}

@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
 import { LevelRevisionStore } from '../store/revision-store.js';
+import { StoreError } from '../store/types.js';
 import { encodeStored } from '../storedobject/stored-object.js';
 import { WatchCache } from './watch-cache.js';
 import type { CacheEntry, WatchOutput } from './types.js';
@@ -193,6 +194,41 @@ describe('WatchCache', () => {
     expect(w.closed).toBe('overflow');
     expect(small.stats().find((s) => s.prefix === PREFIX)?.watchers).toBe(0);
     small.stop();
+  });
+
+  it('while it reloads after a snapshot is installed, a wait that times out says the storage is (re)initializing, not that the version is too large', async () => {
+    await put('a', 'before');
+    await cache.start();
+    const w = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: store.currentRevision() });
+    // Another replica's image, newer than this store.
+    const other = await LevelRevisionStore.open({ storage: 'memory' });
+    for (let i = 0; i < 3; i++) await other.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: keyOf('a', `n${i}`), value: cm('a', `n${i}`) }] });
+    const image = Buffer.from(await other.captureImage());
+    await other.close();
+    // The local replicator records no log index; a Raft replica's image carries its index.
+    image.writeDoubleBE(7, 'clusterd-store-image/1\n'.length);
+    // The reload's first page is held until released.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const range = store.range.bind(store);
+    store.range = async (prefix, options) => {
+      await held;
+      return range(prefix, options);
+    };
+    await store.restoreImage(image);
+    expect(cache.ready).toBe(false);
+    expect(w.closed).toBe('cache-stopped');
+    const err = await cache.waitForRevision(0, 10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).code).toBe('STORE_READ_UNAVAILABLE');
+    expect((err as StoreError).message).toMatch(/storage is \(re\)initializing/);
+    expect((err as StoreError).details.retryAfterSeconds).toBe(1);
+    // Once loaded: the image's objects, and waits answered.
+    const waiting = cache.waitForRevision(0, 5_000);
+    release();
+    await expect(waiting).resolves.toBeUndefined();
+    expect(cache.resource(PREFIX).list().entries.map((e) => e.name).sort()).toEqual(['n0', 'n1', 'n2']);
+    await expect(cache.waitForRevision(99, 10)).rejects.toThrow(/Too large resource version/);
   });
 
   it('waits for a revision and times out on one that never comes', async () => {

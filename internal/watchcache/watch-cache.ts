@@ -12,7 +12,7 @@ import { ByteSlabs } from './byte-slab.js';
 import { rememberDecoded } from './entry-object.js';
 import { aheadEncoding } from './encoding-arena.js';
 import { ResourceCache } from './resource-cache.js';
-import { tooLargeRevision } from './storage.js';
+import { reinitializing, tooLargeRevision } from './storage.js';
 import type { CacheEntry, CacheEvent, EntryFilter, ResourceSpec } from './types.js';
 import { CacheWatcher } from './watcher.js';
 
@@ -483,7 +483,11 @@ export class WatchCache {
       const timer = setTimeout(() => {
         const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
-        reject(tooLargeRevision(revision, this.rev));
+        // Still (re)loading — a replica reloads after installing a Raft snapshot — says nothing
+        // of the version asked for: "too large resource version: 0" misled, and a client that
+        // retries on Retry-After (client-go) waits the reload out, as upstream's 429 "storage
+        // is (re)initializing" lets it.
+        reject(this.started ? tooLargeRevision(revision, this.rev) : reinitializing());
       }, timeoutMs);
       timer.unref?.();
       this.waiters.push(waiter);

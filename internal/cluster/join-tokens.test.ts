@@ -199,7 +199,7 @@ describe('admitJoiner with recorded tokens', () => {
         added.push([id, url]);
         return leaderStatus().membership;
       },
-      checkToken: (t) => tokens.check(t), log: silentLogger,
+      checkToken: (t) => tokens.check(t), clusterId: '0123456789abcdef', log: silentLogger,
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };

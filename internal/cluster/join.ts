@@ -45,6 +45,8 @@ export function loadJoinedPeers(dataDir: string): Map<number, string> {
 interface JoinResponse {
   files: Record<string, string>;
   peers: Array<[number, string]>;
+  /** The cluster's id (cluster-id.ts); absent from members of earlier builds. */
+  clusterId?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export async function replicaRequest(
 export async function joinCluster(
   o: { api: string; token: string; name: string; peerAddress: string; advertiseAddress?: string | undefined; dataDir: string; pkiDir: string },
   log: Logger,
-): Promise<Map<number, string>> {
+): Promise<{ peers: Map<number, string>; clusterId: string | undefined }> {
   const token = parseJoinToken(o.token);
   const caRes = await replicaRequest(`${o.api}/cluster/v1/join/ca`, 'GET', {});
   if (caRes.status !== 200) throw new Error(`joining via ${o.api}: fetching the cluster CA answered ${caRes.status}: ${caRes.body.slice(0, 300)}`);
@@ -122,7 +124,8 @@ export async function joinCluster(
   mkdirSync(o.dataDir, { recursive: true });
   writeFileSync(join(o.dataDir, JOINED_FILE), JSON.stringify(answer.peers));
   log.warn('joined cluster as a learner; catching up', { via: o.api, members: answer.peers.length });
-  return new Map(answer.peers);
+  const clusterId = typeof answer.clusterId === 'string' && /^[0-9a-f]{16}$/.test(answer.clusterId) ? answer.clusterId : undefined;
+  return { peers: new Map(answer.peers), clusterId };
 }
 
 export interface AdmitDeps {
@@ -132,6 +135,8 @@ export interface AdmitDeps {
   addLearner(id: number, url: string): Promise<ConfState>;
   /** Whether the presented token may join now (join-tokens.ts JoinTokens.check). */
   checkToken(token: Pick<JoinToken, 'id' | 'secret'>): Promise<TokenCheck>;
+  /** This member's cluster id, which the joiner adopts. */
+  clusterId: string;
   log: Logger;
 }
 
@@ -213,5 +218,5 @@ export async function admitJoiner(raw: string, deps: AdmitDeps): Promise<Respons
   for (const f of [...shared, ...own]) files[relative(deps.pkiDir, f)] = readFileSync(f, 'utf8');
   const peers = [...(deps.status()?.peers ?? s.peers)];
   if (!peers.some(([pid]) => pid === id)) peers.push([id, url]);
-  return jsonResponse(200, { files, peers } satisfies JoinResponse);
+  return jsonResponse(200, { files, peers, clusterId: deps.clusterId } satisfies JoinResponse);
 }

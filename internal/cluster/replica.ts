@@ -7,9 +7,8 @@
 // (recording the join-token file, removing expired tokens), the raft and config-hash readyz
 // checks and the Raft metrics. Imports: raft (node, storage, transport), store, config,
 // auth/authz types, health, log, pki (join token), registry (store error → Status), cluster
-// (ids, raft-replicator, join, join-tokens, responses, heap-growth).
+// (ids, cluster-id, raft-replicator, join, join-tokens, responses, heap-growth).
 
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -29,6 +28,7 @@ import { setReplicaHeapGrowth } from './heap-growth.js';
 import { RaftLivenessMonitor } from './raft-liveness.js';
 import { memberRaftStates, memberReachable, ownRaftState, type MemberRole, type OwnRaftState } from './member-status.js';
 import { admitJoiner, clusterFiles, joinCluster, loadJoinedPeers, replicaRequest, type ClusterFiles } from './join.js';
+import { clusterIdentity } from './cluster-id.js';
 import { handleJoinTokens, JoinTokens } from './join-tokens.js';
 import { jsonResponse as json, statusBody } from './responses.js';
 import { caHashOf, hashJoinSecret, joinSecretHashMatches, parseJoinToken, type JoinToken } from '../pki/join-token.js';
@@ -97,6 +97,8 @@ export class ClusterReplica {
     private readonly liveness: RaftLivenessMonitor,
     /** Frames written to the peers (the transport exists once Raft runs). */
     private readonly peerTotals: () => { framesSent: number } | undefined,
+    /** The cluster id its peers check (cluster-id.ts); a joiner adopts it. */
+    private readonly clusterId: string,
   ) {
     this.name = deps.config.name;
     this.id = nodeIdOf(this.name);
@@ -119,10 +121,11 @@ export class ClusterReplica {
     const paths = clusterFiles(pkiDir, config.name);
     const firstStart = !existsSync(raftDir);
     let joinedPeers: Map<number, string> | undefined;
+    let joinedClusterId: string | undefined;
     if (config.join) {
       if (firstStart || !existsSync(paths.peerCert)) {
         log.warn('joining cluster', { via: config.join, name: config.name });
-        joinedPeers = await joinCluster({ api: config.join, token: config.token!, name: config.name, peerAddress: config.peerAddress!, advertiseAddress: config.advertiseAddress, dataDir: config.dataDir, pkiDir }, log);
+        ({ peers: joinedPeers, clusterId: joinedClusterId } = await joinCluster({ api: config.join, token: config.token!, name: config.name, peerAddress: config.peerAddress!, advertiseAddress: config.advertiseAddress, dataDir: config.dataDir, pkiDir }, log));
       } else {
         joinedPeers = loadJoinedPeers(config.dataDir);
       }
@@ -135,6 +138,15 @@ export class ClusterReplica {
     for (const m of config.initialCluster) peers.set(nodeIdOf(m.name), `https://${m.peerAddress}`);
     peers.set(nodeIdOf(config.name), `https://${config.peerAddress!}`);
     const peerCa = readFileSync(paths.peerCaCert, 'utf8');
+    const clusterId = clusterIdentity(config.dataDir, peerCa, { firstStart, founders: config.join ? [] : config.initialCluster, joined: joinedClusterId });
+    // Peers refusing each other for another cluster id is an operator's mistake to hear about
+    // (the transport's other lines are debug), at most every 30 s.
+    let lastMismatchWarning = -Infinity;
+    const mismatchWarning = (line: string): void => {
+      if (performance.now() - lastMismatchWarning < 30_000) return;
+      lastMismatchWarning = performance.now();
+      log.warn('raft peers of another cluster id: a replica started with another --initial-cluster than the founders, or a member of another cluster with this peer CA', { clusterId, detail: line });
+    };
     const [host, port] = splitHostPort(config.peerAddress!);
     const liveness = new RaftLivenessMonitor({
       log,
@@ -167,8 +179,9 @@ export class ClusterReplica {
           liveness.transport((peerTransport = new Http2Transport({
             id: nodeIdOf(config.name),
             // Peers of another cluster (another peer CA) are refused by TLS already; the id
-            // keeps two clusters sharing a CA by mistake from mixing.
-            clusterId: createHash('sha256').update(peerCa).digest('hex').slice(0, 16),
+            // (cluster-id.ts) keeps two clusters sharing a CA by mistake from mixing, and a
+            // founder started with another member list from joining the others.
+            clusterId,
             listen: { host: config.peerBindAddress ?? host, port },
             tls: { ca: peerCa, cert: readFileSync(paths.peerCert, 'utf8'), key: readFileSync(paths.peerKey, 'utf8') },
             handler: liveness.handler(handler),
@@ -184,7 +197,7 @@ export class ClusterReplica {
             keepaliveIntervalMs: config.electionTimeoutMs,
             keepaliveTimeoutMs: Math.max(5000, 5 * config.electionTimeoutMs),
             snapshotSpoolDir: join(raftDir, 'snapshots'),
-            log: (line) => log.debug(line),
+            log: (line) => (line.includes('cluster id mismatch') ? mismatchWarning(line) : log.debug(line)),
           }))),
         tickMs: config.heartbeatIntervalMs,
         electionTicks: Math.max(5, Math.round(config.electionTimeoutMs / config.heartbeatIntervalMs)),
@@ -200,7 +213,7 @@ export class ClusterReplica {
         onFatal: (err) => log.error('raft node stopped on a fatal error', { error: err }),
       },
     });
-    return new ClusterReplica(deps, paths, replicator, liveness, () => peerTransport?.totals);
+    return new ClusterReplica(deps, paths, replicator, liveness, () => peerTransport?.totals, clusterId);
   }
 
   /** Starts Raft over the opened store (replays what the store has not applied yet). */
@@ -435,6 +448,7 @@ export class ClusterReplica {
         if (first.ok || first.reason !== 'unknown' || token.id !== undefined || !file || !joinSecretHashMatches(hashJoinSecret(file.secret), token.secret)) return first;
         return (await this.recordFileToken()) ? tokens.check(token) : first;
       },
+      clusterId: this.clusterId,
       log: this.deps.log,
     });
   }

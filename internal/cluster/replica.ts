@@ -76,6 +76,8 @@ export interface ClusterReplicaDeps {
 
 export class ClusterReplica {
   readonly name: string;
+  /** The founders' names by member id (--initial-cluster), for members not yet recorded. */
+  private readonly founderNames: ReadonlyMap<number, string>;
   readonly id: number;
   readonly peerAddress: string;
   readonly replicator: RaftReplicator;
@@ -101,6 +103,7 @@ export class ClusterReplica {
     private readonly clusterId: string,
   ) {
     this.name = deps.config.name;
+    this.founderNames = new Map(deps.config.initialCluster.map((m) => [nodeIdOf(m.name), m.name]));
     this.id = nodeIdOf(this.name);
     this.peerAddress = deps.config.peerAddress!;
     this.replicator = replicator;
@@ -344,7 +347,9 @@ export class ClusterReplica {
         const peerUrl = s.peers.get(id);
         const reachable = memberReachable(s, id, this.liveness.silenceMs(id), this.deps.config.electionTimeoutMs);
         return {
-          name: r?.name ?? (isSelf ? this.name : String(id)),
+          // A member's own record is published a moment after it first knows a leader; until
+          // then a founder's name is known from --initial-cluster.
+          name: r?.name ?? (isSelf ? this.name : (this.founderNames.get(id) ?? String(id))),
           id,
           role,
           peerAddress: r?.peerAddress ?? (peerUrl ? peerUrl.replace(/^https:\/\//, '') : ''),

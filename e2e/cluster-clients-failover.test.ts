@@ -4,24 +4,14 @@
 // consistent list shows; a namespace deleted right after the failover is finalized by the new
 // leader's controllers; a continue token and an exact list taken on one replica are answered
 // the same by every replica, the killed leader included once it is back.
-import { execFileSync } from 'node:child_process';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess } from './support/cluster-process.js';
 import { startStreaming, type StreamingProcess } from './clients/support/streaming-process.js';
 import { waitFor } from './clients/support/wait-for.js';
+import { PYTHON, pythonClientAvailable } from './clients/support/python-client.js';
 
-const PYTHON = '/usr/bin/python3';
 const NS = 'clients-failover';
-
-function pythonClientAvailable(): boolean {
-  try {
-    execFileSync(PYTHON, ['-c', 'import kubernetes'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // Lists once, then follows watch.Watch().stream from that version, printing one JSON line per
 // list or watch request it makes and per event (the stream re-requests by itself when a

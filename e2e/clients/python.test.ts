@@ -2,25 +2,16 @@
 // /usr/bin/python3) against a real server process with upstream naming. The scenarios live in
 // python/client_scenarios.py and print JSON describing what the client returned: chunked lists
 // with limit/_continue, watch.Watch().stream, and create/patch/delete. Issue 7 §2.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { startStreaming } from './support/streaming-process.js';
+import { PYTHON, pythonClientAvailable } from './support/python-client.js';
 
-const PYTHON = '/usr/bin/python3';
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'python', 'client_scenarios.py');
 const NS = 'python-client';
-
-function pythonClientAvailable(): boolean {
-  try {
-    execFileSync(PYTHON, ['-c', 'import kubernetes'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs one scenario to completion and parses the JSON it printed last. */
 function runScenario<T>(kubeconfig: string, args: string[]): Promise<T> {

@@ -7,11 +7,12 @@
 //   - a joiner takes the id of the member that admitted it (join response);
 //   - a data directory of an earlier build, which kept no id, goes on with the id those builds
 //     used (the peer CA's hash alone), which its peers also use.
-// Imports: node crypto and fs only.
+// Imports: pki/cluster-pki (writeAtomic).
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAtomic } from '../pki/cluster-pki.js';
 
 export const CLUSTER_ID_FILE = 'cluster-id';
 
@@ -43,14 +44,6 @@ export function clusterIdentity(
     throw new Error(`${path} does not hold a cluster id (16 hex digits): restore it, or remove the data directory to start the replica afresh`);
   }
   const id = o.joined ?? (o.firstStart && o.founders.length > 0 ? foundingClusterId(peerCa, o.founders) : legacyClusterId(peerCa));
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, `${id}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeAtomic(path, `${id}\n`, 0o644);
   return id;
 }

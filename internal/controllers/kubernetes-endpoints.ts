@@ -20,10 +20,9 @@ import type { Naming } from '../naming/naming.js';
 import { Reconciler } from './reconciler.js';
 import { metaOf, Objects, type Obj, type ResourceRef } from './objects.js';
 import type { ControllerEnv } from './serviceaccount-controllers.js';
+import { KUBERNETES_SERVICE_IP } from '../pki/pki.js';
 
 export const KUBERNETES_SERVICE = 'kubernetes';
-/** The first address of the service range (10.96.0.0/12), as upstream's default service CIDR gives. */
-export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 export const LEASE_PREFIX = 'apiserver-endpoint-';
 const SYSTEM_NAMESPACE = 'kube-system';
 const DEFAULT_NAMESPACE = 'default';

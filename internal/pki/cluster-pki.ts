@@ -96,8 +96,6 @@ export function classifyHosts(hosts: readonly string[]): { dnsNames: string[]; i
 
 const LOOPBACK_IPS = ['127.0.0.1', '::1'];
 
-export { KUBERNETES_SERVICE_IP };
-
 /**
  * SANs of a replica's serving certificate: loopback, the replica's name (its host name under
  * compose and StatefulSets), the in-cluster service names and address, and every host given.
@@ -146,7 +144,7 @@ async function run(request: ClusterPkiRequest): Promise<ClusterPkiResult> {
 }
 
 /** Writes `data` so that the file appears whole or not at all, with `mode` from the start. */
-function writeAtomic(path: string, data: string, mode: number): void {
+export function writeAtomic(path: string, data: string, mode: number): void {
   const tmp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
   const fd = openSync(tmp, 'wx', mode);
   try {

@@ -4,14 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { ensurePki, writeAdminKubeconfig } from './pki.js';
-import { KUBERNETES_SERVICE_IP } from './cluster-pki.js';
-import { KUBERNETES_SERVICE_IP as SERVICE_IP_OF_CONTROLLER } from '../controllers/kubernetes-endpoints.js';
-
-describe('the kubernetes Service address in serving certificates', () => {
-  it('is the address the kubernetes Service is given', () => {
-    expect(KUBERNETES_SERVICE_IP).toBe(SERVICE_IP_OF_CONTROLLER);
-  });
-});
 
 describe('ensurePki', () => {
   it('generates the CA, serving, admin and service-account keys once, private keys 0600', async () => {

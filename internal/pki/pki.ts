@@ -48,9 +48,8 @@ const writePrivate = (path: string, pem: string) => {
 /**
  * The kubernetes Service's cluster IP (the first address of the service range; the endpoints
  * controller gives the Service this address): in-cluster clients dial it
- * (KUBERNETES_SERVICE_HOST), so serving certificates name it, as upstream's do. Kept here
- * rather than imported, so that the PKI code loads no controller code; a test holds the two
- * equal.
+ * (KUBERNETES_SERVICE_HOST), so serving certificates name it, as upstream's do. Defined here,
+ * where the PKI code loads no controller code; the endpoints controller imports it.
  */
 export const KUBERNETES_SERVICE_IP = '10.96.0.1';
 

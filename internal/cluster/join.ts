@@ -8,11 +8,13 @@
 //           secret matching, not expired), issue the joiner's serving and peer certificates,
 //           add it to Raft as a learner (the leader promotes it once it has caught up), answer
 //           with the shared PKI and the member addresses.
-// Imports: pki (cluster layout, join token), cluster ids, raft types, log; join-tokens (types).
+// Imports: pki (cluster layout, join token), config (splitHostPort), cluster ids, raft types, log;
+// join-tokens (types).
 
 import { readFileSync, writeFileSync, mkdirSync, existsSync, chmodSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { splitHostPort } from '../config/flags.js';
 import { dirname, join, relative } from 'node:path';
 import type { RaftNodeStatus } from '../../raft/node/raft-node.js';
 import type { ConfState } from '../../raft/types.js';
@@ -145,8 +147,7 @@ export interface AdmitDeps {
  * the address it advertises to clients (--advertise-address), which clients dial and verify.
  */
 export function joinHosts(peerAddress: string, advertiseAddress?: string): string[] {
-  const host = peerAddress.slice(0, peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
-  return [...new Set([host, ...(advertiseAddress ? [advertiseAddress] : [])])];
+  return [...new Set([splitHostPort(peerAddress)[0], ...(advertiseAddress ? [advertiseAddress] : [])])];
 }
 
 /** What a serving certificate may name: an IP address or a DNS name (as --advertise-address takes). */

@@ -16,7 +16,7 @@ import { createLevelLogStore } from '../../raft/storage/level-log-store.js';
 import { Http2Transport } from '../../raft/transport/http2-transport.js';
 import { isRaftNodeError } from '../../raft/node/node-errors.js';
 import type { Authorizer } from '../authz/authorizer.js';
-import type { ServerConfig } from '../config/flags.js';
+import { splitHostPort, type ServerConfig } from '../config/flags.js';
 import type { ReloadableFiles } from '../config/reloadable-files.js';
 import type { HealthChecks } from '../health/health.js';
 import type { Logger } from '../log/logger.js';
@@ -546,11 +546,6 @@ export class ClusterReplica {
     for (const t of this.timers) clearInterval(t);
     // The store closes the replicator (and with it the Raft node).
   }
-}
-
-function splitHostPort(hp: string): [string, number] {
-  const i = hp.lastIndexOf(':');
-  return [hp.slice(0, i).replace(/^\[|\]$/g, ''), Number(hp.slice(i + 1))];
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -822,7 +822,7 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
     // from `clusterd pki --replica` or issued at its join), as kube-apiserver publishes an
     // interface's address rather than its bind address.
     if (config.advertiseAddress === undefined && (config.bindAddress === '0.0.0.0' || config.bindAddress === '::') && config.peerAddress) {
-      config.advertiseAddress = config.peerAddress.slice(0, config.peerAddress.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+      config.advertiseAddress = splitHostPort(config.peerAddress)[0];
     }
   }
   return config;
@@ -846,3 +846,9 @@ export function helpText(program = 'clusterd'): string {
 }
 
 export { formatDuration };
+
+/** A `host:port` address (an IPv6 host in brackets) as its host, unbracketed, and its port. */
+export function splitHostPort(hp: string): [string, number] {
+  const i = hp.lastIndexOf(':');
+  return [hp.slice(0, i).replace(/^\[|\]$/g, ''), Number(hp.slice(i + 1))];
+}

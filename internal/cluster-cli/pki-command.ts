@@ -5,6 +5,7 @@
 // certificate library, which built generation loads in its own process anyway).
 
 import { classifyHosts, clusterPkiPaths, generateClusterPki, type ClusterPkiResult, type ReplicaSpec } from '../pki/cluster-pki.js';
+import { multiKubeconfigText } from '../pki/pki.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flag, parseArgs, UsageError, type CommandIo } from './args.js';
@@ -134,24 +135,8 @@ export function startCommand(dir: string, name: string, replicas: readonly Repli
  * admin client certificate and key inline.
  */
 export function adminKubeconfigText(replicas: readonly ReplicaSpec[], pem: { ca: string; cert: string; key: string }): string {
-  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-  const addresses = replicaAddresses(replicas);
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    ...addresses.flatMap((r) => [`- name: ${r.name}`, '  cluster:', `    server: https://${bracketed(r.host)}:${r.apiPort}`, `    certificate-authority-data: ${b64(pem.ca)}`]),
-    'users:',
-    '- name: admin',
-    '  user:',
-    `    client-certificate-data: ${b64(pem.cert)}`,
-    `    client-key-data: ${b64(pem.key)}`,
-    'contexts:',
-    ...addresses.flatMap((r) => [`- name: ${r.name}`, '  context:', `    cluster: ${r.name}`, '    user: admin']),
-    `current-context: ${addresses[0]?.name ?? ''}`,
-    'preferences: {}',
-    '',
-  ].join('\n');
+  const servers = replicaAddresses(replicas).map((r) => ({ cluster: r.name, server: `https://${bracketed(r.host)}:${r.apiPort}`, context: r.name }));
+  return multiKubeconfigText({ servers, caPem: pem.ca, certPem: pem.cert, keyPem: pem.key });
 }
 
 export function pkiReport(result: ClusterPkiResult, requested: readonly ReplicaSpec[]): string {

@@ -149,28 +149,31 @@ export interface KubeconfigOptions {
 
 /** A kubeconfig with the credentials embedded, so it works from any directory. */
 export function kubeconfigText(o: KubeconfigOptions): string {
-  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
   const cluster = o.cluster ?? 'clusterd';
+  const user = o.user ?? 'admin';
+  return multiKubeconfigText({ ...o, user, servers: [{ cluster, server: o.server, context: `${user}@${cluster}` }] });
+}
+
+/**
+ * kubeconfigText with several servers (the replicas of a cluster): a cluster and a context each,
+ * one user, the first context current.
+ */
+export function multiKubeconfigText(o: Omit<KubeconfigOptions, 'server' | 'cluster'> & { servers: readonly { cluster: string; server: string; context: string }[] }): string {
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
   const user = o.user ?? 'admin';
   return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
-    `- name: ${cluster}`,
-    '  cluster:',
-    `    server: ${o.server}`,
-    `    certificate-authority-data: ${b64(o.caPem)}`,
+    ...o.servers.flatMap((s) => [`- name: ${s.cluster}`, '  cluster:', `    server: ${s.server}`, `    certificate-authority-data: ${b64(o.caPem)}`]),
     'users:',
     `- name: ${user}`,
     '  user:',
     `    client-certificate-data: ${b64(o.certPem)}`,
     `    client-key-data: ${b64(o.keyPem)}`,
     'contexts:',
-    `- name: ${user}@${cluster}`,
-    '  context:',
-    `    cluster: ${cluster}`,
-    `    user: ${user}`,
-    `current-context: ${user}@${cluster}`,
+    ...o.servers.flatMap((s) => [`- name: ${s.context}`, '  context:', `    cluster: ${s.cluster}`, `    user: ${user}`]),
+    `current-context: ${o.servers[0]?.context ?? ''}`,
     'preferences: {}',
     '',
   ].join('\n');

@@ -26,7 +26,8 @@ function setup(leader: number) {
     now: () => now,
   });
   const delivered: Message[] = [];
-  const handler = monitor.handler({ process: (m) => delivered.push(m), reportUnreachable: () => {}, reportSnapshot: () => {} } satisfies TransportHandler);
+  const down: number[] = [];
+  const handler = monitor.handler({ process: (m) => delivered.push(m), reportUnreachable: () => {}, reportSnapshot: () => {}, reportPeerDown: (id) => void down.push(id) } satisfies TransportHandler);
   const sent: Message[] = [];
   const inner: Transport = {
     start: async () => {},
@@ -37,7 +38,7 @@ function setup(leader: number) {
     stop: async () => {},
   };
   const transport = monitor.transport(inner);
-  return { monitor, handler, transport, warnings, delivered, sent, advance: (ms: number) => (now += ms) };
+  return { monitor, handler, transport, warnings, delivered, sent, down, advance: (ms: number) => (now += ms) };
 }
 
 describe('RaftLivenessMonitor', () => {
@@ -54,6 +55,12 @@ describe('RaftLivenessMonitor', () => {
       ['raft liveness: leader sent a heartbeat late', 3, 700],
     ]);
     expect(t.sent).toHaveLength(6);
+  });
+
+  it('passes the transport\'s reports on, a peer found down included (the fast election needs it)', () => {
+    const t = setup(2);
+    t.handler.reportPeerDown(2);
+    expect(t.down).toEqual([2]);
   });
 
   it('a follower: warns when nothing came from its leader for half an election timeout, not of other peers', () => {

@@ -90,6 +90,7 @@ export class RaftLivenessMonitor {
       },
       reportUnreachable: (id) => inner.reportUnreachable(id),
       reportSnapshot: (id, status) => inner.reportSnapshot(id, status),
+      reportPeerDown: (id) => inner.reportPeerDown(id),
     };
   }
 

@@ -458,3 +458,56 @@ describe('membership changes the configuration cannot take', () => {
     }
   });
 });
+
+describe('forgetLeader (pre-vote with checkQuorum)', () => {
+  /** Three members with pre-vote and checkQuorum, 1 elected; messages to or from `dead` are lost. */
+  function leased() {
+    const ids = [1, 2, 3];
+    const nodes = new Map(ids.map((id) => [id, newNode(id, ids, { preVote: true, checkQuorum: true })]));
+    let dead = 0;
+    const stabilize = (): void => {
+      for (let i = 0; i < 100; i++) {
+        const msgs = [...nodes.values()].flatMap(handle);
+        if (msgs.length === 0) return;
+        for (const m of msgs) if (m.to !== dead && m.from !== dead) nodes.get(m.to)?.rn.step(m);
+      }
+    };
+    const node = (id: number) => nodes.get(id)!;
+    node(1).rn.campaign();
+    stabilize();
+    expect(node(1).rn.status().raftState).toBe(StateType.Leader);
+    return { node, stabilize, kill: (id: number) => void (dead = id) };
+  }
+
+  it('a follower that still holds the lease ignores the pre-vote of another, so a campaign right after the leader died fails', () => {
+    const c = leased();
+    c.kill(1);
+    c.node(2).rn.campaign();
+    c.stabilize();
+    expect(c.node(2).rn.status().raftState).not.toBe(StateType.Leader);
+    expect(c.node(3).rn.status().lead).toBe(1);
+  });
+
+  it('once the other follower forgot the leader, the campaign wins at once', () => {
+    const c = leased();
+    const term = c.node(2).rn.status().term;
+    c.kill(1);
+    c.node(3).rn.forgetLeader();
+    expect(c.node(3).rn.status()).toMatchObject({ raftState: StateType.Follower, lead: 0, term });
+    c.node(2).rn.campaign();
+    c.stabilize();
+    expect(c.node(2).rn.status()).toMatchObject({ raftState: StateType.Leader, term: term + 1 });
+    expect(c.node(3).rn.status()).toMatchObject({ lead: 2, term: term + 1 });
+  });
+
+  it('a follower that forgot takes the leader back from its next heartbeat; a leader cannot forget itself', () => {
+    const c = leased();
+    c.node(1).rn.forgetLeader();
+    expect(c.node(1).rn.status()).toMatchObject({ raftState: StateType.Leader, lead: 1 });
+    c.node(2).rn.forgetLeader();
+    expect(c.node(2).rn.status().lead).toBe(0);
+    for (let i = 0; i < 2; i++) c.node(1).rn.tick(); // a heartbeat is due
+    c.stabilize();
+    expect(c.node(2).rn.status()).toMatchObject({ raftState: StateType.Follower, lead: 1 });
+  });
+});

@@ -440,6 +440,22 @@ export class Raft {
     this.info(() => `${this.id} became follower at term ${this.term}`);
   }
 
+  /**
+   * A follower forgets its leader (etcd's ForgetLeader) and stays a leaderless follower in its
+   * term, without campaigning. With checkQuorum a follower refuses pre-votes while it has heard
+   * from a leader within the election timeout (the lease in step()); a follower that forgot its
+   * leader grants them at once. So when a quorum of followers has good reason to believe the
+   * leader is gone (its process refuses connections), one of them can win an election without
+   * the others waiting out their timeouts. Liveness only: votes, terms and logs are untouched,
+   * and the follower takes the leader back from its next append or heartbeat. The election
+   * timer keeps running, so a follower that forgot wrongly campaigns no sooner than before.
+   */
+  forgetLeader(): void {
+    if (this.state !== StateType.Follower || this.lead === NONE) return;
+    this.info(() => `${this.id} forgetting leader ${this.lead} at term ${this.term}`);
+    this.lead = NONE;
+  }
+
   private becomeCandidate(): void {
     invariant(this.state !== StateType.Leader, 'invalid transition [leader -> candidate]');
     this.stepFn = (m) => this.stepCandidate(m);

@@ -207,6 +207,11 @@ export class RawNode {
     this.raft.step(makeMessage({ type: MessageType.TransferLeader, from: transferee, to: this.raft.id }));
   }
 
+  /** A follower forgets its leader so that it grants pre-votes at once (Raft.forgetLeader). */
+  forgetLeader(): void {
+    this.raft.forgetLeader();
+  }
+
   /** The driver could not deliver to `id`: the leader stops pipelining to it and probes instead. */
   reportUnreachable(id: NodeId): void {
     this.raft.step(makeMessage({ type: MessageType.Unreachable, from: id }));

@@ -492,6 +492,57 @@ describe('RaftNode', () => {
     await c.drive(target.propose(put('t', '1')));
   });
 
+  /** Ticks of the manual clock until the members other than `gone` agree on a new leader. */
+  async function ticksToNewLeader(c: Cluster, gone: RaftNode): Promise<{ ticks: number; leader: RaftNode }> {
+    const others = [...c.nodes.values()].filter((n) => n !== gone);
+    let ticks = 0;
+    const agreed = (): boolean => {
+      const l = c.leader(others);
+      return l !== undefined && others.every((n) => n.status().leader === l.id);
+    };
+    while (!agreed()) {
+      if (++ticks > 500) throw new Error('no new leader in 500 ticks');
+      c.clock.advance(TICK);
+      await settle();
+    }
+    return { ticks, leader: c.leader(others)! };
+  }
+
+  it('followers whose leader\'s process is gone elect a new one without waiting out the election timeout', async () => {
+    // electionTicks is 10: a follower that only misses heartbeats campaigns after 10-19 ticks.
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const old = await c.electLeader();
+    await old.stop(); // its peers are told it is down (LocalTransport, as a refused connection)
+    const { ticks, leader } = await ticksToNewLeader(c, old);
+    expect(ticks).toBeLessThan(10);
+    expect(leader.stats().leaderDownReports + [...c.nodes.values()].filter((n) => n !== leader && n !== old)[0]!.stats().leaderDownReports).toBe(2);
+    await c.drive(leader.propose(put('after', '1')));
+  });
+
+  it('a leader that is only cut off (no refusal) is replaced after the election timeout, as before', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const old = await c.electLeader();
+    c.net.isolate(old.id);
+    const { ticks } = await ticksToNewLeader(c, old);
+    expect(ticks).toBeGreaterThanOrEqual(10);
+    expect([...c.nodes.values()].every((n) => n.stats().leaderDownReports === 0)).toBe(true);
+  });
+
+  it('a down report about a member that is not the leader, or on the leader, changes nothing', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const [f1, f2] = [...c.nodes.values()].filter((n) => n !== leader) as [RaftNode, RaftNode];
+    await f2.stop();
+    await c.runUntil(() => false, 30).catch(() => undefined);
+    expect(leader.status().role).toBe('leader');
+    expect(f1.status().leader).toBe(leader.id);
+    expect(f1.stats().leaderDownReports + leader.stats().leaderDownReports).toBe(0);
+    await c.drive(f1.propose(put('still', '1')));
+  });
+
   it('group commit: commands proposed together become one write and one append per follower', async () => {
     const c = (cluster = new Cluster());
     await c.startAll(3);

@@ -229,6 +229,8 @@ export interface RaftNodeStats {
   snapshotSaveMs: number;
   /** Milliseconds spent compacting the stored log after snapshots, beside the loop. */
   compactMs: number;
+  /** Times this follower forgot its leader because the transport reported it down (peerDown). */
+  leaderDownReports: number;
 }
 
 export type RaftRole = 'leader' | 'follower' | 'candidate' | 'pre-candidate';
@@ -416,7 +418,10 @@ export class RaftNode {
     snapshotMs: 0,
     snapshotSaveMs: 0,
     compactMs: 0,
+    leaderDownReports: 0,
   };
+  /** The campaign a follower schedules after its leader was reported down (peerDown). */
+  private earlyCampaign: unknown = null;
 
   private constructor(options: RaftNodeOptions) {
     this.id = options.id;
@@ -507,6 +512,7 @@ export class RaftNode {
       },
       reportUnreachable: (id: NodeId) => this.input(() => this.rn.reportUnreachable(id)),
       reportSnapshot: (id: NodeId, status: SnapshotStatus) => this.input(() => this.rn.reportSnapshot(id, status === 'finish')),
+      reportPeerDown: (id: NodeId) => this.input(() => this.peerDown(id)),
     };
     this.transport = o.transport(handler);
     await this.transport.start();
@@ -775,6 +781,7 @@ export class RaftNode {
   private async doStop(): Promise<void> {
     this.stopped = true;
     this.o.clock.clearInterval(this.ticker);
+    if (this.earlyCampaign !== null) this.o.clock.clearTimeout(this.earlyCampaign);
     this.kick();
     await this.loopDone.catch(() => undefined);
     while (this.applyingAhead) await this.applyingAhead;
@@ -789,6 +796,36 @@ export class RaftNode {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /**
+   * The transport found our leader's address refusing connections: its process is gone. Waiting
+   * out the election timeout (1-2 s by default) would leave writes without a leader for that
+   * long, so the follower forgets the leader, which lets it grant pre-votes at once, and
+   * campaigns itself soon. The other followers see the same refusal within a reconnect backoff.
+   * Who campaigns first goes by rank (the voters other than the old leader, by id), a quarter
+   * election timeout apart: two followers campaigning together would split the vote and leave
+   * both to the full timeout, and a random spread collides whenever two draws fall within a
+   * message's latency. The first in rank whose log is up to date wins; one that cannot win
+   * leaves the next its turn. Only a hint: a leader that is in fact alive keeps its followers
+   * (a pre-vote cannot win against a follower that still hears it), and a follower that forgot
+   * it takes it back from its next heartbeat, which also makes the campaign a no-op.
+   */
+  private peerDown(id: NodeId): void {
+    if (this.stopped || this.rn.leader() !== id || this.rn.status().raftState !== StateType.Follower) return;
+    this.rn.forgetLeader();
+    this.counters.leaderDownReports++;
+    const voters = [...new Set([...this.confState.voters, ...this.confState.votersOutgoing])].filter((v) => v !== id).sort((a, b) => a - b);
+    const rank = voters.indexOf(this.id);
+    if (rank < 0 || this.earlyCampaign !== null) return;
+    const { tickMs, electionTicks } = this.o;
+    const delay = tickMs + rank * Math.max(tickMs, Math.floor((electionTicks * tickMs) / 4));
+    this.earlyCampaign = this.o.clock.setTimeout(() => {
+      this.earlyCampaign = null;
+      this.input(() => {
+        if (this.rn.leader() === NONE && this.rn.status().raftState === StateType.Follower) this.rn.campaign();
+      });
+    }, delay);
+  }
 
   private closedError(): RaftNodeError | null {
     if (this.fatal) return new RaftNodeError('FATAL', `raft node failed: ${this.fatal.message}`, { cause: this.fatal });

@@ -5,7 +5,7 @@
 // choice comes from one seeded PRNG, so a seed number reproduces a run exactly. The safety
 // checker (invariants.ts) is consulted after every step.
 
-import { type ConfChange, ConfChangeType, type ConfState, type Entry, EntryType, type Message, MessageType, type NodeId } from '../types.js';
+import { type ConfChange, ConfChangeType, type ConfState, type Entry, EntryType, type Message, MessageType, NONE, type NodeId } from '../types.js';
 import { decodeConfChange, describeConfChange } from '../core/conf-change.js';
 import { describeMessage } from '../core/describe.js';
 import { isProposalDropped, isRaftError } from '../core/errors.js';
@@ -157,11 +157,19 @@ export class Simulation {
   readonly pending = new Map<string, number>();
   private proposalSeq = 0;
   private trace: string[] = [];
-  stats = { delivered: 0, dropped: 0, crashes: 0, confChanges: 0, leaderChanges: 0, committed: 0, transfers: 0 };
+  stats = { delivered: 0, dropped: 0, crashes: 0, confChanges: 0, leaderChanges: 0, committed: 0, transfers: 0, leaderDownHints: 0 };
+  /**
+   * RaftNode's leader-down hint (forgetLeader, then a campaign a few ticks later by rank), as a
+   * refused connection gives it: after a leader crashes, and now and then about a leader that is
+   * alive. Drawn from a generator of its own so the other faults keep their sequence.
+   */
+  private readonly hintRng: Xoshiro128;
+  private readonly earlyCampaigns = new Map<NodeId, number>();
 
   constructor(opts: SimOptions) {
     this.opts = opts;
     this.rng = new Xoshiro128(opts.seed);
+    this.hintRng = new Xoshiro128((opts.seed ^ 0x5bd1e995) >>> 0);
     this.checker = new SafetyChecker((msg) => this.fail(msg));
     const voters = Array.from({ length: opts.nodes }, (_, i) => i + 1);
     const confState: ConfState = { voters, learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
@@ -231,6 +239,31 @@ export class Simulation {
     this.stats.crashes++;
     this.log(() => `crash ${n.id}`);
     this.opts.observer?.onStop?.(n);
+    // Its followers may learn it is gone (not all do, nor at once: some links were cut).
+    for (const f of this.nodes.values()) if (f.rn && f.rn.leader() === n.id && this.hintRng.chance(0.6)) this.leaderDown(f, n.id);
+  }
+
+  /** A follower hears that `leader` is down: it forgets it and campaigns by rank, as RaftNode.peerDown. */
+  private leaderDown(f: SimNode, leader: NodeId): void {
+    const rn = f.rn;
+    if (!rn || rn.leader() !== leader || rn.status().raftState !== StateType.Follower) return;
+    this.stats.leaderDownHints++;
+    this.log(() => `leader ${leader} down, as ${f.id} hears`);
+    rn.forgetLeader();
+    const cs = f.confState;
+    const voters = [...new Set([...cs.voters, ...cs.votersOutgoing])].filter((v) => v !== leader).sort((a, b) => a - b);
+    const rank = voters.indexOf(f.id);
+    if (rank >= 0 && !this.earlyCampaigns.has(f.id)) this.earlyCampaigns.set(f.id, this.now + 1 + rank * 3);
+  }
+
+  /** Early campaigns that are due, on followers still without a leader. */
+  private runEarlyCampaigns(): void {
+    for (const [id, due] of this.earlyCampaigns) {
+      if (due > this.now) continue;
+      this.earlyCampaigns.delete(id);
+      const rn = this.nodes.get(id)?.rn;
+      if (rn && rn.leader() === NONE && rn.status().raftState === StateType.Follower) rn.campaign();
+    }
   }
 
   // ------------------------------------------------------------ network
@@ -567,6 +600,13 @@ export class Simulation {
     if (this.faults && this.rng.chance(this.opts.proposeRate)) this.clientPropose();
     if (this.now % 5 === 0) this.retryPending();
     this.opts.observer?.onTick?.(this);
+    if (this.faults && this.hintRng.chance(0.002)) {
+      // A wrong hint: a follower told its leader is down while it may well be alive.
+      const told = [...this.nodes.values()].filter((n) => n.rn && n.rn.leader() !== NONE);
+      const f = told.length > 0 ? this.hintRng.pick(told) : undefined;
+      if (f?.rn) this.leaderDown(f, f.rn.leader());
+    }
+    this.runEarlyCampaigns();
     for (const n of this.nodes.values()) n.rn?.tick();
     // Rounds: deliver, process readies, until nothing due remains this tick.
     for (let round = 0; round < 50; round++) {

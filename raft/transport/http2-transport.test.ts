@@ -35,6 +35,11 @@ class Recorder implements TransportHandler {
     this.snapshots.push([id, status]);
     this.poke();
   }
+  down: NodeId[] = [];
+  reportPeerDown(id: NodeId): void {
+    this.down.push(id);
+    this.poke();
+  }
   until(cond: () => boolean): Promise<void> {
     if (cond()) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ cond, resolve }));
@@ -364,6 +369,36 @@ describe('Http2Transport', () => {
     }
     expect(delivered).toBe(true);
     expect(a.t.stats(2)!.connects).toBeGreaterThanOrEqual(2);
+  });
+
+  it('reports a peer down when its address refuses connections, and never one that is only silent', async () => {
+    const a = await member(1);
+    const b = await member(2);
+    const c = await member(3);
+    const proxy = new BlackHoleProxy(Number(new URL(c.t.url()).port));
+    a.t.addPeer(2, b.t.url());
+    a.t.addPeer(3, await proxy.start());
+    a.t.send([app(1, 2, 1), app(1, 3, 1)]);
+    await b.rec.until(() => b.rec.messages.length === 1);
+    await c.rec.until(() => c.rec.messages.length === 1);
+    proxy.blackhole();
+    await b.t.stop();
+    // The pipe to 2 breaks; its reconnect finds nothing listening.
+    await a.rec.until(() => a.rec.down.includes(2));
+    // The black-holed link to 3 takes new connections and holds them: a connect timeout, at
+    // most unreachable, but never down.
+    await a.rec.until(() => a.rec.down.filter((id) => id === 2).length >= 3);
+    expect(a.rec.down.filter((id) => id !== 2)).toEqual([]);
+    await proxy.close();
+  });
+
+  it('reports a peer down behind a TCP proxy that accepts and resets, as one in front of a dead peer does', async () => {
+    const a = await member(1);
+    const resetting = net.createServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((r) => resetting.listen(0, '127.0.0.1', () => r()));
+    a.t.addPeer(2, `https://127.0.0.1:${(resetting.address() as net.AddressInfo).port}`);
+    await a.rec.until(() => a.rec.down.includes(2));
+    await new Promise<void>((r) => resetting.close(() => r()));
   });
 
   it('closes the pipe on a garbage frame and keeps serving others', async () => {

@@ -246,11 +246,12 @@ export class Http2Transport implements Transport {
   }
 
   /** @internal Handler calls are suppressed after stop(). */
-  report(kind: 'unreachable', id: NodeId): void;
+  report(kind: 'unreachable' | 'down', id: NodeId): void;
   report(kind: 'snapshot', id: NodeId, status: SnapshotStatus): void;
-  report(kind: 'unreachable' | 'snapshot', id: NodeId, status?: SnapshotStatus): void {
+  report(kind: 'unreachable' | 'down' | 'snapshot', id: NodeId, status?: SnapshotStatus): void {
     if (this.stopped) return;
     if (kind === 'unreachable') this.opts.handler.reportUnreachable(id);
+    else if (kind === 'down') this.opts.handler.reportPeerDown(id);
     else this.opts.handler.reportSnapshot(id, status!);
   }
 
@@ -665,6 +666,10 @@ class PeerSender {
     const socket = tls.connect({ host, port: Number(url.port), ca, cert, key, ...(isIP(host) ? {} : { servername: host }) });
     this.socket = socket;
     socket.setNoDelay(true);
+    // Before watch()'s listener, which moves on to the next generation.
+    let secured = false;
+    socket.once('secureConnect', () => (secured = true));
+    socket.once('error', (err: NodeJS.ErrnoException) => this.refused(gen, err, secured));
     const fail = (): void => {
       if (gen === this.generation) this.onBroken();
     };
@@ -712,6 +717,9 @@ class PeerSender {
     const fail = (): void => {
       if (gen === this.generation) this.onBroken();
     };
+    let secured = false;
+    session.once('connect', () => (secured = true));
+    session.once('error', (err: NodeJS.ErrnoException) => this.refused(gen, err, secured));
     session.on('error', fail);
     session.on('close', fail);
     session.on('goaway', fail);
@@ -725,6 +733,17 @@ class PeerSender {
     this.watch(stream, gen, fail);
     // The receiver never sends a body on the pipe; consume to keep flow control moving.
     stream.resume();
+  }
+
+  /**
+   * Connection `gen` failed with `err`. A refused connection says the peer's process is gone;
+   * so does a reset before the TLS handshake completed, which is what a TCP proxy in front of a
+   * dead peer answers (it accepts, finds its backend refusing, and resets). A reset of a
+   * connection that was up is not: a peer that closes one live connection may well be alive.
+   */
+  private refused(gen: number, err: NodeJS.ErrnoException, secured: boolean): void {
+    if (gen !== this.generation) return;
+    if (err.code === 'ECONNREFUSED' || (err.code === 'ECONNRESET' && !secured)) this.t.report('down', this.id);
   }
 
   /** Probes connection `gen` (guardSession); one that fails the probe is replaced. */

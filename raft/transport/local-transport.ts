@@ -1,7 +1,8 @@
 // raft/transport/local-transport.ts owns an in-process Transport for tests of the driver: every
 // member of a LocalNetwork delivers to the others on a later event-loop turn (setImmediate: never synchronously, so
 // re-entrancy bugs show up as they would over a socket). The network can cut links both ways
-// to simulate partitions; a cut link drops and reports the peer unreachable.
+// to simulate partitions; a cut link drops and reports the peer unreachable, while a member that
+// stops is reported down to its peers.
 
 import { MessageType, type Message, type NodeId } from '../types.js';
 import type { Transport, TransportHandler } from './transport.js';
@@ -34,8 +35,14 @@ export class LocalNetwork {
     this.members.set(t.id, t);
   }
 
+  /**
+   * A stopped member's peers learn it is down, as a process's peers do when its address starts
+   * refusing connections (http2-transport's reportPeerDown). A cut link never reports this.
+   */
   /** @internal */ leave(t: LocalTransport): void {
-    if (this.members.get(t.id) === t) this.members.delete(t.id);
+    if (this.members.get(t.id) !== t) return;
+    this.members.delete(t.id);
+    for (const other of this.members.values()) other.peerLeft(t.id);
   }
 
   /** @internal Returns false when the message cannot be delivered. */
@@ -94,5 +101,9 @@ export class LocalTransport implements Transport {
 
   /** @internal */ receive(m: Message): void {
     if (this.running) this.handler.process(m);
+  }
+
+  /** @internal */ peerLeft(id: NodeId): void {
+    if (this.peers.has(id)) queueMicrotask(() => this.running && this.handler.reportPeerDown(id));
   }
 }

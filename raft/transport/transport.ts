@@ -20,6 +20,12 @@ export interface TransportHandler {
   reportUnreachable(id: NodeId): void;
   /** Outcome of sending a snapshot message to `id` (etcd's ReportSnapshot). */
   reportSnapshot(id: NodeId, status: SnapshotStatus): void;
+  /**
+   * A connection to `id` was refused: nothing listens at its address, so its process is most
+   * likely gone (a crash, kill -9 or a stop), not merely slow or cut off. Stronger than
+   * unreachable, and only a hint (transports that cannot tell never call it).
+   */
+  reportPeerDown(id: NodeId): void;
 }
 
 export interface Transport {

@@ -19,6 +19,10 @@ export class PartitionableTransport implements Transport {
       },
       reportUnreachable: (id: NodeId) => outer.reportUnreachable(id),
       reportSnapshot: (id: NodeId, status: SnapshotStatus) => outer.reportSnapshot(id, status),
+      // A cut-off network times connections out; it never shows a refusal.
+      reportPeerDown: (id: NodeId) => {
+        if (!this.partitioned) outer.reportPeerDown(id);
+      },
     };
     this.inner = build(filtered);
   }

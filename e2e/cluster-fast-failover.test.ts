@@ -51,6 +51,12 @@ describe('a leader whose process is gone', () => {
     expect(elapsed).toBeLessThan(ELECTION_MS / 2);
     // (A write forwarded to the old leader just before the kill may still be answered later,
     // 504 after two election timeouts: it may commit. New writes go through at once.)
+    // The survivors that saw the refusal say so in their metrics.
+    const reports = await Promise.all(survivors.map(async (n) => {
+      const text = (await cluster.http.request(cluster.url(n), 'GET', '/metrics')).body;
+      return Number(/^clusterd_raft_leader_down_reports_total (\S+)$/m.exec(text)?.[1] ?? NaN);
+    }));
+    expect(reports.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
     expect(await create(survivors[0]!, 'after-kill-0')).toBe(true);
     expect(await create(survivors[1]!, 'after-kill-1')).toBe(true);
   });

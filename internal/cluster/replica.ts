@@ -524,6 +524,7 @@ export class ClusterReplica {
     counter('clusterd_raft_wal_fsync_seconds_total', 'Time spent in Raft log writes.', () => (stats()?.saveMs ?? 0) / 1000);
     counter('clusterd_raft_apply_batches_total', 'Batches of committed entries applied to this replica\'s store (each one store write).', () => stats()?.applyBatches ?? 0);
     counter('clusterd_raft_messages_sent_total', 'Raft messages this replica handed to its peer transport.', () => stats()?.messagesSent ?? 0);
+    counter('clusterd_raft_leader_down_reports_total', 'Times this follower forgot its leader because the leader\'s peer address refused connections, and campaigned early.', () => stats()?.leaderDownReports ?? 0);
     counter('clusterd_raft_peer_frames_sent_total', 'Batches of Raft messages this replica wrote to its peers (one socket write each).', () => this.peerTotals()?.framesSent ?? 0);
     counter('clusterd_raft_read_index_requests_total', 'Read-index requests this replica sent (one covers every consistent read that arrived before it; resends included).', () => stats()?.readRequests ?? 0);
     counter('clusterd_raft_reads_total', 'Consistent reads confirmed through ReadIndex on this replica.', () => stats()?.readsServed ?? 0);

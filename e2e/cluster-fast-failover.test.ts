@@ -3,7 +3,8 @@
 // one of themselves at once (raft-node peerDown). The election timeout here is 4 s, so a new
 // leader well inside it can only come from that path. The harness's peer proxy answers for a
 // dead replica with a reset rather than a refusal, which counts the same. A leader that
-// is alive but frozen (SIGSTOP: its sockets stay open, nothing is refused) keeps leadership.
+// is alive but frozen (SIGSTOP: its sockets stay open, nothing is refused) keeps leadership,
+// and one stopped with SIGTERM hands leadership over first, as etcd does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess, sleep } from './support/cluster-process.js';
 
@@ -34,6 +35,18 @@ describe('a leader whose process is gone', () => {
     expect(await create(follower, 'after-pause')).toBe(true);
     const self = (await cluster.members(leader, true)).find((m) => m.name === leader)!;
     expect({ role: self.role, term: self.term }).toEqual({ role: 'leader', term });
+  });
+
+  it('a leader stopped with SIGTERM hands leadership over before it goes', async () => {
+    const leader = await cluster.waitForLeader(60_000);
+    const survivors = cluster.names.filter((n) => n !== leader);
+    expect(await cluster.stop(leader)).toBe(0);
+    expect(cluster.logs(leader)).toContain('handed leadership over before stopping');
+    const next = await cluster.waitForLeader(10_000, leader);
+    expect(survivors).toContain(next);
+    expect(await create(next, 'after-sigterm')).toBe(true);
+    await cluster.start(leader);
+    await cluster.waitReady(leader);
   });
 
   it('is replaced well inside one election timeout of its kill -9, and writes go on', async () => {

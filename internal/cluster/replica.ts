@@ -541,6 +541,36 @@ export class ClusterReplica {
     this.deps.files.onChange(setInfo);
   }
 
+  /**
+   * Hands leadership to the most caught-up reachable voter before this replica stops, as etcd
+   * does on a graceful stop: the others keep a leader throughout instead of electing one once
+   * this process is gone, and writes in flight here are forwarded to it meanwhile. Resolves with
+   * the new leader's id, or undefined (at once when this replica does not lead or has no voter
+   * to hand to; after at most two election timeouts when the transfer fails). The stop goes on
+   * either way.
+   */
+  async handOffLeadership(): Promise<number | undefined> {
+    const s = this.replicator.status();
+    if (!s || s.role !== 'leader' || !s.progress) return undefined;
+    const voters = new Set([...s.membership.voters, ...s.membership.votersOutgoing]);
+    let best: { id: number; match: number } | undefined;
+    for (const [id, p] of s.progress) {
+      if (id === s.id || !voters.has(id)) continue;
+      if (!memberReachable(s, id, this.liveness.silenceMs(id), this.deps.config.electionTimeoutMs)) continue;
+      if (!best || p.match > best.match) best = { id, match: p.match };
+    }
+    if (!best) return undefined;
+    const to = (await this.records().catch(() => undefined))?.get(best.id)?.name ?? this.founderNames.get(best.id) ?? String(best.id);
+    try {
+      await this.replicator.raft.transferLeadership(best.id);
+      this.deps.log.warn('handed leadership over before stopping', { to });
+      return best.id;
+    } catch (e) {
+      this.deps.log.warn('could not hand leadership over before stopping; the others elect a leader', { to, error: e instanceof Error ? e.message : String(e) });
+      return undefined;
+    }
+  }
+
   async close(): Promise<void> {
     this.stopped = true;
     this.liveness.stop();

@@ -760,6 +760,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       // As upstream's pre-shutdown hook: this replica's address leaves the kubernetes endpoints
       // while it drains, not after its lease's TTL.
       await endpointLease.release().catch(() => {});
+      // A leader hands over first (etcd does on a graceful stop): the others keep a leader, and
+      // this replica's own writes during the drain are forwarded to it.
+      await cluster?.handOffLeadership();
       if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
       clearInterval(compactTimer);
       unsubscribeLeadership?.();

@@ -158,6 +158,41 @@ describe('the chain', () => {
     expect(asked).toEqual([]);
   });
 
+  it('on a cluster replica, asks RBAC and Node again after catching up when nobody allowed, and only then', async () => {
+    // RBAC allows once the replica has caught up with a binding written elsewhere.
+    let caughtUp = false;
+    const waits: string[] = [];
+    const catchUp = { wait: async () => (waits.push('wait'), (caughtUp = true)) };
+    const rbac: Authorizer = { name: 'rbac', authorize: () => (caughtUp ? { decision: 'allow', reason: 'bound' } : { decision: 'noOpinion', reason: 'not yet' }) };
+    const asked: string[] = [];
+    const chain = buildChain(
+      [
+        { type: 'Node', name: 'node' },
+        { type: 'RBAC', name: 'rbac' },
+        hook('after'),
+      ],
+      { factories: factories({ rbac: () => rbac, node: () => fixed('node', 'noOpinion', 'not a node', asked), webhook: (_c, name) => fixed(name, 'noOpinion', 'no', asked) }), catchUp },
+    );
+    expect(chain.map((z) => z.name)).toEqual(['privileged-group', 'node', 'rbac', 'after', 'catch-up']);
+    expect(await authorize(chain, getPods(alice))).toEqual({ decision: 'allow', reason: 'bound' });
+    // The webhook is not asked twice; Node is asked again, before RBAC.
+    expect(asked).toEqual(['node', 'after', 'node']);
+    expect(waits).toEqual(['wait']);
+    // Allowed at once from then on: no wait.
+    expect(await authorize(chain, getPods(alice))).toEqual({ decision: 'allow', reason: 'bound' });
+    expect(waits).toEqual(['wait']);
+    // Still nobody allows after catching up: the 403 keeps the reasons, without one of its own.
+    const denying = buildChain([{ type: 'RBAC', name: 'rbac' }], { factories: factories({ rbac: () => fixed('rbac', 'noOpinion', 'RBAC: nothing') }), catchUp });
+    expect(await authorize(denying, getPods(alice))).toEqual({ decision: 'deny', reason: 'RBAC: nothing' });
+    // A catch-up that fails (no leader) keeps the answer; a chain without RBAC or Node adds nothing.
+    const failing = buildChain([{ type: 'RBAC', name: 'rbac' }], { factories: factories({ rbac: () => fixed('rbac', 'noOpinion', 'RBAC: nothing') }), catchUp: { wait: async () => false } });
+    expect(await authorize(failing, getPods(alice))).toEqual({ decision: 'deny', reason: 'RBAC: nothing' });
+    expect(buildChain([hook('only')], { factories: factories(), catchUp }).map((z) => z.name)).toEqual(['privileged-group', 'only']);
+    // Lists no rules of its own, and does not make a rules review incomplete.
+    const listing: Authorizer = { ...fixed('rbac', 'noOpinion'), rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }) };
+    expect(await rulesFor(buildChain([{ type: 'RBAC', name: 'rbac' }], { factories: factories({ rbac: () => listing }), catchUp }), alice, 'ns')).toMatchObject({ incomplete: false });
+  });
+
   it('puts the built-in endpoints right after system:masters', () => {
     const join = fixed('cluster-join', 'noOpinion');
     expect(buildChain([{ type: 'RBAC', name: 'rbac' }], { factories: factories(), builtins: [join] }).map((z) => z.name)).toEqual(['privileged-group', 'cluster-join', 'rbac']);

@@ -162,11 +162,43 @@ export interface BuildOptions {
   metrics?: AuthorizationDecisionMetrics;
   /** Server-internal endpoints that check their own credentials (the cluster join endpoints); after system:masters. */
   builtins?: readonly Authorizer[];
+  /**
+   * A replica of a cluster: brings the RBAC and Node views up to every acknowledged write
+   * (registry/catch-up) before a request they did not allow is refused, then asks them again.
+   */
+  catchUp?: { wait(): Promise<boolean> };
+}
+
+/**
+ * The chain's last member on a cluster replica: reached only when nobody allowed or denied. A
+ * Role, binding or pod written through another replica a moment ago may not have reached this
+ * replica's indexes yet; a client told 403 would not retry (a single kube-apiserver would have
+ * allowed it), so wait until this replica holds every acknowledged write and ask the authorizers
+ * that answer from those indexes again, in chain order. Its own no opinion has no reason: the
+ * others' reasons were collected already.
+ */
+function catchUpAuthorizer(catchUp: { wait(): Promise<boolean> }, derived: readonly Authorizer[]): Authorizer {
+  const undecided: Decision = Object.freeze({ decision: 'noOpinion', reason: '' });
+  const again = async (a: Attributes): Promise<Decision> => {
+    if (!(await catchUp.wait())) return undecided;
+    for (const z of derived) {
+      const d = await z.authorize(a);
+      if (d.decision !== 'noOpinion') return d;
+    }
+    return undecided;
+  };
+  return {
+    name: 'catch-up',
+    authorize: again,
+    // Lists nothing of its own: the indexes it re-asks list their rules themselves.
+    rulesFor: (): OwnRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
+  };
 }
 
 /** The whole chain for a configured list; throws when a factory cannot build its authorizer. */
 export function buildChain(configured: readonly ConfiguredAuthorizer[], o: BuildOptions): Authorizer[] {
   const chain: Authorizer[] = [privilegedGroupAuthorizer, ...(o.builtins ?? [])];
+  const derived: Authorizer[] = [];
   for (const c of configured) {
     let z: Authorizer;
     switch (c.type) {
@@ -191,8 +223,11 @@ export function buildChain(configured: readonly ConfiguredAuthorizer[], o: Build
         z = o.factories.webhook(c.webhook, c.name);
         break;
     }
-    chain.push(instrumented(z, c.type, c.name, o.metrics));
+    const wrapped = instrumented(z, c.type, c.name, o.metrics);
+    chain.push(wrapped);
+    if (c.type === 'RBAC' || c.type === 'Node') derived.push(wrapped);
   }
+  if (o.catchUp && derived.length > 0) chain.push(catchUpAuthorizer(o.catchUp, derived));
   return chain;
 }
 

@@ -158,6 +158,8 @@ function deprecationWarning(v: Obj, versions: Obj[], group: string, kind: string
 
 export class CrdController {
   private watcher: CacheWatcher | undefined;
+  /** The definition object each name is served from (the identity sync parsed). */
+  private readonly served = new Map<string, Obj>();
   private stopped = false;
   private readonly crds: ResourceInfo;
   private readonly pending = new Map<string, Obj | null>();
@@ -185,17 +187,39 @@ export class CrdController {
     const registry = this.registries.for(this.crds)!;
     const { entries } = await registry.list({ mode: { kind: 'consistent' }, namespace: '', filter: undefined, hasSelector: false, limit: 0 });
     for (const e of entries) if (!e.corrupt) this.serve(JSON.parse(e.bytes.toString('utf8')) as Obj);
-    this.watcher = this.cache.watch({ prefix: resourcePrefix(this.crds), filter: () => true, fromRevision: this.cache.revision });
-    void (async () => {
-      for await (const out of this.watcher!) {
-        if (!('entry' in out)) continue;
-        const crd = out.type === 'DELETED' ? null : (JSON.parse(out.entry.bytes.toString('utf8')) as Obj);
-        if (crd === null) this.catalog.setCustomResources(out.entry.name, []);
-        this.enqueue(out.entry.name, crd);
+    const w = this.cache.watch({ prefix: resourcePrefix(this.crds), filter: () => true, fromRevision: this.cache.revision });
+    this.watcher = w;
+    w.consume(() => {
+      this.sync();
+      if (w.closed && w.pending === 0 && this.watcher === w && !this.stopped) {
+        this.watcher = undefined;
+        void this.start();
       }
-      if (!this.stopped) void this.start();
-    })();
+    });
     for (const e of entries) if (!e.corrupt) this.enqueue(e.name, JSON.parse(e.bytes.toString('utf8')) as Obj);
+  }
+
+  /**
+   * Takes now every definition change the cache has handed the watch: what is served changes
+   * at once (a replica serves a definition as soon as its cache holds it, so a catch-up — see
+   * registry/catch-up — that reached a revision serves the definitions as of it), and the
+   * status and cleanup work is queued.
+   */
+  sync(): void {
+    const w = this.watcher;
+    if (!w) return;
+    for (const out of w.drain()) {
+      if (!('entry' in out)) continue;
+      if (out.type === 'DELETED') {
+        this.served.delete(out.entry.name);
+        this.catalog.setCustomResources(out.entry.name, []);
+        this.enqueue(out.entry.name, null);
+        continue;
+      }
+      const crd = JSON.parse(out.entry.bytes.toString('utf8')) as Obj;
+      this.serve(crd);
+      this.enqueue(out.entry.name, crd);
+    }
   }
 
   /** Reconciles every definition again (this replica just became the leader). */
@@ -253,6 +277,8 @@ export class CrdController {
   private serve(crd: Obj): boolean {
     const name = str(obj(crd.metadata).name);
     if (obj(crd.metadata).deletionTimestamp !== undefined) return true;
+    // The same object again (sync served it, now its reconcile asks): nothing to change.
+    if (this.served.get(name) === crd) return true;
     const infos = customResourceInfos(crd);
     const clash = infos.some((info) => {
       const served = this.catalog.resource(info.group, info.version, info.resource);
@@ -260,6 +286,7 @@ export class CrdController {
     });
     if (clash) return false;
     this.catalog.setCustomResources(name, infos);
+    this.served.set(name, crd);
     return true;
   }
 

@@ -59,6 +59,12 @@ export interface HttpDeps {
   health: HealthChecks;
   discovery: Discovery;
   openapi: OpenApiSource;
+  /**
+   * On a replica that shares its objects with other API servers: brings its served resources
+   * (and other state derived from objects) up to every acknowledged write, before a request for
+   * a resource it does not serve is answered 404 and before discovery and OpenAPI are served.
+   */
+  catchUp?: { wait(): Promise<boolean> };
   /** The aggregation layer: answers requests for group/versions served by extension API servers. */
   aggregator?: { route(c: Context<Env>): Promise<Response | undefined> };
   version: VersionInfo;

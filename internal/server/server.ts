@@ -45,6 +45,7 @@ import { enablementFrom } from '../config/runtime-config.js';
 import { withGatedResources } from '../config/feature-gates.js';
 import { NamespaceController } from '../controllers/namespace-controller.js';
 import { CrdController } from '../controllers/crd-controller.js';
+import { CatchUp } from '../registry/catch-up.js';
 import { namespaceFinalizer } from '../defaults/core-kinds.js';
 import { Aggregator } from '../aggregator/aggregator.js';
 import { acceptUpgrades } from '../aggregator/upgrade.js';
@@ -522,8 +523,12 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     webhook: (cfg, name) => createWebhookAuthorizer(cfg, { registry: metrics.registry, log, name, naming }),
     ...(abacPolicies ? { abac: () => createAbacAuthorizer(abacPolicies) } : {}),
   };
+  // Replicas that share their objects with other API servers (a Raft cluster, or several servers
+  // over one etcd) catch up with them before answering 404 for a resource or 403 (registry/catch-up).
+  const catchUp = cluster || etcdStore ? new CatchUp(store, cache) : undefined;
+  if (catchUp) catchUp.register(() => rbac.index.sync());
   const buildAuthorizers = (configured: readonly ConfiguredAuthorizer[]): Authorizer[] =>
-    buildChain(configured, { factories, metrics: decisionMetrics, builtins: cluster ? [cluster.authorizer] : [] });
+    buildChain(configured, { factories, metrics: decisionMetrics, builtins: cluster ? [cluster.authorizer] : [], ...(catchUp ? { catchUp } : {}) });
   const authorizationController = config.authorizationConfig
     ? new AuthorizationConfigController({ files: configFiles, group: authorizationConfigGroup, build: buildAuthorizers, chain: authorizers, log, registry: metrics.registry, apiserverId: `clusterd-${config.name}` })
     : undefined;
@@ -555,6 +560,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     inFlight: { reads: config.maxRequestsInflight, mutating: config.maxMutatingRequestsInflight },
     now: () => new Date(),
+    ...(catchUp ? { catchUp } : {}),
     ...(cluster ? { extraRoutes: (method: string, path: string, query: URLSearchParams, body: () => Promise<string>) => cluster.handle(method, path, query, body) } : {}),
   };
   const app = buildHandlerChain(deps);
@@ -634,6 +640,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const isLeader = (): boolean => !elector || elector.isLeader();
   const namespaceController = new NamespaceController(registries, catalog, cache, log, namespaceFinalizer(naming));
   const crdController = new CrdController(registries, catalog, cache, naming, log, 500, isLeader);
+  catchUp?.register(() => crdController.sync());
   // The leader-only controllers --controllers selects (the CRD controller is the API server's own).
   const caPem = readFileSync(pki.caCert, 'utf8');
   const controllerEnv = { registries, catalog, cache, naming, log };

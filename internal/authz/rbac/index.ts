@@ -136,11 +136,18 @@ class Follower {
       this.onPrimed();
     }
     w.consume(() => {
-      for (const out of w.drain()) {
-        if ('entry' in out) this.apply(out.type === 'DELETED' ? 'delete' : 'set', out.entry);
-      }
+      this.sync();
       if (w.closed && w.pending === 0 && this.watcher === w) this.restart();
     });
+  }
+
+  /** Applies what the cache has handed the watch and the delivery round has not yet. */
+  sync(): void {
+    const w = this.watcher;
+    if (!w) return;
+    for (const out of w.drain()) {
+      if ('entry' in out) this.apply(out.type === 'DELETED' ? 'delete' : 'set', out.entry);
+    }
   }
 
   /**
@@ -213,6 +220,14 @@ export class RbacIndex {
 
   stop(): void {
     for (const f of this.followers) f.stop();
+  }
+
+  /**
+   * Takes now every change the cache has applied (they otherwise reach the index in the next
+   * delivery round): after the cache reached a revision, the index answers as of it.
+   */
+  sync(): void {
+    for (const f of this.followers) f.sync();
   }
 
   get ready(): boolean {

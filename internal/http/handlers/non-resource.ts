@@ -112,6 +112,13 @@ export async function handleNonResource(c: Context<Env>, deps: HttpDeps): Promis
     return undefined;
   }
   if (path === '/version') return rawJson(deps.version);
+  // Discovery and OpenAPI describe what this replica serves, which follows definitions and
+  // APIServices written through any replica: catch up first, so a client that waited for a
+  // definition to be Established elsewhere finds it here (a content-addressed OpenAPI document
+  // asked for by its hash does not change).
+  if (deps.catchUp && (path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/') || (path.startsWith('/openapi/') && !c.get('query').has('hash')))) {
+    await deps.catchUp.wait();
+  }
   if (path === '/metrics' && deps.metrics) {
     return new Response(await deps.metrics.text(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
   }

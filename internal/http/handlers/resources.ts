@@ -51,7 +51,13 @@ export async function handleResource(c: Context<Env>, deps: HttpDeps): Promise<R
   // The review kinds are questions answered on POST, not stored objects: they never reach the
   // registry (reviews.ts routes them as upstream's create-only storage is routed).
   const info = c.get('info');
-  const served = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
+  let served = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
+  if (deps.catchUp && (!served || (info.subresource && !served.subresources.has(info.subresource)))) {
+    // A definition acknowledged through another replica may not be served here yet: a client
+    // that waited for Established there must not be told 404 here.
+    await deps.catchUp.wait();
+    served = deps.catalog.resource(info.apiGroup, info.apiVersion, info.resource);
+  }
   const review = served && reviewKindOf(served);
   if (served && review) {
     markDeprecated(c, deps, served, '');

@@ -63,6 +63,7 @@ export function customResourceInfos(crd: Obj): ResourceInfo[] {
       selectableFields: selectablePaths(v),
       storedSelectableFields,
       ...(webhookConversion ? { webhookConversion } : {}),
+      ...(versions.length === 1 ? { singleVersion: true } : {}),
       schema: Object.keys(schema).length ? schema : undefined,
       preserveUnknownFields: schema['x-kubernetes-preserve-unknown-fields'] === true || spec.preserveUnknownFields === true,
       printerColumns: columns.map((c) => ({

@@ -280,10 +280,13 @@ export class GenericRegistry {
    * Whether `r` serves objects in the stored shape (its stored and serving bytes can be used
    * as they are). Compared by apiVersion, not version: events.k8s.io/v1 is stored as core v1.
    * Never for a webhook-converted resource: an object may still be stored in a version that
-   * was the storage version when it was written, and only its webhook can convert it.
+   * was the storage version when it was written, and only its webhook can convert it. Nor for
+   * a custom resource whose definition lists several versions: after its storage version
+   * changed, objects written before still carry the old apiVersion, which the `None`
+   * conversion rewrites.
    */
   servesStoredShape(r: ResourceInfo): boolean {
-    return r.apiVersion === this.storage.apiVersion && r.custom?.webhookConversion === undefined;
+    return r.apiVersion === this.storage.apiVersion && (r.custom === undefined || (r.custom.webhookConversion === undefined && r.custom.singleVersion === true));
   }
 
   /** The conversion webhook objects served as `r` go through, when their definition has one. */

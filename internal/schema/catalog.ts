@@ -77,6 +77,11 @@ export interface CustomResourceInfo {
   readonly storedSelectableFields?: readonly string[];
   /** Set when the definition converts between versions with a webhook (`strategy: Webhook`). */
   readonly webhookConversion?: CustomResourceWebhookConversion;
+  /**
+   * The definition lists this one version alone, so every stored object is in it. With more,
+   * an object keeps the version that was the storage version when it was written.
+   */
+  readonly singleVersion?: boolean;
 }
 
 /** A definition's conversion webhook: where it is called and which ConversionReview it speaks. */

@@ -401,3 +401,45 @@ describe('custom resources', () => {
     expect((await t.admin.get(WIDGETS)).json<Obj>().items).toEqual([]);
   });
 });
+
+describe('custom resources after the storage version changed', () => {
+  let t: TestServer;
+  const GADGETS = (v: string) => `/apis/example.com/${v}/namespaces/default/gadgets`;
+  const version = (name: string, storage: boolean): Obj => ({ name, served: true, storage, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } });
+  const crd = (versions: Obj[]): Obj => ({
+    apiVersion: 'apiextensions.cluster.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, versions },
+  });
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('serves objects written in the old storage version in the version asked for (get, list, watch)', async () => {
+    expect((await t.admin.post(CRDS, crd([version('v1', true)]))).status).toBe(200);
+    await waitFor(async () => (await t.admin.get(GADGETS('v1'))).status === 200);
+    expect((await t.admin.post(GADGETS('v1'), { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'old' }, spec: { size: 1 } })).status).toBe(200);
+    // v2 becomes the storage version; v1 stays served.
+    const current = (await t.admin.get(`${CRDS}/gadgets.example.com`)).json<Obj>();
+    expect((await t.admin.put(`${CRDS}/gadgets.example.com`, { ...crd([version('v1', false), version('v2', true)]), metadata: current.metadata })).status).toBe(200);
+    await waitFor(async () => (await t.admin.get(GADGETS('v2'))).status === 200);
+    expect((await t.admin.post(GADGETS('v2'), { apiVersion: 'example.com/v2', kind: 'Gadget', metadata: { name: 'new' }, spec: { size: 2 } })).status).toBe(200);
+
+    for (const v of ['v1', 'v2']) {
+      expect((await t.admin.get(`${GADGETS(v)}/old`)).json<Obj>().apiVersion, v).toBe(`example.com/${v}`);
+      expect((await t.admin.get(`${GADGETS(v)}/new`)).json<Obj>().apiVersion, v).toBe(`example.com/${v}`);
+      const list = (await t.admin.get(GADGETS(v))).json<Obj>();
+      expect(list.items.map((i: Obj) => `${i.metadata.name}:${i.apiVersion}`), v).toEqual([`new:example.com/${v}`, `old:example.com/${v}`]);
+      const lines: string[] = [];
+      const w = t.admin.watch(`${GADGETS(v)}?watch=1&resourceVersion=0`, (l) => lines.push(l));
+      await waitFor(async () => lines.length >= 2);
+      w.stop();
+      const watched = lines.map((l) => JSON.parse(l) as Obj);
+      expect(watched.map((e) => `${e.object.metadata.name}:${e.object.apiVersion}`).sort(), v).toEqual([`new:example.com/${v}`, `old:example.com/${v}`]);
+    }
+  });
+});

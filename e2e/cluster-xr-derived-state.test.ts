@@ -3,8 +3,9 @@
 // when the client wrote it elsewhere. A follower is cut off from its peers (its API still
 // answers), a CRD (then a RoleBinding) is written through the leader and waited for there, and
 // the follower is asked right away: it must not answer 404 (403) from its old state, but catch
-// up once it hears from the leader again and answer as the leader would. A client gets the same
-// answer from any replica, as from one kube-apiserver.
+// up once it hears from the leader again and answer as the leader would. Likewise a create into a
+// namespace deleted through the leader is refused by the follower that still showed it active.
+// A client gets the same answer from any replica, as from one kube-apiserver.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,38 @@ describe('derived state on a replica that was behind', () => {
     );
     expect(listed.status).toBe(200);
     expect(listed.body.resources.map((r) => r.name)).toContain('doohickeys');
+  });
+
+  it('a create into a namespace whose deletion a replica had not applied yet is refused there (403 Terminating)', async () => {
+    // Three rounds: each is a chance for the follower to admit the create from a cache that
+    // still shows the namespace active.
+    for (const ns of ['xr-doomed-1', 'xr-doomed-2', 'xr-doomed-3']) {
+      const created = await admin.request(cluster.url(leader), 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      expect(created.status, created.body).toBeLessThan(300);
+      // A finalizer on an object in it keeps the namespace Terminating (not gone) meanwhile.
+      const held = await admin.request(cluster.url(leader), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+      expect(held.status, held.body).toBeLessThan(300);
+      for (let i = 0; i < 100 && (await admin.request(cluster.url(behind), 'GET', `/api/v1/namespaces/${ns}/configmaps/held`)).status !== 200; i++) await sleep(50);
+      // The follower's write must reach the leader, so it is sent the moment the cut heals:
+      // the follower's cache does not hold the deletion yet (the leader has to reconnect and
+      // send it). A write the cut swallowed is answered 504 (outcome unknown): sent again, as
+      // a client does.
+      cluster.isolate(behind);
+      try {
+        const r = await admin.request(cluster.url(leader), 'DELETE', `/api/v1/namespaces/${ns}`);
+        expect(r.status, r.body).toBe(200);
+      } finally {
+        cluster.heal(behind);
+      }
+      let late = await admin.request(cluster.url(behind), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } });
+      for (let i = 0; i < 3 && late.status === 504; i++) late = await admin.request(cluster.url(behind), 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } });
+      expect(late.status, late.body).toBe(403);
+      expect(JSON.parse(late.body).message).toContain(`unable to create new content in namespace ${ns} because it is being terminated`);
+      for (const name of cluster.names) expect((await admin.request(cluster.url(name), 'GET', `/api/v1/namespaces/${ns}/configmaps/late`)).status, name).toBe(404);
+      const got = await admin.json<{ metadata: Record<string, unknown> }>(cluster.url(leader), 'GET', `/api/v1/namespaces/${ns}/configmaps/held`);
+      delete got.body.metadata.finalizers;
+      expect((await admin.request(cluster.url(leader), 'PUT', `/api/v1/namespaces/${ns}/configmaps/held`, got.body)).status).toBe(200);
+    }
   });
 
   it('a RoleBinding granted through the leader allows the request on a replica that had not applied it; revoked, it is refused', async () => {

@@ -33,15 +33,19 @@ export function namespaceLifecycle(lookup: NamespaceLookup, immortal: readonly s
       if (!req.resource.namespaced || isNamespace || EXEMPT.has(req.resource.resource) || !req.namespace) return;
       // Sub-resource creates (bindings, evictions) act on existing objects; the namespace check
       // still applies to them upstream, so it does here.
-      const ns = await lookup(req.namespace);
-      if (!ns.exists) throw errors.notFound({ group: '', name: 'namespaces' }, req.namespace);
-      if (ns.terminating) {
-        throw errors.forbidden(
-          { group: req.resource.group, name: req.resource.resource },
-          req.name || undefined,
-          `unable to create new content in namespace ${req.namespace} because it is being terminated`,
-        );
-      }
+      refuseCreateIn(await lookup(req.namespace), req.namespace, req.resource, req.name);
     },
   };
+}
+
+/**
+ * The plugin's answer to a create in a namespace in `state`: 404 when it does not exist, 403
+ * when it is terminating. The registry asks it again, from a consistent read, when the
+ * namespace changed between admission and the write (registry's namespace guard).
+ */
+export function refuseCreateIn(state: NamespaceState, namespace: string, resource: { group: string; resource: string }, name: string): void {
+  if (!state.exists) throw errors.notFound({ group: '', name: 'namespaces' }, namespace);
+  if (state.terminating) {
+    throw errors.forbidden({ group: resource.group, name: resource.resource }, name || undefined, `unable to create new content in namespace ${namespace} because it is being terminated`);
+  }
 }

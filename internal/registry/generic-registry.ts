@@ -15,7 +15,7 @@ import { fieldErrors } from '../apierrors/field-errors.js';
 import type { AdmissionChain, Operation } from '../admission/admission.js';
 import type { UserInfo } from '../auth/user.js';
 import type { CustomResourceWebhookConversion, ResourceInfo } from '../schema/catalog.js';
-import { isStoreError, StoreError, type RevisionStore } from '../store/types.js';
+import { isStoreError, StoreError, type Compare, type RevisionStore } from '../store/types.js';
 import { encodeStored, type JsonObject } from '../storedobject/stored-object.js';
 import type { CachedStorage, ReadMode, StorageList } from '../watchcache/storage.js';
 import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
@@ -65,7 +65,18 @@ export interface RegistryDeps {
    * object forever).
    */
   garbageCollection?: boolean;
+  /**
+   * Set while NamespaceLifecycle admission runs: a namespaced create then commits only if its
+   * namespace is unchanged since before admission looked at it (a compare on the namespace's
+   * key), so a replica whose cache had not yet applied the namespace's deletion cannot store an
+   * object in a Terminating namespace. When the namespace changed, `check` asks again from a
+   * consistent read (throwing the plugin's 403 or 404) and the write is tried again.
+   */
+  namespaceGuard?: { check(namespace: string, resource: ResourceInfo, name: string): Promise<void> };
 }
+
+/** The namespaces' keys, for the namespace guard's compare. */
+const NAMESPACES = { upstreamGroup: '', resource: 'namespaces', namespaced: false } as const;
 
 export interface ListRequest {
   mode: ReadMode;
@@ -105,6 +116,13 @@ const MAX_RETRIES = 8;
 class ClaimTaken extends Error {
   constructor(readonly key: string) {
     super(`claim ${key} is taken`);
+  }
+}
+
+/** The namespace a create's guard compared had changed when the write reached the leader. */
+class GuardChanged extends Error {
+  constructor(readonly key: string) {
+    super(`${key} changed`);
   }
 }
 
@@ -424,7 +442,7 @@ export class GenericRegistry {
    * `old` (undefined for a create) at `expectedModRevision`. Throws ClaimTaken when a value it
    * claims (claims.ts) is held by another object.
    */
-  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo, old?: JsonObject): Promise<Stored | undefined> {
+  private async put(key: string, obj: JsonObject, expectedModRevision: number, from: ResourceInfo, old?: JsonObject, guard?: Compare): Promise<Stored | undefined> {
     const webhook = this.webhookOf(from);
     const stored = webhook && obj.apiVersion !== this.storage.apiVersion
       ? (await this.deps.conversionWebhooks.convert([obj], this.storage.apiVersion, webhook, true))[0]!
@@ -433,13 +451,18 @@ export class GenericRegistry {
     let result;
     try {
       result = await this.deps.store.execute(
-        { type: 'txn', compares: [{ key, modRevision: expectedModRevision }, ...claims.compares], ops: [{ type: 'put', key, value: encodeStored(stored) }, ...claims.ops] },
+        {
+          type: 'txn',
+          compares: guard ? [{ key, modRevision: expectedModRevision }, guard, ...claims.compares] : [{ key, modRevision: expectedModRevision }, ...claims.compares],
+          ops: [{ type: 'put', key, value: encodeStored(stored) }, ...claims.ops],
+        },
         new Map([[key, stored]]),
       );
     } catch (e) {
       throw translateStoreError(e);
     }
     if (result.succeeded) return { revision: result.revision, stored };
+    if (guard && result.failedKey === guard.key) throw new GuardChanged(guard.key);
     if (result.failedKey !== undefined && result.failedKey !== key) throw new ClaimTaken(result.failedKey);
     return undefined;
   }
@@ -498,6 +521,16 @@ export class GenericRegistry {
   }
 
   /**
+   * The compare that keeps a namespaced create out of a namespace that changed since this
+   * replica's cache showed it (namespaceGuard): its version now, 0 when the cache has none.
+   */
+  private namespaceGuardFor(namespace: string): Compare | undefined {
+    if (!this.deps.namespaceGuard || !this.storage.namespaced || !namespace) return undefined;
+    const key = objectKey(NAMESPACES, '', namespace);
+    return { key, modRevision: this.deps.storage.peek(key)?.revision ?? 0 };
+  }
+
+  /**
    * POST (and the create of PUT or apply on a missing object). `postedBody`: the input is a
    * POST body, whose resourceVersion upstream's storage refuses when it would store it (not
    * on a dry run), after admission and validation.
@@ -532,6 +565,8 @@ export class GenericRegistry {
       // back unless the object is stored.
       const admitted = obj;
       let stored = false;
+      // Taken before admission reads the namespace: admission sees this version or a newer one.
+      let guard = this.namespaceGuardFor(ctx.namespace);
       try {
         await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
         this.deps.rules.prepareForCreate(r, obj);
@@ -548,11 +583,27 @@ export class GenericRegistry {
         // which kubectl prints as it is.
         if (resourceVersionSet) throw errors.unknown('resourceVersion should not be set on objects to be created');
         let put: Stored | undefined;
-        try {
-          put = await this.put(key, obj, 0, r);
-        } catch (e) {
-          if (!(e instanceof ClaimTaken)) throw e;
-          if (attempt + 1 >= MAX_RETRIES) throw this.claimTaken(r, name, e);
+        let taken: ClaimTaken | undefined;
+        for (let guarded = 1; ; guarded++) {
+          try {
+            put = await this.put(key, obj, 0, r, undefined, guard);
+            break;
+          } catch (e) {
+            if (e instanceof ClaimTaken) {
+              taken = e;
+              break;
+            }
+            if (!(e instanceof GuardChanged)) throw e;
+            if (guarded >= MAX_RETRIES) throw errors.conflict(this.qualified(r), name, `namespace ${ctx.namespace} kept changing while the object was created`);
+            // The namespace changed since admission read it (this replica's cache may not have
+            // the change yet): ask again as of now (a Terminating or deleted one refuses), then
+            // write against its current version.
+            await this.deps.namespaceGuard!.check(ctx.namespace, r, name);
+            guard = this.namespaceGuardFor(ctx.namespace);
+          }
+        }
+        if (taken) {
+          if (attempt + 1 >= MAX_RETRIES) throw this.claimTaken(r, name, taken);
           continue;
         }
         if (put !== undefined) {

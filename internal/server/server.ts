@@ -18,6 +18,7 @@ import { EndpointServiceResolver } from '../webhook/client-config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { WebhookConverter } from '../registry/webhook-conversion.js';
 import { buildPlugins, enabledPluginNames } from '../admission/plugins.js';
+import { refuseCreateIn, type NamespaceState } from '../admission/namespace-lifecycle.js';
 import { WebhookDispatcher } from '../admission/webhook/dispatcher.js';
 import { admissionConverter } from '../admission/version-conversion.js';
 import { createNodeAuthorizer } from '../authz/node/node-authorizer.js';
@@ -322,6 +323,17 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     }
     return entry && !entry.corrupt ? entry : undefined;
   };
+  const namespaceState = (entry: CacheEntry | undefined): NamespaceState => {
+    if (!entry) return { exists: false, terminating: false };
+    // Every namespaced create asks: read each namespace version once, not per request.
+    let terminating = namespaceTerminating.get(entry);
+    if (terminating === undefined) {
+      const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
+      terminating = Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating';
+      namespaceTerminating.set(entry, terminating);
+    }
+    return { exists: true, terminating };
+  };
   const webhookConfigurations = (resource: string): readonly CacheEntry[] => {
     const r = catalog.resource(naming.group('admissionregistration.k8s.io'), 'v1', resource);
     return r ? cache.resource(resourcePrefix(r)).list().entries : [];
@@ -383,18 +395,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       {
         log,
         naming,
-        namespaceLookup: async (name) => {
-          const entry = await namespaceEntry(name);
-          if (!entry) return { exists: false, terminating: false };
-          // Every namespaced create asks: read each namespace version once, not per request.
-          let terminating = namespaceTerminating.get(entry);
-          if (terminating === undefined) {
-            const obj = JSON.parse(entry.bytes.toString('utf8')) as { metadata?: { deletionTimestamp?: string }; status?: { phase?: string } };
-            terminating = Boolean(obj.metadata?.deletionTimestamp) || obj.status?.phase === 'Terminating';
-            namespaceTerminating.set(entry, terminating);
-          }
-          return { exists: true, terminating };
-        },
+        namespaceLookup: async (name) => namespaceState(await namespaceEntry(name)),
         immortalNamespaces: SYSTEM_NAMESPACES.filter((n) => n !== 'kube-node-lease'),
         // NodeRestriction reads pods and nodes as the cache has them, and consistently when
         // the cache does not hold them yet.
@@ -446,6 +447,23 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     rules,
     now: () => new Date(),
     unsafeDeletionEnabled: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
+    // NamespaceLifecycle's refusal holds against the namespace as committed, not as this
+    // replica's cache last showed it (a deletion acknowledged through another replica).
+    ...(enabledPluginNames(config.enableAdmissionPlugins, config.disableAdmissionPlugins).includes('NamespaceLifecycle')
+      ? {
+          namespaceGuard: {
+            check: async (ns: string, r: ResourceInfo, name: string) => {
+              let entry: CacheEntry | undefined;
+              try {
+                entry = await storage.get(objectKey(namespaces, '', ns), { kind: 'consistent' });
+              } catch (e) {
+                throw translateStoreError(e);
+              }
+              refuseCreateIn(namespaceState(entry && !entry.corrupt ? entry : undefined), ns, r, name);
+            },
+          },
+        }
+      : {}),
     strategyGates: { nodeDeclaredFeatures: config.featureGates.enabled('NodeDeclaredFeatures') },
     conversionWebhooks,
     garbageCollection: controllerEnabled('garbage-collector-controller', config.controllers),

@@ -4,7 +4,8 @@
 // answers), a CRD (then a RoleBinding) is written through the leader and waited for there, and
 // the follower is asked right away: it must not answer 404 (403) from its old state, but catch
 // up once it hears from the leader again and answer as the leader would. Likewise a create into a
-// namespace deleted through the leader is refused by the follower that still showed it active.
+// namespace deleted through the leader, or over a quota created through the leader, is refused by
+// the follower that did not have the change yet.
 // A client gets the same answer from any replica, as from one kube-apiserver.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,6 +137,34 @@ describe('derived state on a replica that was behind', () => {
       const got = await admin.json<{ metadata: Record<string, unknown> }>(cluster.url(leader), 'GET', `/api/v1/namespaces/${ns}/configmaps/held`);
       delete got.body.metadata.finalizers;
       expect((await admin.request(cluster.url(leader), 'PUT', `/api/v1/namespaces/${ns}/configmaps/held`, got.body)).status).toBe(200);
+    }
+  });
+
+  it('a create over a ResourceQuota created through the leader is refused by a replica that had not applied the quota', async () => {
+    // Three rounds, as for the namespace: each is a chance for the follower to admit the create
+    // from a cache that has no quota in the namespace yet.
+    for (const ns of ['xr-quota-1', 'xr-quota-2', 'xr-quota-3']) {
+      expect((await admin.request(cluster.url(leader), 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status).toBeLessThan(300);
+      for (let i = 0; i < 100 && (await admin.request(cluster.url(behind), 'GET', `/api/v1/namespaces/${ns}`)).status !== 200; i++) await sleep(50);
+      const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+      cluster.isolate(behind);
+      try {
+        const q = await admin.request(cluster.url(leader), 'POST', `/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-claims' }, spec: { hard: { persistentvolumeclaims: '0' } } });
+        expect(q.status, q.body).toBeLessThan(300);
+        // Enforced once the quota controller computed its status (as upstream).
+        for (let i = 0; i < 200; i++) {
+          const got = await admin.json<{ status?: { hard?: Record<string, string> } }>(cluster.url(leader), 'GET', `/api/v1/namespaces/${ns}/resourcequotas/no-claims`);
+          if (got.body.status?.hard?.persistentvolumeclaims !== undefined) break;
+          await sleep(50);
+        }
+      } finally {
+        cluster.heal(behind);
+      }
+      let over = await admin.request(cluster.url(behind), 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, claim);
+      for (let i = 0; i < 3 && over.status === 504; i++) over = await admin.request(cluster.url(behind), 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, claim);
+      expect(over.status, over.body).toBe(403);
+      expect(JSON.parse(over.body).message).toContain('exceeded quota: no-claims');
+      for (const name of cluster.names) expect((await admin.request(cluster.url(name), 'GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims/data`)).status, name).toBe(404);
     }
   });
 

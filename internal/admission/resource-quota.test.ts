@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 import { countName, quotaScopes, resourceList, scopesMatch, sourceOf, usageOf } from './quota-usage.js';
+import type { AdmissionRequest } from './admission.js';
+import { resourceQuotaPlugin } from './resource-quota.js';
+import type { ResourceInfo } from '../schema/catalog.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- objects are free-form JSON
 
@@ -163,5 +166,36 @@ describe.each(['kubernetes', 'cluster'] as const)('ResourceQuota in a server (--
     const grown = await t.admin.put(`${claims}/data`, claim);
     expect(grown.status).toBe(403);
     expect(grown.json<Obj>().message).toBe('persistentvolumeclaims "data" is forbidden: exceeded quota: storage, requested: requests.storage=16Gi, used: requests.storage=4Gi, limited: requests.storage=10Gi');
+  });
+});
+
+describe('quotas a replica has not applied yet', () => {
+  // A quota written through another replica: this replica's cache has none in the namespace,
+  // the consistent read (listLive) has it, with its status computed.
+  const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-maps', namespace: 'ns', resourceVersion: '7', uid: 'u' }, spec: { hard: { configmaps: '0' } }, status: { hard: { configmaps: '0' }, used: { configmaps: '0' } } };
+  const request = (): AdmissionRequest => ({
+    operation: 'CREATE',
+    resource: { group: '', version: 'v1', resource: 'configmaps', namespaced: true } as ResourceInfo,
+    subresource: '',
+    namespace: 'ns',
+    name: 'm',
+    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', namespace: 'ns' } },
+    oldObject: undefined,
+    user: { name: 'u', groups: [] },
+    dryRun: false,
+  });
+  const store = (live: Obj[] | undefined) => ({
+    list: () => [],
+    get: async () => quota,
+    updateStatus: async () => undefined,
+    ...(live ? { listLive: async () => live } : {}),
+  });
+
+  it('are looked up live when the cache has none, and enforced', async () => {
+    await expect(resourceQuotaPlugin(store([quota])).validate!(request())).rejects.toThrow(/exceeded quota: no-maps/);
+  });
+  it('without a live lookup (a single server, whose cache is the store) the cache decides', async () => {
+    await expect(resourceQuotaPlugin(store(undefined)).validate!(request())).resolves.toBeUndefined();
+    await expect(resourceQuotaPlugin(store([])).validate!(request())).resolves.toBeUndefined();
   });
 });

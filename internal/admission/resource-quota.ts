@@ -23,6 +23,12 @@ const CHARGE_TTL_MS = 120_000;
 export interface QuotaStore {
   /** The namespace's ResourceQuotas as this replica's cache holds them. */
   list(namespace: string): JsonObject[];
+  /**
+   * On a replica that shares its objects with others: the namespace's quotas read consistently,
+   * asked when the cache holds none (a quota just created through another replica may not
+   * have reached it), as upstream's plugin looks quotas up live when its lister has none.
+   */
+  listLive?(namespace: string): Promise<JsonObject[]>;
   /** One quota read consistently (after a lost CAS); undefined when it is gone. */
   get(namespace: string, name: string): Promise<JsonObject | undefined>;
   /** Writes status with metadata.resourceVersion as precondition: the stored quota, or undefined when someone wrote first. */
@@ -166,10 +172,11 @@ export function resourceQuotaPlugin(store: QuotaStore, now: () => number = Date.
       pending.delete(keyOf(req, req.object));
       // Pods' compute is immutable after create (resize is its own sub-resource).
       if (req.operation === 'UPDATE' && req.resource.group === '' && req.resource.resource === 'pods') return;
-      const quotas = store.list(req.namespace);
-      if (quotas.length === 0) return;
       const requested = requestedUsage(req);
       if (requested.size === 0) return;
+      let quotas = store.list(req.namespace);
+      if (quotas.length === 0 && store.listLive) quotas = await store.listLive(req.namespace);
+      if (quotas.length === 0) return;
       const selected: Array<{ quota: JsonObject; usage: Usage }> = [];
       for (const quota of quotas) {
         const hardNames = Object.keys(statusOf(quota).hard ?? {});

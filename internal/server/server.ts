@@ -66,6 +66,8 @@ import type { ObjectRules } from '../registry/object-rules.js';
 import { builtinRules } from '../registry/builtin-rules.js';
 import { translateStoreError } from '../registry/generic-registry.js';
 import type { CacheEntry } from '../watchcache/types.js';
+import type { StorageList } from '../watchcache/storage.js';
+import { BoundedMap } from '../memo/bounded-map.js';
 import { decodedEntry } from '../watchcache/entry-object.js';
 import { ManagedFieldsTracker } from '../registry/managed-fields.js';
 import { RegistrySet, resourceSpecs } from '../registry/registry-set.js';
@@ -288,6 +290,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // RBAC answers from the watch cache (ready once the cache is primed); the escalation check
   // asks the whole chain for escalate/bind, which is assembled below.
   const rbac = createRbacAuthorizer({ cache, naming, log });
+  // Replicas that share their objects with other API servers (a Raft cluster, or several servers
+  // over one etcd) catch up with them before answering 404 for a resource or 403 (registry/catch-up).
+  const catchUp = cluster || etcdStore ? new CatchUp(store, cache) : undefined;
+  if (catchUp) catchUp.register(() => rbac.index.sync());
   // The authorizer chain in force (assembled below, swapped whole on a configuration reload).
   const authorizers = new AuthorizerChain([]);
   // Storage behaviour upstream runs in its registries, not as admission plugins: always on,
@@ -374,6 +380,22 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // A namespace's objects of one core resource as the cache holds them (LimitRanges and
   // ResourceQuotas, asked on every namespaced write): each stored version parsed once.
   const parsedEntries = new WeakMap<CacheEntry, Record<string, unknown>>();
+  // Quotas looked up live when the cache has none in a namespace (resource-quota's listLive):
+  // an empty answer is remembered per namespace for 30 s, as upstream's plugin remembers its live
+  // lookups, so a namespace without quotas costs one consistent read per replica and 30 s.
+  const noQuotasUntil = new BoundedMap<string, number>(4096);
+  const liveQuotas = async (ns: string): Promise<Array<Record<string, unknown>>> => {
+    if ((noQuotasUntil.get(ns) ?? 0) > Date.now()) return [];
+    let listed: StorageList;
+    try {
+      listed = await storage.list(namespacePrefix(resourceQuotas, ns), { mode: { kind: 'consistent' }, limit: 0 });
+    } catch (e) {
+      throw translateStoreError(e);
+    }
+    const quotas = listed.entries.filter((e) => !e.corrupt).map((e) => JSON.parse(e.bytes.toString('utf8')) as Record<string, unknown>);
+    if (quotas.length === 0) noQuotasUntil.set(ns, Date.now() + 30_000);
+    return quotas;
+  };
   const cachedInNamespace = (resource: 'limitranges' | 'resourcequotas', ns: string): Array<Record<string, unknown>> => {
     const r = catalog.resource('', 'v1', resource)!;
     return cache.resource(resourcePrefix(r)).list({ keyPrefix: namespacePrefix(r, ns) }).entries.filter((e) => !e.corrupt).map((e) => {
@@ -408,6 +430,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         limitRanges: (ns) => cachedInNamespace('limitranges', ns),
         quotas: {
           list: (ns) => cachedInNamespace('resourcequotas', ns),
+          ...(catchUp ? { listLive: liveQuotas } : {}),
           get: async (ns, name) => {
             const entry = await storage.get(objectKey(resourceQuotas, ns, name), { kind: 'consistent' }).catch((e: unknown) => {
               throw translateStoreError(e);
@@ -541,10 +564,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     webhook: (cfg, name) => createWebhookAuthorizer(cfg, { registry: metrics.registry, log, name, naming }),
     ...(abacPolicies ? { abac: () => createAbacAuthorizer(abacPolicies) } : {}),
   };
-  // Replicas that share their objects with other API servers (a Raft cluster, or several servers
-  // over one etcd) catch up with them before answering 404 for a resource or 403 (registry/catch-up).
-  const catchUp = cluster || etcdStore ? new CatchUp(store, cache) : undefined;
-  if (catchUp) catchUp.register(() => rbac.index.sync());
   const buildAuthorizers = (configured: readonly ConfiguredAuthorizer[]): Authorizer[] =>
     buildChain(configured, { factories, metrics: decisionMetrics, builtins: cluster ? [cluster.authorizer] : [], ...(catchUp ? { catchUp } : {}) });
   const authorizationController = config.authorizationConfig

@@ -520,6 +520,32 @@ describe('RaftNode', () => {
     await c.drive(leader.propose(put('after', '1')));
   });
 
+  it('members starting together elect their first leader by rank, without waiting out the election timeout', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    let ticks = 0;
+    while (!c.leader() || ![...c.nodes.values()].every((n) => n.status().leader === c.leader()!.id)) {
+      if (++ticks > 500) throw new Error('no leader in 500 ticks');
+      c.clock.advance(TICK);
+      await settle();
+    }
+    expect(ticks).toBeLessThan(10);
+    expect(c.leader()!.id).toBe(1); // the first in rank
+  });
+
+  it('a member restarted into a running cluster does not disturb its leader', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const term = leader.status().term;
+    const f = [...c.nodes.values()].find((n) => n !== leader)!;
+    await f.stop();
+    const again = await c.start(f.id);
+    await c.runUntil(() => again.status().leader === leader.id);
+    await c.runUntil(() => false, 30).catch(() => undefined);
+    expect(leader.status()).toMatchObject({ role: 'leader', term });
+  });
+
   it('a leader that is only cut off (no refusal) is replaced after the election timeout, as before', async () => {
     const c = (cluster = new Cluster());
     await c.startAll(3);

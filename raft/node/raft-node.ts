@@ -528,6 +528,7 @@ export class RaftNode {
       }
     }, o.tickMs);
     this.loopDone = this.loop();
+    if (this.rn.leader() === NONE) this.campaignByRank();
   }
 
   private async reopen(): Promise<Awaited<ReturnType<DurableLogStore['open']>>> {
@@ -814,7 +815,19 @@ export class RaftNode {
     if (this.stopped || this.rn.leader() !== id || this.rn.status().raftState !== StateType.Follower) return;
     this.rn.forgetLeader();
     this.counters.leaderDownReports++;
-    const voters = [...new Set([...this.confState.voters, ...this.confState.votersOutgoing])].filter((v) => v !== id).sort((a, b) => a - b);
+    this.campaignByRank(id);
+  }
+
+  /**
+   * Campaigns soon, unless a leader shows up first: one heartbeat interval from now plus a
+   * quarter election timeout per rank among the voters (by id, `except` left out), so that two
+   * members never campaign together. Used when the leader is known to be gone (peerDown) and at
+   * start, when nobody may lead yet: a cluster starting together elects its first leader in a
+   * few heartbeats rather than after a full election timeout. A member that starts into a
+   * running cluster loses its pre-vote to the followers in their lease, which changes nothing.
+   */
+  private campaignByRank(except: NodeId = NONE): void {
+    const voters = [...new Set([...this.confState.voters, ...this.confState.votersOutgoing])].filter((v) => v !== except).sort((a, b) => a - b);
     const rank = voters.indexOf(this.id);
     if (rank < 0 || this.earlyCampaign !== null) return;
     const { tickMs, electionTicks } = this.o;

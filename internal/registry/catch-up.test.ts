@@ -20,13 +20,15 @@ function fakes(initial: { consistent: number; cache: number }) {
     state.cache = revision;
     for (const w of waiters.splice(0)) if (w.revision <= revision) w.resolve();
   };
-  return { state, store, cache, applyTo };
+  /** The cacher's consistent wait over them: the consistent revision, then the cache there. */
+  const fresh = async (): Promise<void> => cache.waitForRevision(await store.consistentRevision());
+  return { state, fresh, applyTo };
 }
 
 describe('CatchUp', () => {
   it('resolves once the cache reached the consistent revision, after the followers drained', async () => {
     const f = fakes({ consistent: 10, cache: 7 });
-    const c = new CatchUp(f.store, f.cache);
+    const c = new CatchUp(f.fresh);
     const drained: number[] = [];
     c.register(() => drained.push(f.state.cache));
     let done: boolean | undefined;
@@ -43,14 +45,14 @@ describe('CatchUp', () => {
   it('answers false when the consistent revision cannot be had, or the cache does not reach it in time', async () => {
     const failing = fakes({ consistent: 3, cache: 3 });
     failing.state.fail = true;
-    expect(await new CatchUp(failing.store, failing.cache).wait()).toBe(false);
+    expect(await new CatchUp(failing.fresh).wait()).toBe(false);
     const stuck = fakes({ consistent: 9, cache: 3 });
-    expect(await new CatchUp(stuck.store, stuck.cache, { timeoutMs: 20 }).wait()).toBe(false);
+    expect(await new CatchUp(stuck.fresh, { timeoutMs: 20 }).wait()).toBe(false);
   });
 
   it('shares rounds: callers arriving while one runs share the next one, which starts after it', async () => {
     const f = fakes({ consistent: 5, cache: 4 });
-    const c = new CatchUp(f.store, f.cache);
+    const c = new CatchUp(f.fresh);
     const first = c.wait();
     await new Promise((r) => setImmediate(r));
     // Written meanwhile: the running round may have read its revision before this.
@@ -69,7 +71,7 @@ describe('CatchUp', () => {
 
   it('stops draining an unregistered follower', async () => {
     const f = fakes({ consistent: 1, cache: 1 });
-    const c = new CatchUp(f.store, f.cache);
+    const c = new CatchUp(f.fresh);
     let drains = 0;
     const off = c.register(() => drains++);
     await c.wait();

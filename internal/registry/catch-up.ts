@@ -5,19 +5,10 @@
 // acknowledged elsewhere, so a client that wrote a CRD or a RoleBinding through one replica and
 // immediately uses it through another could be told 404 or 403 there. The answers that depend
 // on such state and say "no" (an unknown resource, a denial) wait for wait() and are decided
-// again: a consistent revision (ReadIndex on a Raft replica), the cache at that revision, then
-// every registered follower drains what the cache handed it. Only "no" answers pay the round
-// trip; concurrent callers share one.
-// Imports: none (structural types only).
-
-export interface CatchUpStore {
-  /** The revision every acknowledged write is at or below (ReadIndex on a Raft replica). */
-  consistentRevision(): Promise<number>;
-}
-
-export interface CatchUpCache {
-  waitForRevision(revision: number, timeoutMs: number): Promise<void>;
-}
+// again: the cache brought to the consistent revision (the cacher's consistent-read wait:
+// ReadIndex on a Raft replica), then every registered follower drains what the cache handed
+// it. Only "no" answers pay the round trip; concurrent callers share one.
+// Imports: none.
 
 export interface CatchUpOptions {
   /** The longest a caller waits (no leader, a partitioned replica): it then keeps its answer. */
@@ -31,9 +22,12 @@ export class CatchUp {
   private running: Promise<boolean> | undefined;
   private queued: Promise<boolean> | undefined;
 
+  /**
+   * `fresh` resolves once this replica's cache holds every write acknowledged before the call
+   * (CachedStorage.waitUntilFresh with a consistent read mode), and rejects when it cannot.
+   */
   constructor(
-    private readonly store: CatchUpStore,
-    private readonly cache: CatchUpCache,
+    private readonly fresh: () => Promise<unknown>,
     options: CatchUpOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 5_000;
@@ -73,8 +67,7 @@ export class CatchUp {
     });
     try {
       const caught = (async (): Promise<boolean> => {
-        const revision = await this.store.consistentRevision();
-        await this.cache.waitForRevision(revision, this.timeoutMs);
+        await this.fresh();
         for (const drain of this.followers) drain();
         return true;
       })().catch(() => false);

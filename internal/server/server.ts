@@ -292,7 +292,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const rbac = createRbacAuthorizer({ cache, naming, log });
   // Replicas that share their objects with other API servers (a Raft cluster, or several servers
   // over one etcd) catch up with them before answering 404 for a resource or 403 (registry/catch-up).
-  const catchUp = cluster || etcdStore ? new CatchUp(store, cache) : undefined;
+  const catchUp = cluster || etcdStore ? new CatchUp(() => storage.waitUntilFresh({ kind: 'consistent' })) : undefined;
   if (catchUp) catchUp.register(() => rbac.index.sync());
   // The authorizer chain in force (assembled below, swapped whole on a configuration reload).
   const authorizers = new AuthorizerChain([]);

@@ -2,7 +2,8 @@
 // real processes: every write in flight at the kill is answered within a few election timeouts
 // — not after the 10 s proposal timeout — with a Status the client can act on: success, 503 or
 // 429 with Retry-After (never proposed: the object must not exist), or 504 Timeout (may still
-// commit). Acknowledged writes are present on both survivors afterwards.
+// commit; since forwarded proposals are fenced to their term, none of those in flight at the
+// kill). Acknowledged writes are present on both survivors afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterProcess, sleep } from './support/cluster-process.js';
 import { RequestFailure } from './support/https-client.js';
@@ -71,6 +72,10 @@ describe('a write forwarded to a leader that dies', () => {
 
     // Writes were in flight when the leader died (otherwise the test shows nothing).
     expect(inFlight.length).toBeGreaterThan(0);
+    // A forwarded write the dead leader never appended in its term is proposed again to the new
+    // leader once this follower applies the new term's first entry (raft-node
+    // dropUnplacedBefore): none of them is left answering "may still be applied".
+    expect(inFlight.filter(([, o]) => o.answer === '504 Timeout').map(([name]) => name)).toEqual([]);
     for (const [name, o] of outcomes) {
       expect(['ok', '503 ServiceUnavailable', '504 Timeout', '429 TooManyRequests'], `${name}: ${o.answer}`).toContain(o.answer);
       if (o.answer.startsWith('503') || o.answer.startsWith('429')) expect(o.retryAfter, `${name}: ${o.answer} without Retry-After`).toMatch(/^\d+$/);

@@ -67,6 +67,31 @@ export const CAMPAIGN_TRANSFER = new Uint8Array([0x43, 0x54]); // "CT"
  */
 export const COMMIT_ONLY = new Uint8Array([0x43, 0x4f]); // "CO"
 
+/**
+ * Context of a proposal a follower forwards to its leader: "FT" and the follower's term. The
+ * leader appends it only in that same term and drops it otherwise. So a forwarded proposal can
+ * only ever be appended in the term its proposer sent it in, and once the proposer applies an
+ * entry of a later term without having seen it, it knows the proposal is lost for good (the
+ * committed log's terms never decrease) and may propose again without risk of a duplicate.
+ * Without the fence, a proposal delayed in a peer connection, or forwarded on by a member
+ * that stopped leading, could reach a leader of a later term and commit after all.
+ */
+const PROPOSAL_TERM_TAG = [0x46, 0x54]; // "FT"
+
+export function proposalTermContext(term: number): Uint8Array {
+  const ctx = new Uint8Array(10);
+  ctx[0] = PROPOSAL_TERM_TAG[0]!;
+  ctx[1] = PROPOSAL_TERM_TAG[1]!;
+  new DataView(ctx.buffer).setFloat64(2, term);
+  return ctx;
+}
+
+/** The term a forwarded proposal was sent in; undefined when it carries none (an older member). */
+export function proposalContextTerm(ctx: Uint8Array): number | undefined {
+  if (ctx.byteLength !== 10 || ctx[0] !== PROPOSAL_TERM_TAG[0] || ctx[1] !== PROPOSAL_TERM_TAG[1]) return undefined;
+  return new DataView(ctx.buffer, ctx.byteOffset, ctx.byteLength).getFloat64(2);
+}
+
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;

@@ -5,7 +5,7 @@ import { type ConfChange, ConfChangeType, type Entry, EntryType, type Message, M
 import { decodeConfChange, encodeConfChange } from './conf-change.js';
 import { isProposalDropped, isRaftError } from './errors.js';
 import { MemoryStorage } from './memory-storage.js';
-import { makeMessage } from './messages.js';
+import { makeMessage, proposalContextTerm, proposalTermContext } from './messages.js';
 import { StateType } from './raft.js';
 import { RawNode } from './raw-node.js';
 
@@ -284,6 +284,36 @@ describe('RawNode Ready contract', () => {
     follower.rn.advance(rd);
     // The proposal did not come twice; nothing else was queued.
     expect(follower.rn.hasReady() ? follower.rn.ready().messages : []).toEqual([]);
+  });
+
+  it('a forwarded proposal is fenced to its proposer\'s term: appended only by the leader of that term, never passed on', () => {
+    const c = cluster(3);
+    c.node(1).rn.campaign();
+    c.stabilize();
+    const leader = c.node(1);
+    const term = leader.rn.term();
+    // The follower forwards with its term in the context.
+    c.node(2).rn.propose(data('y'));
+    const [fwd] = handle(c.node(2)).filter((m) => m.type === MessageType.Prop);
+    expect(fwd!.to).toBe(1);
+    expect(proposalContextTerm(fwd!.context)).toBe(term);
+    const last = () => leader.storage.lastIndex();
+    const before = last();
+    // The leader of that term appends it; one sent in another term (delayed in a connection,
+    // or passed on) it drops; one that says nothing (an older member) it appends.
+    leader.rn.step(fwd!);
+    handle(leader);
+    expect(last()).toBe(before + 1);
+    leader.rn.step({ ...fwd!, context: proposalTermContext(term - 1) });
+    leader.rn.step({ ...fwd!, context: proposalTermContext(term + 1) });
+    handle(leader);
+    expect(last()).toBe(before + 1);
+    leader.rn.step({ ...fwd!, context: new Uint8Array(0) });
+    handle(leader);
+    expect(last()).toBe(before + 2);
+    // A follower that receives a proposal meant for a leader drops it rather than pass it on.
+    c.node(3).rn.step({ ...fwd!, to: 3 });
+    expect(handle(c.node(3)).filter((m) => m.type === MessageType.Prop)).toEqual([]);
   });
 
   it('takeEarlyMessages: a leader keeps sending heartbeats, and read-index answers, behind any outstanding write', () => {

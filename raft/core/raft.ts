@@ -24,7 +24,7 @@ import { entriesSize } from './entries.js';
 import { invariant, isCompacted, isRaftError, isSnapshotTemporarilyUnavailable, ProposalDroppedError, RaftError } from './errors.js';
 import { Inflights } from './inflights.js';
 import { type RaftLogger, type RaftLogLevel, noopLogger } from './logger.js';
-import { bytesEqual, CAMPAIGN_TRANSFER, COMMIT_ONLY, isLocalMessage, isResponseMessage, makeMessage, voteResponseType } from './messages.js';
+import { bytesEqual, CAMPAIGN_TRANSFER, COMMIT_ONLY, isLocalMessage, isResponseMessage, makeMessage, proposalContextTerm, proposalTermContext, voteResponseType } from './messages.js';
 import { Progress } from './progress.js';
 import { VoteResult } from './quorum.js';
 import type { RandomSource } from './random.js';
@@ -832,6 +832,13 @@ export class Raft {
 
   private stepLeaderProposal(m: Message): void {
     invariant(m.entries.length > 0, `${this.id} stepped empty MsgProp`);
+    if (m.from !== this.id) {
+      const sentIn = proposalContextTerm(m.context);
+      if (sentIn !== undefined && sentIn !== this.term) {
+        this.debug(() => `${this.id} [term ${this.term}] dropping a proposal ${m.from} forwarded in term ${sentIn}`);
+        throw new ProposalDroppedError();
+      }
+    }
     if (!this.trk.progress.has(this.id) || this.handingOff) {
       // We were removed (or demoted) while leading; don't accept proposals.
       throw new ProposalDroppedError();
@@ -981,9 +988,15 @@ export class Raft {
           this.info(() => `${this.id} no leader at term ${this.term}; dropping proposal`);
           throw new ProposalDroppedError();
         }
-        // Forward to the leader. The leader may still drop it; the proposer learns only by
-        // watching what gets applied (and retries on its own timeout).
-        this.send({ ...m, to: this.lead });
+        if (m.from !== this.id) {
+          // Meant for us as leader, and we no longer lead. Passing it on would let it be
+          // appended in a later term than its proposer sent it in (see proposalTermContext).
+          this.debug(() => `${this.id} [term ${this.term}] not leading; dropping a proposal forwarded by ${m.from}`);
+          throw new ProposalDroppedError();
+        }
+        // Forward to the leader, fenced to our term. The leader may still drop it; the proposer
+        // learns only by watching what gets applied.
+        this.send({ ...m, to: this.lead, context: proposalTermContext(this.term) });
         return;
       case MessageType.App:
         this.electionElapsed = 0;

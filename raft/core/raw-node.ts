@@ -396,6 +396,15 @@ export class RawNode {
     return this.raft.lead;
   }
 
+  /** The current term (status().term without building a status). */
+  term(): number {
+    return this.raft.term;
+  }
+
+  isLeader(): boolean {
+    return this.raft.state === StateType.Leader;
+  }
+
   status(): Status {
     const r = this.raft;
     const s: Status = {

@@ -57,6 +57,7 @@ import type { DurableLogStore } from '../storage/log-store.js';
 import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
 import { RaftNodeError } from './node-errors.js';
 import { INCARNATION_BYTES, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
+import { proposalContextTerm } from '../core/messages.js';
 import { unwrapSnapshot, unwrapSnapshotStream, wrapSnapshot, wrapSnapshotStream } from './snapshot-envelope.js';
 import { concatChunks, decodeSnapshotRef, snapshotDataChunks } from '../storage/snapshot-ref.js';
 
@@ -262,6 +263,12 @@ interface PendingProposal {
   timeoutMessage: string;
   /** Where the entry was seen in this member's log, once it was (index, term). */
   placed?: { index: number; term: number };
+  /**
+   * The term in which it was forwarded to the leader (this member did not lead then). The leader
+   * appends it in that term or never (proposalTermContext), so once an entry of a later term is
+   * applied here without it, it is certainly lost (see dropUnplacedBefore).
+   */
+  sentTerm?: number;
 }
 
 interface PendingRead {
@@ -333,6 +340,10 @@ export class RaftNode {
    * phase. Only plain commands wait here: membership changes are stepped as they arrive.
    */
   private forwarded: Uint8Array[] = [];
+  /** The term each of `forwarded` was sent in (NaN: not said, a member of an older version). */
+  private forwardedTerms: number[] = [];
+  /** The term of the last entry applied (0 until one is, and after a snapshot its term). */
+  private appliedTerm = 0;
   private readonly proposals = new Map<number, PendingProposal>();
   /** Proposal seqs by the log index where their entry was seen (see PendingProposal.placed). */
   private readonly placedAt = new Map<number, number[]>();
@@ -503,7 +514,11 @@ export class RaftNode {
       process: (m: Message) => {
         if (m.type === MessageType.Prop && this.role === StateType.Leader && m.entries.every((e) => e.type === EntryType.Normal)) {
           if (this.stopped) return;
-          for (const e of m.entries) this.forwarded.push(e.data);
+          const sentIn = proposalContextTerm(m.context) ?? NaN;
+          for (const e of m.entries) {
+            this.forwarded.push(e.data);
+            this.forwardedTerms.push(sentIn);
+          }
           this.kick();
           if (this.readyOutstanding) this.scheduleEarlyFlush();
           return;
@@ -903,14 +918,21 @@ export class RaftNode {
     if (this.queued.length === 0 && this.forwarded.length === 0) return;
     const batch = this.queued;
     this.queued = [];
-    const forwarded = this.forwarded;
-    this.forwarded = [];
+    const forwarded = this.fencedForwarded();
     // A proposal that already timed out is not proposed any more.
     const live = batch.filter((q) => this.proposals.has(q.seq));
     if (live.length === 0 && forwarded.length === 0) return;
+    // Not leading, the core forwards ours to the leader, fenced to its current term.
+    const sentTerm = this.rn.isLeader() ? undefined : this.rn.term();
     try {
       this.rn.proposeBatch(live.length === 0 ? forwarded : [...forwarded, ...live.map((q) => q.data)]);
       this.counters.proposals += live.length;
+      if (sentTerm !== undefined) {
+        for (const q of live) {
+          const p = this.proposals.get(q.seq);
+          if (p) p.sentTerm = sentTerm;
+        }
+      }
     } catch (err) {
       const dropped = isProposalDropped(err);
       for (const q of live) {
@@ -919,6 +941,23 @@ export class RaftNode {
       }
       if (!dropped) this.die(err as Error);
     }
+  }
+
+  /**
+   * Takes the forwarded proposals the core may append now: those sent in its current term, and
+   * only while it leads. The others are dropped (their proposers learn of it by what they
+   * apply); proposing them would forward them on, or append them in a later term.
+   */
+  private fencedForwarded(): Uint8Array[] {
+    const forwarded = this.forwarded;
+    const terms = this.forwardedTerms;
+    if (forwarded.length === 0) return forwarded;
+    this.forwarded = [];
+    this.forwardedTerms = [];
+    if (!this.rn.isLeader()) return [];
+    const term = this.rn.term();
+    if (terms.every((t) => t === term || Number.isNaN(t))) return forwarded;
+    return forwarded.filter((_, i) => terms[i] === term || Number.isNaN(terms[i]));
   }
 
   private async loop(): Promise<void> {
@@ -1203,9 +1242,11 @@ export class RaftNode {
     this.confState = confState;
     for (const [id, url] of members) this.learnPeer(id, url);
     for (const id of [...this.peers.keys()]) if (!this.isMember(id)) this.forgetPeer(id);
-    // Proposals whose slot the snapshot skipped cannot be checked any more.
+    // Proposals whose slot the snapshot skipped cannot be checked any more. Nor can those
+    // forwarded and not seen: the snapshot may hold them, so a later term proves nothing.
     for (const p of [...this.proposals.values()]) {
       if (p.placed && p.placed.index <= index) this.failProposal(p.seq, 'PROPOSAL_OUTCOME_UNKNOWN', 'a snapshot replaced the log past the proposal');
+      else if (!p.placed) p.sentTerm = undefined;
     }
     for (const i of [...this.placedAt.keys()]) if (i <= index) this.placedAt.delete(i);
     this.serveReads();
@@ -1296,8 +1337,15 @@ export class RaftNode {
     this.checkPlacement(e);
   }
 
-  /** Any of our proposals placed at e's index but not e lost its slot for good. */
+  /**
+   * Any of our proposals placed at e's index but not e lost its slot for good; so did those
+   * forwarded in a term before e's that were not applied before e (dropUnplacedBefore).
+   */
   private checkPlacement(e: Entry): void {
+    if (e.term > this.appliedTerm) {
+      this.appliedTerm = e.term;
+      this.dropUnplacedBefore(e.term);
+    }
     const placedHere = this.placedAt.get(e.index);
     if (placedHere) {
       this.placedAt.delete(e.index);
@@ -1307,6 +1355,23 @@ export class RaftNode {
           this.failProposal(p.seq, 'PROPOSAL_DROPPED', `log slot ${e.index} was taken by another leader's entry`);
         }
       }
+    }
+  }
+
+  /**
+   * An entry of `term` was just applied. A proposal forwarded in an earlier term and not applied
+   * before it can never be: its leader could append it only in the term it was sent in
+   * (proposalTermContext), and the committed log's terms never decrease, so every entry of that
+   * term that will ever commit precedes this one. It fails as PROPOSAL_DROPPED, which callers
+   * may retry, instead of waiting to fail as OUTCOME_UNKNOWN (a write forwarded just before the
+   * leader died was answered 504 two election timeouts after a new leader was known).
+   * Proposals already seen in this member's log are left to the log (checkPlacement).
+   */
+  private dropUnplacedBefore(term: number): void {
+    for (const p of [...this.proposals.values()]) {
+      if (p.sentTerm === undefined || p.sentTerm >= term || p.placed) continue;
+      this.orphaned.delete(p.seq);
+      this.failProposal(p.seq, 'PROPOSAL_DROPPED', `the leader it was forwarded to in term ${p.sentTerm} lost leadership before appending it; it was not made`);
     }
   }
 
@@ -1369,6 +1434,9 @@ export class RaftNode {
       this.orphaned.delete(seq);
       // A leader is known: the log settles the entry (a later loss of leadership orphans it again).
       if (orphan.placed && this.lead !== NONE) continue;
+      // A leader of a later term than the one it was forwarded in is known: its first entry,
+      // applied here, settles it (dropUnplacedBefore), and a retry can succeed.
+      if (p.sentTerm !== undefined && this.lead !== NONE && this.rn.term() > p.sentTerm) continue;
       this.failProposal(
         seq,
         'PROPOSAL_OUTCOME_UNKNOWN',

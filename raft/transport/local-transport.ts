@@ -10,6 +10,8 @@ import type { Transport, TransportHandler } from './transport.js';
 export class LocalNetwork {
   private readonly members = new Map<NodeId, LocalTransport>();
   private readonly cuts = new Set<string>();
+  private holding: ((m: Message) => boolean) | undefined;
+  private held: Message[] = [];
 
   /** A transport for member `id`; it joins the network when started. */
   transport(id: NodeId, handler: TransportHandler): LocalTransport {
@@ -31,6 +33,26 @@ export class LocalNetwork {
     this.cuts.clear();
   }
 
+  /**
+   * Holds back the messages `which` selects, cut links or not, as a stalled connection would
+   * (the sender sees them sent), until release().
+   */
+  hold(which: (m: Message) => boolean): void {
+    this.holding = which;
+  }
+
+  /** Stops holding and delivers what was held to the members still there; returns how many. */
+  release(): number {
+    const held = this.held;
+    this.holding = undefined;
+    this.held = [];
+    for (const m of held) {
+      const target = this.members.get(m.to);
+      if (target) setImmediate(() => target.receive(m));
+    }
+    return held.length;
+  }
+
   /** @internal */ join(t: LocalTransport): void {
     this.members.set(t.id, t);
   }
@@ -47,6 +69,10 @@ export class LocalNetwork {
 
   /** @internal Returns false when the message cannot be delivered. */
   route(from: NodeId, m: Message): boolean {
+    if (this.holding?.(m)) {
+      this.held.push(structuredClone(m));
+      return true;
+    }
     const target = this.members.get(m.to);
     if (!target || this.cuts.has(`${from}>${m.to}`)) return false;
     const copy = structuredClone(m);

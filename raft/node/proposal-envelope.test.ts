@@ -1,7 +1,7 @@
 // The proposal envelope round-trips every sequence number width and command size, and entries
 // without an envelope (the leader's no-op, foreign data) come back as commands with no proposer.
 import { describe, expect, it } from 'vitest';
-import { INCARNATION_BYTES, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
+import { INCARNATION_BYTES, proposalSeqKey, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
 
 const incarnation = Uint8Array.from({ length: INCARNATION_BYTES }, (_, i) => 0xa0 + i);
 const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => i % 251);
@@ -23,6 +23,20 @@ describe('proposal envelope', () => {
     expect(id!.seq).toBe(seq);
     expect(sameIncarnation(id!.incarnation, incarnation)).toBe(true);
     expect([...back]).toEqual([...command]);
+  });
+
+  it('proposalSeqKey reads the proposer and sequence number without copying the command', () => {
+    const a = new Uint8Array(INCARNATION_BYTES).fill(7);
+    const b = new Uint8Array(INCARNATION_BYTES).fill(7);
+    b[INCARNATION_BYTES - 1] = 8;
+    for (const seq of [1, 127, 128, 300, 2 ** 21, 2 ** 35 + 5, Number.MAX_SAFE_INTEGER]) {
+      const got = proposalSeqKey(wrapCommand({ incarnation: a, seq }, new Uint8Array([1, 2, 3])));
+      expect(got?.seq).toBe(seq);
+      expect(got?.key).toBe(proposalSeqKey(wrapCommand({ incarnation: a, seq: 1 }, new Uint8Array(0)))?.key);
+      expect(got?.key).not.toBe(proposalSeqKey(wrapCommand({ incarnation: b, seq }, new Uint8Array(0)))?.key);
+    }
+    expect(proposalSeqKey(new Uint8Array(0))).toBeNull();
+    expect(proposalSeqKey(new Uint8Array([9, 1, 2, 3, 4, 5, 6, 7, 8, 1]))).toBeNull();
   });
 
   it('passes foreign data through with no proposer', () => {

@@ -50,6 +50,25 @@ export function unwrapCommand(data: Uint8Array): { id: ProposalId | null; comman
   }
 }
 
+/**
+ * The proposer (its incarnation, as a string key) and sequence number of an entry's data,
+ * without copying the command; null for foreign data. What a leader needs per forwarded entry.
+ */
+export function proposalSeqKey(data: Uint8Array): { key: string; seq: number } | null {
+  if (data.length < 1 + INCARNATION_BYTES + 1 || data[0] !== VERSION) return null;
+  let key = '';
+  for (let i = 1; i <= INCARNATION_BYTES; i++) key += String.fromCharCode(data[i]!);
+  let seq = 0;
+  let scale = 1;
+  for (let at = 1 + INCARNATION_BYTES; at < data.length && at < 1 + INCARNATION_BYTES + 8; at++) {
+    const b = data[at]!;
+    seq += (b & 0x7f) * scale;
+    if (b < 0x80) return { key, seq };
+    scale *= 0x80;
+  }
+  return null;
+}
+
 export function sameIncarnation(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

@@ -298,6 +298,37 @@ describe('RaftNode', () => {
     expect(c.sms.get(next.id)!.get('after')).toBe('1');
   });
 
+  it('fails a forwarded write lost on the way, the leader unchanged, as PROPOSAL_DROPPED once a later one is appended; its late copy is never appended', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    // The first proposal the follower forwards is held back (a connection that stalls), the
+    // leader and its term stay the same.
+    let first = true;
+    c.net.hold((m) => {
+      if (m.from !== follower.id || m.type !== MessageType.Prop || !first) return false;
+      first = false;
+      return true;
+    });
+    const lost = follower.propose(put('lost', 'x'));
+    lost.catch(() => undefined);
+    await c.runUntil(() => !first);
+    await c.drive(follower.propose(put('later', 'y')));
+    const err = await c.drive(lost, 5).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_DROPPED')).toBe(true);
+    expect((err as Error).message).toMatch(/was appended before it/);
+    // The held copy arrives after all: the leader has appended a later one of the same
+    // proposer in this term, so it drops it.
+    expect(c.net.release()).toBe(1);
+    await c.drive(follower.propose(put('marker', '1')));
+    await c.runUntil(() => [...c.nodes.values()].every((n) => c.sms.get(n.id)!.get('marker') === '1'));
+    for (const n of c.nodes.values()) {
+      expect(c.sms.get(n.id)!.get('later')).toBe('y');
+      expect(c.sms.get(n.id)!.get('lost')).toBeUndefined();
+    }
+  });
+
   it('a leader cut off from its quorum answers its uncommitted writes OUTCOME_UNKNOWN within two election timeouts of stepping down, not at the proposal timeout', async () => {
     // The proposal timeout is far away (60 s = 6,000 ticks). The leader appends the write but
     // cannot commit it; check-quorum makes it step down after an election timeout; nobody will

@@ -56,7 +56,7 @@ import { ConfChangeType, EntryType, MessageType, NONE, type ConfChange, type Con
 import type { DurableLogStore } from '../storage/log-store.js';
 import type { SnapshotStatus, Transport, TransportHandler } from '../transport/transport.js';
 import { RaftNodeError } from './node-errors.js';
-import { INCARNATION_BYTES, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
+import { INCARNATION_BYTES, proposalSeqKey, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
 import { proposalContextTerm } from '../core/messages.js';
 import { unwrapSnapshot, unwrapSnapshotStream, wrapSnapshot, wrapSnapshotStream } from './snapshot-envelope.js';
 import { concatChunks, decodeSnapshotRef, snapshotDataChunks } from '../storage/snapshot-ref.js';
@@ -344,6 +344,14 @@ export class RaftNode {
   private forwardedTerms: number[] = [];
   /** The term of the last entry applied (0 until one is, and after a snapshot its term). */
   private appliedTerm = 0;
+  /**
+   * Leading: the highest sequence number appended so far in `acceptedTerm` of the forwarded
+   * proposals of each proposer (by incarnation). A forwarded proposal is appended only above
+   * it, so a proposer that sees one of its later proposals appended in a term knows the earlier
+   * ones it forwarded in that term and has not seen are lost for good (dropEarlierForwarded).
+   */
+  private readonly acceptedSeqs = new Map<string, number>();
+  private acceptedTerm = 0;
   private readonly proposals = new Map<number, PendingProposal>();
   /** Proposal seqs by the log index where their entry was seen (see PendingProposal.placed). */
   private readonly placedAt = new Map<number, number[]>();
@@ -512,7 +520,9 @@ export class RaftNode {
 
     const handler: TransportHandler = {
       process: (m: Message) => {
-        if (m.type === MessageType.Prop && this.role === StateType.Leader && m.entries.every((e) => e.type === EntryType.Normal)) {
+        // Whatever the last Ready said of our role: whether the core leads is decided when they
+        // are handed to it (fencedForwarded), and every forwarded command must pass there.
+        if (m.type === MessageType.Prop && m.entries.every((e) => e.type === EntryType.Normal)) {
           if (this.stopped) return;
           const sentIn = proposalContextTerm(m.context) ?? NaN;
           for (const e of m.entries) {
@@ -956,8 +966,26 @@ export class RaftNode {
     this.forwardedTerms = [];
     if (!this.rn.isLeader()) return [];
     const term = this.rn.term();
-    if (terms.every((t) => t === term || Number.isNaN(t))) return forwarded;
-    return forwarded.filter((_, i) => terms[i] === term || Number.isNaN(terms[i]));
+    if (term !== this.acceptedTerm) {
+      this.acceptedSeqs.clear();
+      this.acceptedTerm = term;
+    }
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < forwarded.length; i++) {
+      const sentIn = terms[i]!;
+      if (sentIn !== term && !Number.isNaN(sentIn)) continue;
+      const data = forwarded[i]!;
+      const id = proposalSeqKey(data);
+      if (id) {
+        // Arrived after a later one of the same proposer (another connection, say): appending
+        // it now would break what the proposer concludes from the later one.
+        const last = this.acceptedSeqs.get(id.key);
+        if (last !== undefined && id.seq <= last) continue;
+        this.acceptedSeqs.set(id.key, id.seq);
+      }
+      out.push(data);
+    }
+    return out;
   }
 
   private async loop(): Promise<void> {
@@ -1458,6 +1486,24 @@ export class RaftNode {
     if (!p) return;
     this.proposals.delete(id.seq);
     p.resolve({ index: e.index, result });
+    if (p.sentTerm === e.term && e.type === EntryType.Normal) this.dropEarlierForwarded(p.seq, e.term);
+  }
+
+  /**
+   * Our proposal `seq`, forwarded in `term`, was appended in that term. The leader of a term
+   * appends each member's forwarded proposals only in increasing order (fencedForwarded), so
+   * the earlier ones we forwarded in the same term and have not seen applied before it never
+   * will be: lost on the way (a connection that broke). They fail as PROPOSAL_DROPPED, which
+   * callers may retry, rather than wait for a timeout to answer "may still be applied".
+   */
+  private dropEarlierForwarded(seq: number, term: number): void {
+    for (const p of this.proposals.values()) {
+      // In sequence order (insertion order): the ones settled in order are gone already.
+      if (p.seq >= seq) break;
+      if (p.sentTerm !== term || p.placed) continue;
+      this.orphaned.delete(p.seq);
+      this.failProposal(p.seq, 'PROPOSAL_DROPPED', `a later write this member forwarded in term ${term} was appended before it; it was lost on the way and not made`);
+    }
   }
 
   /** Resolves the confirmed reads whose index is applied; called wherever `applied` moves. */

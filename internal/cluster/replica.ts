@@ -393,7 +393,19 @@ export class ClusterReplica {
   async handle(method: string, path: string, query: URLSearchParams, body: () => Promise<string>): Promise<Response | undefined> {
     if (!path.startsWith('/cluster/v1/')) return undefined;
     if (path === '/cluster/v1/members' && method === 'GET') {
-      const members = query.get('local') === 'true' ? await this.localMembers() : await this.members();
+      const local = query.get('local') === 'true';
+      // A replica outside the membership it applied (removed while still running) would list
+      // the members it last knew, naming a leader that no longer answers it and lags it cannot
+      // know: say what it is instead, as etcd's removed member refuses with "member removed".
+      // Its own view (?local=true, for tests and diagnosis) stays available.
+      const own = this.own();
+      if (!local && own && !own.isMember) {
+        return json(
+          503,
+          statusBody(503, 'ServiceUnavailable', `replica "${this.name}" is not a member of the cluster (it was removed, or its admission is not applied here yet): list the members through another replica`),
+        );
+      }
+      const members = local ? await this.localMembers() : await this.members();
       return json(200, { kind: 'MemberList', apiVersion: 'v1', members });
     }
     const m = /^\/cluster\/v1\/members\/([^/]+)$/.exec(path);

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkDataDir, REPLICA_NAME_FILE } from './data-dir-check.js';
+import { checkDataDir, JOINED_PEERS_FILE, REPLICA_NAME_FILE } from './data-dir-check.js';
+import { JOINED_FILE } from '../cluster/join.js';
 import { FlagError, parseFlags, type ServerConfig } from '../config/flags.js';
 
 let dir: string;
@@ -24,6 +25,12 @@ const layouts: Record<string, () => void> = {
     mkdirSync(join(dir, 'store'), { recursive: true });
     writeFileSync(join(dir, REPLICA_NAME_FILE), 'a\n');
   },
+  'replica d, joined': () => {
+    mkdirSync(join(dir, 'raft'), { recursive: true });
+    mkdirSync(join(dir, 'store'), { recursive: true });
+    writeFileSync(join(dir, REPLICA_NAME_FILE), 'd\n');
+    writeFileSync(join(dir, JOINED_PEERS_FILE), '[]');
+  },
   'replica a of an earlier build (no name recorded)': () => {
     mkdirSync(join(dir, 'raft'), { recursive: true });
     mkdirSync(join(dir, 'store'), { recursive: true });
@@ -42,6 +49,8 @@ describe('checkDataDir', () => {
     ['replica a', REPLICA, undefined],
     ['replica a', [], /holds the Raft log of cluster replica "a" .*start it with the flags of its first start \(--name=a, --pki-dir, and --initial-cluster or --join\)/],
     ['replica a', ['--name=b', '--initial-cluster=a=127.0.0.1:2380,b=127.0.0.1:2381,c=127.0.0.1:2382'], /holds the data of replica "a", not of --name=b/],
+    ['replica d, joined', [], /holds the Raft log of cluster replica "d" .*start it with the flags of its first start \(--name=d, --join with a member's API address, --token and --peer-address\)/],
+    ['replica d, joined', JOINER, undefined],
     ['replica a of an earlier build (no name recorded)', [], /holds the Raft log of cluster replica \(/],
     ['replica a of an earlier build (no name recorded)', REPLICA, undefined],
   ] as const)('%s, started with %j: %s', (layout, flags, refused) => {
@@ -66,5 +75,9 @@ describe('checkDataDir', () => {
   it('records nothing for a single server', () => {
     checkDataDir(config());
     expect(existsSync(join(dir, REPLICA_NAME_FILE))).toBe(false);
+  });
+
+  it('looks for the file a join writes', () => {
+    expect(JOINED_PEERS_FILE).toBe(JOINED_FILE);
   });
 });

@@ -13,6 +13,11 @@ import { join } from 'node:path';
 import { FlagError, type ServerConfig } from '../config/flags.js';
 
 export const REPLICA_NAME_FILE = 'replica-name';
+/**
+ * Written at a replica's join (internal/cluster/join.ts JOINED_FILE, not imported: that module
+ * loads the certificate library, a second's start-up for a usage error).
+ */
+export const JOINED_PEERS_FILE = 'cluster-peers.json';
 
 type DataDirFlags = Pick<ServerConfig, 'dataDir' | 'storage' | 'name' | 'initialCluster' | 'join'>;
 
@@ -26,9 +31,13 @@ export function checkDataDir(config: DataDirFlags): void {
   const recorded = existsSync(nameFile) ? readFileSync(nameFile, 'utf8').trim() : undefined;
   if (!clustered) {
     if (hasLog) {
+      // A joined replica never had --pki-dir or --initial-cluster: it restarts with its --join
+      // command line (the token is not checked again).
+      const joined = existsSync(join(dir, JOINED_PEERS_FILE));
+      const flags = joined ? '--join with a member\'s API address, --token and --peer-address' : '--pki-dir, and --initial-cluster or --join';
       throw new FlagError(
         `--data-dir ${dir} holds the Raft log of cluster replica${recorded ? ` "${recorded}"` : ''} (${join(dir, 'raft')}): start it with the flags of its first start ` +
-          `(${recorded ? `--name=${recorded}, ` : '--name, '}--pki-dir, and --initial-cluster or --join); without them it would serve as a single server and its data would part from the cluster's`,
+          `(${recorded ? `--name=${recorded}, ` : '--name, '}${flags}); without them it would serve as a single server and its data would part from the cluster's`,
       );
     }
     return;

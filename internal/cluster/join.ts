@@ -35,7 +35,7 @@ export function clusterFiles(pkiDir: string, name: string): ClusterFiles {
   return { ...p, pki: p };
 }
 
-const JOINED_FILE = 'cluster-peers.json';
+export const JOINED_FILE = 'cluster-peers.json';
 
 /** Member addresses a joined replica learnt when it joined (the Raft snapshot has the current ones). */
 export function loadJoinedPeers(dataDir: string): Map<number, string> {

@@ -21,7 +21,8 @@ Lists the cluster's replicas (GET /cluster/v1/members), or removes replica NAME 
 cluster (DELETE /cluster/v1/members/NAME), through any replica's API with a kubeconfig's
 credentials. The default output is a table:
   NAME  ROLE (leader, follower, learner, candidate)  PEER ADDRESS  API ADDRESS
-  TERM (the replica's Raft term)  APPLIED (last applied log index)  LAG (entries behind the leader)
+  TERM (the replica's Raft term)  APPLIED (last applied log index: exact for the leader; for
+  another member, the last entry the leader knows it holds)  LAG (entries behind the leader)
   REACHABLE (yes: it answered the leader within an election timeout; no: it did not, so its
   APPLIED and LAG are the leader's last figures for it, not its state; <none>: unknown, when a
   follower answered because no leader could be asked)

@@ -78,6 +78,7 @@ describe('remove the leader, give its name to a new replica, restart that one', 
       `${old} should be a caught-up voter again`,
     );
     await cluster.waitReady(old);
+    expect(cluster.logs(old)).not.toContain('raft membership: this replica is no longer a member');
     // It holds what was written before its name was removed and while it was gone, byte for byte.
     for (const name of ['before-removal', `after-removal-${via}`, `after-removal-${other}`]) expect(await read(old, name), name).toBe(await read(leader, name));
     expect((await write(old, 'through-the-new-one')).status).toBe(200);

@@ -142,4 +142,45 @@ describe('RaftLivenessMonitor', () => {
     await expect(failed).rejects.toBe(failing);
     expect(t.warnings).toEqual([]);
   });
+
+  it('says once that this replica left the membership, after two election timeouts out of it; not a joiner that was never in', () => {
+    let now = 0;
+    let status: { role: string; leader: number; term: number; isMember: boolean } = { role: 'follower', leader: 2, term: 2, isMember: false };
+    const warnings: string[] = [];
+    const monitor = new RaftLivenessMonitor({
+      log: { ...silentLogger, warn: (m) => warnings.push(m) },
+      id: 1,
+      heartbeatIntervalMs: 100,
+      electionTimeoutMs: 1000,
+      status: () => status,
+      leader: () => status.leader,
+      now: () => now,
+    });
+    const removal = 'raft membership: this replica is no longer a member of the cluster';
+    const poll = (ms: number) => {
+      now += ms;
+      monitor.pollStatus();
+    };
+    // A joiner before its admission is applied: never a member yet, nothing to say.
+    for (let k = 0; k < 50; k++) poll(100);
+    expect(warnings).toEqual([]);
+    status = { ...status, isMember: true };
+    poll(100);
+    // Out for a moment (a snapshot older than its admission), then in again: quiet.
+    status = { ...status, isMember: false };
+    poll(100);
+    poll(1500);
+    status = { ...status, isMember: true };
+    poll(100);
+    expect(warnings).toEqual([]);
+    // Removed: said after two election timeouts, once.
+    status = { ...status, isMember: false };
+    poll(100);
+    poll(1999);
+    expect(warnings).toEqual([]);
+    poll(1);
+    expect(warnings).toEqual([removal]);
+    for (let k = 0; k < 100; k++) poll(100);
+    expect(warnings).toEqual([removal]);
+  });
 });

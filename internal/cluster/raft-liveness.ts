@@ -6,7 +6,9 @@
 //   - the leader sent a heartbeat to a peer much later than one heartbeat interval after the last;
 //   - a member heard nothing from its leader for half an election timeout;
 //   - a log write took long (fsync);
-//   - the term moved (an election was held).
+//   - the term moved (an election was held);
+//   - this member left the membership it applied (removed while still running: it knows no
+//     leader from then, and would otherwise say nothing about why).
 // The largest gaps since the last scrape are metrics too, and the synced log writes a histogram
 // as etcd's WAL fsync one. Imports: raft types, log.
 
@@ -22,8 +24,11 @@ export interface LivenessOptions {
   electionTimeoutMs: number;
   /** This member's id. */
   id: NodeId;
-  /** This member's view: role, leader and term (undefined before the node runs); polled. */
-  status: () => { role: string; leader: NodeId; term: number } | undefined;
+  /**
+   * This member's view: role, leader, term and whether it is in the membership it applied
+   * (undefined before the node runs); polled.
+   */
+  status: () => { role: string; leader: NodeId; term: number; isMember?: boolean } | undefined;
   /** The leader this member knows (0: none); asked for every message, so it must be cheap. */
   leader: () => NodeId;
   /** Clock (ms); performance.now by default. */
@@ -40,6 +45,8 @@ export class RaftLivenessMonitor {
   private timer: NodeJS.Timeout | undefined;
   private lastTick = 0;
   private lastTerm = -1;
+  /** Membership as last polled: was this replica ever a member, since when is it not, was it said. */
+  private membership: { was: boolean; outSince: number | undefined; warned: boolean } = { was: false, outSince: undefined, warned: false };
   /** Largest figures since the last scrape (ms). */
   private max = { loopStall: 0, heartbeatGap: 0, leaderSilence: 0, save: 0 };
   /**
@@ -68,13 +75,37 @@ export class RaftLivenessMonitor {
       this.lastTick = t;
       this.note('loopStall', stall);
       if (stall > this.o.electionTimeoutMs / 4) this.o.log.warn('raft liveness: event loop blocked', { ms: Math.round(stall) });
-      const s = this.o.status();
-      if (s && s.term !== this.lastTerm) {
-        if (this.lastTerm >= 0) this.o.log.warn('raft liveness: term changed', { from: this.lastTerm, to: s.term, role: s.role, leader: s.leader });
-        this.lastTerm = s.term;
-      }
+      this.pollStatus();
     }, period);
     this.timer.unref();
+  }
+
+  /** One look at the member's status (each tick of the event-loop watch; tests call it directly). */
+  pollStatus(): void {
+    const s = this.o.status();
+    if (!s) return;
+    if (s.term !== this.lastTerm) {
+      if (this.lastTerm >= 0) this.o.log.warn('raft liveness: term changed', { from: this.lastTerm, to: s.term, role: s.role, leader: s.leader });
+      this.lastTerm = s.term;
+    }
+    if (s.isMember === undefined) return;
+    const m = this.membership;
+    if (s.isMember) {
+      this.membership = { was: true, outSince: undefined, warned: false };
+      return;
+    }
+    // Said once, and only of a member that stayed out for two election timeouts: a joiner
+    // restoring a snapshot taken before its own admission is out for the moment between
+    // installing it and applying the entry that adds it.
+    if (!m.was || m.warned) return;
+    const t = this.now();
+    m.outSince ??= t;
+    if (t - m.outSince < 2 * this.o.electionTimeoutMs) return;
+    m.warned = true;
+    this.o.log.warn('raft membership: this replica is no longer a member of the cluster', {
+      reason: 'removed (clusterd members remove) while running: it knows no leader, confirms no consistent read and takes no write',
+      action: 'stop it; to bring the name back, start it on an empty data directory with --join and a new token',
+    });
   }
 
   stop(): void {

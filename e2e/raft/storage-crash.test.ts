@@ -1,4 +1,4 @@
-// Crash consistency of the LevelDB log store, for real: a child process writes batches as fast
+// Crash consistency of the log stores (LevelDB, segment files), for real: a child process writes batches as fast
 // as it can and is killed with SIGKILL at random moments; after every kill the store must open
 // and satisfy its invariants, and nothing the child saw acknowledged may be missing. The child
 // runs the compiled dist/ tree (run `make build` first).
@@ -11,6 +11,8 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { spawnBuiltModule } from '../../raft/launch/spawn-module.js';
 import { createLevelLogStore } from '../../raft/storage/level-log-store.js';
+import type { DurableLogStore } from '../../raft/storage/log-store.js';
+import { createSegmentLogStore } from '../../raft/storage/segment-log-store.js';
 import type { DurableLogState } from '../../raft/types.js';
 
 interface Ack {
@@ -51,7 +53,12 @@ function checkDurable(state: DurableLogState, ack: Ack): void {
   }
 }
 
-describe('LevelDB log store under kill -9', () => {
+const STORES: [string, 'level' | 'segments', (dir: string) => DurableLogStore][] = [
+  ['LevelDB', 'level', (dir) => createLevelLogStore(dir)],
+  ['segment file', 'segments', (dir) => createSegmentLogStore(dir)],
+];
+
+describe.each(STORES)('%s log store under kill -9', (_name, kind, open) => {
   it(`recovers a consistent store after ${ITERATIONS} random crashes`, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'raft-crash-'));
     let seed = 20240611;
@@ -63,7 +70,7 @@ describe('LevelDB log store under kill -9', () => {
     let totalAcks = 0;
     try {
       for (let i = 0; i < ITERATIONS; i++) {
-        const child = spawnBuiltModule(import.meta.url, './fixtures/log-store-crash-writer.ts', { args: [dir, String(1 + i)], sourceRoots: ['raft', 'e2e/raft'] });
+        const child = spawnBuiltModule(import.meta.url, './fixtures/log-store-crash-writer.ts', { args: [dir, String(1 + i), kind], sourceRoots: ['raft', 'e2e/raft'] });
         let lastAck: Ack | null = null;
         let acks = 0;
         let stderr = '';
@@ -83,7 +90,7 @@ describe('LevelDB log store under kill -9', () => {
         expect(acks).toBeGreaterThan(0);
         totalAcks += acks;
 
-        const store = createLevelLogStore(dir);
+        const store = open(dir);
         const state = await store.open();
         await store.close();
         checkInvariants(state);

@@ -1,7 +1,8 @@
 // raft/storage/log-store.ts owns the contract of the durable Raft log store: what a save
-// means, what survives a crash, which errors come back. Implementations: level-log-store.ts
-// (LevelDB through classic-level, and memory-level for logic tests). Conformance suite:
-// log-store-suite.ts.
+// means, what survives a crash, which errors come back. Implementations: segment-log-store.ts
+// (append-only segment files: what replicas use, log-store-dir.ts), level-log-store.ts (LevelDB
+// through classic-level, the store of earlier builds, and memory-level for logic tests).
+// Conformance suite: log-store-suite.ts.
 
 import type { DurableLogState, Entry, HardState, Snapshot, SnapshotMetadata } from '../types.js';
 

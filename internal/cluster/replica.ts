@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { createLevelLogStore } from '../../raft/storage/level-log-store.js';
+import { createRaftLogStore } from '../../raft/storage/log-store-dir.js';
 import { Http2Transport } from '../../raft/transport/http2-transport.js';
 import { isRaftNodeError } from '../../raft/node/node-errors.js';
 import type { Authorizer } from '../authz/authorizer.js';
@@ -177,7 +177,7 @@ export class ClusterReplica {
         ...(config.join ? { join: true } : {}),
         // Snapshots stay in files end to end (taken as a stream, sent and received as one,
         // restored from one): a store of any size is never held whole in memory.
-        store: liveness.store(createLevelLogStore(raftDir, { snapshotRefs: true })),
+        store: liveness.store(createRaftLogStore(raftDir, { snapshotRefs: true })),
         transport: (handler) =>
           liveness.transport((peerTransport = new Http2Transport({
             id: nodeIdOf(config.name),

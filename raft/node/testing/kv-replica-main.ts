@@ -1,5 +1,5 @@
 // raft/node/testing/kv-replica-main.ts is the entry point of one replica process used by the
-// multi-process tests and the benchmark: a RaftNode over LevelDB (fsync on) and the HTTP/2
+// multi-process tests and the benchmark: a RaftNode over segment files (fsync on) and the HTTP/2
 // mutual-TLS transport, replicating KvStateMachine, with a tiny HTTP/1.1 client API:
 //   POST /put {key,value}      → 200 {index} once committed and applied here; 400 on a bad body
 //                                 503 {code} certainly not applied, 504 {code} outcome unknown,
@@ -12,7 +12,7 @@
 
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
-import { createLevelLogStore } from '../../storage/level-log-store.js';
+import { createRaftLogStore } from '../../storage/log-store-dir.js';
 import { memberCommonName, type TlsMaterial } from '../../transport/cluster-ca.js';
 import { Http2Transport } from '../../transport/http2-transport.js';
 import type { NodeId } from '../../types.js';
@@ -41,7 +41,7 @@ let partitionable: PartitionableTransport | null = null;
 const node = await RaftNode.start({
   id: config.id,
   peers: new Map(config.peers),
-  store: createLevelLogStore(config.dataDir),
+  store: createRaftLogStore(config.dataDir),
   stateMachine: sm,
   transport: (handler) =>
     (partitionable = new PartitionableTransport(handler, (inner) =>

@@ -14,7 +14,8 @@
 // the two, or the previous snapshot) are deleted afterwards and at open().
 // With `snapshotRefs`, snapshot data travels as a reference to that file (snapshot-ref.ts):
 // written from a stream (stageSnapshotStream), adopted by rename when a transport spooled it
-// into the directory, and handed back by open() without being read into memory.
+// into the directory, and handed back by open() without being read into memory. The files
+// are snapshot-files.ts's, shared with the segment store.
 //
 // Durability (on disk): a save is durable once its record is in the redo log file beside the
 // database (wal-file.ts), written there on the calling thread and fdatasynced either on it too,
@@ -37,8 +38,8 @@
 // close()) flushes LevelDB's memtable to a synced table file (compactRange of an empty range
 // does exactly that) and records where the redo log starts over.
 
-import { mkdir, open as openFile, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
@@ -67,11 +68,10 @@ import {
   WAL_START_KEY,
   entryKey,
   indexOfEntryKey,
-  isSnapshotFileName,
-  snapshotFileName,
 } from './key-layout.js';
 import { LogStoreError, type DurableLogStore, type LogSaveBatch } from './log-store.js';
-import { decodeSnapshotRef, encodeSnapshotRef, isSpoolFileName, readSnapshotData, snapshotDataChunks, snapshotDataSize } from './snapshot-ref.js';
+import { readSnapshotData } from './snapshot-ref.js';
+import { SnapshotFiles } from './snapshot-files.js';
 import { WalFile, encodeWalRecord } from './wal-file.js';
 
 type Bytes = Uint8Array;
@@ -169,12 +169,8 @@ export class LevelLogStore implements DurableLogStore {
   private failed: unknown = null;
 
   private readonly compactBatch: number;
-  private readonly snapshotDir: string | undefined;
-  private readonly snapshotRefs: boolean;
-  /** Snapshot data files being written by stageSnapshot(), and written but not yet recorded. */
-  private readonly staging = new Set<string>();
-  private readonly staged = new Set<string>();
-  private readonly stagingWrites = new Set<Promise<void>>();
+  /** Snapshot data files, with a snapshot directory (snapshot-files.ts). */
+  private readonly files: SnapshotFiles | undefined;
   private readonly walOptions: LevelLogStoreOptions['wal'];
   private readonly walInlineSyncBytes: number;
   /** The open redo log (see the module header). */
@@ -191,19 +187,16 @@ export class LevelLogStore implements DurableLogStore {
     options: LevelLogStoreOptions = {},
   ) {
     this.compactBatch = Math.max(1, Math.floor(options.compactBatch ?? 512));
-    this.snapshotDir = options.snapshotDir;
-    this.snapshotRefs = options.snapshotRefs === true && options.snapshotDir !== undefined;
+    this.files = options.snapshotDir === undefined ? undefined : new SnapshotFiles(options.snapshotDir, options.snapshotRefs === true, (cause) => (this.failed = cause));
     this.walOptions = options.wal;
     this.walInlineSyncBytes = options.wal?.inlineSyncBytes ?? DEFAULT_WAL_INLINE_SYNC_BYTES;
     // Offered only where references can be kept: a driver checks for the method.
-    if (this.snapshotRefs) this.stageSnapshotStream = (metadata, chunks) => this.stageStream(metadata, chunks);
+    if (this.files?.refs) this.stageSnapshotStream = (metadata, chunks) => this.stageStream(metadata, chunks);
   }
 
-  /** With snapshotRefs: the reference to the recorded snapshot's file (see recordedSnapshotData). */
-  private recorded: Uint8Array | undefined;
-
+  /** With snapshotRefs: the reference to the recorded snapshot's file. */
   recordedSnapshotData(): Uint8Array | undefined {
-    return this.recorded;
+    return this.files?.recorded;
   }
 
   readonly stageSnapshotStream?: (metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>) => Promise<Uint8Array>;
@@ -211,12 +204,12 @@ export class LevelLogStore implements DurableLogStore {
   async open(): Promise<DurableLogState> {
     try {
       await this.db.open();
-      if (this.snapshotDir) await mkdir(this.snapshotDir, { recursive: true });
+      if (this.files) await mkdir(this.files.dir, { recursive: true });
     } catch (cause) {
       throw new LogStoreError('LOG_IO', `cannot open log store: ${(cause as Error).message}`, { cause });
     }
     this.failed = null;
-    this.staged.clear();
+    this.files?.reset();
     if (this.walOptions) await this.replayWal(this.walOptions);
     const { state, bounds } = await this.load();
     this.bounds = bounds;
@@ -243,7 +236,7 @@ export class LevelLogStore implements DurableLogStore {
 
   async close(): Promise<void> {
     await this.tail.catch(() => undefined);
-    await Promise.allSettled([...this.stagingWrites]);
+    await this.files?.settle();
     await this.levelCaughtUp();
     if (this.wal) {
       // The next open() then has nothing to replay; if this fails, it replays.
@@ -445,7 +438,7 @@ export class LevelLogStore implements DurableLogStore {
         next.lastStoredTerm = 0;
       }
       ops.push({ type: 'put', key: SNAPSHOT_META_KEY, value: encodeSnapshotMetadata(meta) });
-      if (this.snapshotDir) ops.push({ type: 'del', key: SNAPSHOT_DATA_KEY });
+      if (this.files) ops.push({ type: 'del', key: SNAPSHOT_DATA_KEY });
       else ops.push({ type: 'put', key: SNAPSHOT_DATA_KEY, value: await readSnapshotData(batch.snapshot.data) });
       next.snapshot = meta;
     }
@@ -497,15 +490,10 @@ export class LevelLogStore implements DurableLogStore {
 
     // Every check passed: the data file goes first (unless stageSnapshot wrote it already),
     // so that the record naming it never points at a file that is not complete and durable.
-    const fileName = batch.snapshot && this.snapshotDir ? snapshotFileName(batch.snapshot.metadata.index, batch.snapshot.metadata.term) : null;
-    if (batch.snapshot && fileName && !this.staged.has(fileName)) await this.writeSnapshotFile(batch.snapshot.metadata, batch.snapshot.data);
+    if (batch.snapshot && this.files) await this.files.prepare(batch.snapshot);
     await this.write(ops, batch.sync ?? true, batch.idle === true);
     this.bounds = next;
-    if (batch.snapshot && fileName) {
-      if (this.snapshotRefs) this.recorded = encodeSnapshotRef({ path: join(this.snapshotDir!, fileName), size: snapshotDataSize(batch.snapshot.data) });
-      this.staged.delete(fileName);
-      await this.removeSnapshotFilesExcept(batch.snapshot.metadata);
-    }
+    if (batch.snapshot && this.files) await this.files.afterRecord(batch.snapshot);
   }
 
   /**
@@ -514,26 +502,9 @@ export class LevelLogStore implements DurableLogStore {
    * the Readies saved meanwhile. Without a snapshot directory there is nothing to stage.
    */
   async stageSnapshot(snapshot: Snapshot): Promise<void> {
-    if (!this.snapshotDir) return;
+    if (!this.files) return;
     this.openBounds();
-    const name = snapshotFileName(snapshot.metadata.index, snapshot.metadata.term);
-    if (this.staged.has(name) || this.staging.has(name)) return;
-    await this.stage(name, this.writeSnapshotFile(snapshot.metadata, snapshot.data));
-  }
-
-  /** Tracks a snapshot file being written outside the queue of saves, then as staged. */
-  private async stage(name: string, write: Promise<void>): Promise<void> {
-    this.staging.add(name);
-    const staged = write.then(() => {
-      this.staged.add(name);
-    });
-    this.stagingWrites.add(staged);
-    try {
-      await staged;
-    } finally {
-      this.staging.delete(name);
-      this.stagingWrites.delete(staged);
-    }
+    await this.files.stage(snapshot);
   }
 
   /**
@@ -543,87 +514,7 @@ export class LevelLogStore implements DurableLogStore {
    */
   private async stageStream(metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
     this.openBounds();
-    const name = snapshotFileName(metadata.index, metadata.term);
-    if (this.staging.has(name)) throw new LogStoreError('LOG_INVARIANT', `snapshot ${name} is being staged already`);
-    let size = 0;
-    await this.stage(name, this.writeSnapshotFile(metadata, chunks, (n) => (size = n)));
-    return encodeSnapshotRef({ path: join(this.snapshotDir!, name), size });
-  }
-
-  /**
-   * Writes snapshot data to its file durably: temporary name, fsync, rename, fsync the
-   * directory. Data given as a reference to a file elsewhere in the directory (a snapshot a
-   * transport spooled) is renamed into place; chunks are written as they come.
-   */
-  private async writeSnapshotFile(meta: SnapshotMetadata, data: Uint8Array | AsyncIterable<Uint8Array>, written?: (bytes: number) => void): Promise<void> {
-    const dir = this.snapshotDir!;
-    const name = snapshotFileName(meta.index, meta.term);
-    try {
-      const ref = data instanceof Uint8Array ? decodeSnapshotRef(data) : null;
-      if (ref && ref.path === join(dir, name)) return;
-      const tmp = join(dir, `${name}.tmp`);
-      if (ref && dirname(ref.path) === dir) {
-        await rename(ref.path, tmp);
-      } else {
-        const fh = await openFile(tmp, 'w');
-        try {
-          let n = 0;
-          for await (const chunk of data instanceof Uint8Array ? snapshotDataChunks(data) : data) {
-            await fh.write(chunk);
-            n += chunk.length;
-          }
-          written?.(n);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
-      }
-      await rename(tmp, join(dir, name));
-      const dh = await openFile(dir, 'r');
-      try {
-        await dh.sync();
-      } finally {
-        await dh.close();
-      }
-    } catch (cause) {
-      this.failed = cause;
-      throw new LogStoreError('LOG_IO', `cannot write snapshot file ${name}: ${(cause as Error).message}`, { cause });
-    }
-  }
-
-  /**
-   * Deletes snapshot data files other than `keep`'s (best effort: strays are retried at open),
-   * except those being staged, or staged for a snapshot newer than `keep` (a save may still
-   * record them; an older one never can be: the store refuses older snapshots).
-   */
-  private async removeSnapshotFilesExcept(keep: SnapshotMetadata | null): Promise<void> {
-    const dir = this.snapshotDir;
-    if (!dir) return;
-    const keepName = keep ? snapshotFileName(keep.index, keep.term) : null;
-    const busy = (name: string): boolean => {
-      const base = name.replace(/\.tmp$/, '');
-      if (this.staging.has(base)) return true;
-      return this.staged.has(base) && base > (keepName ?? '');
-    };
-    try {
-      for (const name of await readdir(dir)) {
-        if (!isSnapshotFileName(name) || name === keepName || busy(name)) continue;
-        this.staged.delete(name);
-        await rm(join(dir, name), { force: true });
-      }
-    } catch {
-      /* a leftover file costs disk space only; open() tries again */
-    }
-  }
-
-  /** Received snapshots a crash left before they were recorded. */
-  private async removeSpoolFiles(): Promise<void> {
-    if (!this.snapshotDir) return;
-    try {
-      for (const name of await readdir(this.snapshotDir)) if (isSpoolFileName(name)) await rm(join(this.snapshotDir, name), { force: true });
-    } catch {
-      /* disk space only */
-    }
+    return this.files!.stageStream(metadata, chunks);
   }
 
   /** Deletes up to `maxDeletes` of the lowest stored entries ≤ index; resolves whether any remain. */
@@ -650,25 +541,6 @@ export class LevelLogStore implements DurableLogStore {
     }
     this.bounds = next;
     return hi < Math.min(index, cur.lastStored);
-  }
-
-  /**
-   * The data of the snapshot `meta` names, from its file (or a reference to the file, with
-   * `snapshotRefs`); undefined when there is no such file.
-   */
-  private async readSnapshotFile(meta: SnapshotMetadata): Promise<Uint8Array | undefined> {
-    const name = snapshotFileName(meta.index, meta.term);
-    try {
-      if (this.snapshotRefs) {
-        const path = join(this.snapshotDir!, name);
-        return encodeSnapshotRef({ path, size: (await stat(path)).size });
-      }
-      const buf = await readFile(join(this.snapshotDir!, name));
-      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-    } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new LogStoreError('LOG_IO', `cannot read snapshot file ${name}: ${(cause as Error).message}`, { cause });
-    }
   }
 
   /** Reads everything back and checks the invariants a crash must never break. */
@@ -700,21 +572,15 @@ export class LevelLogStore implements DurableLogStore {
     const hardState = hsRaw ? decodeOrCorrupt('hard state', () => decodeHardState(hsRaw)) : { ...EMPTY_HARD_STATE };
     const metaRaw = await this.db.get(SNAPSHOT_META_KEY);
     const snapMeta = metaRaw ? decodeOrCorrupt('snapshot metadata', () => decodeSnapshotMetadata(metaRaw)) : null;
-    let snapData: Uint8Array | undefined;
-    let dataInFile = false;
-    if (snapMeta) {
-      snapData = await this.db.get(SNAPSHOT_DATA_KEY);
-      if (snapData === undefined && this.snapshotDir) {
-        snapData = await this.readSnapshotFile(snapMeta);
-        dataInFile = snapData !== undefined;
-      }
-      if (snapData === undefined) throw corrupt(`snapshot metadata (index ${snapMeta.index}) without its data`);
+    let snapData = snapMeta ? await this.db.get(SNAPSHOT_DATA_KEY) : undefined;
+    // The recorded snapshot's file when its data is not in the database (format 2 on); files
+    // of snapshots that never became current (a crash before their record was written), or
+    // that a newer snapshot replaced, are removed either way.
+    if (this.files) {
+      const fromFile = await this.files.load(snapData === undefined ? snapMeta : null);
+      snapData ??= fromFile;
     }
-    // Files of snapshots that never became current (a crash before their record was
-    // written), or that a newer snapshot replaced.
-    await this.removeSnapshotFilesExcept(dataInFile ? snapMeta : null);
-    await this.removeSpoolFiles();
-    this.recorded = this.snapshotRefs && dataInFile ? snapData : undefined;
+    if (snapMeta && snapData === undefined) throw corrupt(`snapshot metadata (index ${snapMeta.index}) without its data`);
     const snapIndex = snapMeta?.index ?? 0;
     const snapTerm = snapMeta?.term ?? 0;
 

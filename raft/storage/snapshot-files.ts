@@ -1,10 +1,9 @@
-// raft/storage/snapshot-files.ts owns the directory of snapshot data files of a log store that
-// keeps its log in segment files (segment-log-store.ts): writing an image durably under a
+// raft/storage/snapshot-files.ts owns the directory of snapshot data files of the on-disk log
+// stores (segment-log-store.ts, level-log-store.ts): writing an image durably under a
 // temporary name before the record naming it, staging it outside the queue of saves, adopting
 // a file a transport spooled into the directory, handing back references (snapshot-ref.ts),
-// and removing files no record names. Same file names and the same rules as the LevelDB store
-// (level-log-store.ts, "On disk"), so that a raft directory moved from one to the other keeps
-// its snapshot file where it is.
+// and removing files no record names. Both stores use the same directory and names, so that
+// a raft directory moved from one to the other keeps its snapshot file where it is.
 
 import { open as openFile, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

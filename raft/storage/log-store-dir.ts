@@ -4,12 +4,17 @@
 //   1. the LevelDB store is opened (replaying its redo log) and read whole;
 //   2. its state is written as one segment into `wal.moving`, fdatasynced, and renamed to
 //      `wal` (the directory fsynced): from here on the segments are the store;
-//   3. LevelDB's files are removed, CURRENT last (a directory holding both `wal` and CURRENT
-//      is one where step 3 was interrupted, and is finished at the next open).
+//   3. LevelDB's files are removed, and CURRENT is replaced by a marker (a directory holding
+//      `wal` and LevelDB's CURRENT is one where step 3 was interrupted, and is finished at
+//      the next open).
 // The snapshot data file stays where it is: both stores keep it under `snapshots/` by the same
 // name. A crash before step 2 leaves the LevelDB store as it was; `wal.moving` is discarded.
+// The marker (SEGMENT_MARKER as CURRENT, in every directory of segments, new or moved) names no
+// manifest: a build with the LevelDB store started on the directory by mistake (a rollback)
+// fails to open it, rather than create an empty log beside the segments and start as a member
+// that forgot its term, vote and log.
 
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLevelLogStore } from './level-log-store.js';
 import { LogStoreError } from './log-store.js';
@@ -18,6 +23,7 @@ import { SEGMENT_DIR_NAME, SNAPSHOT_DIR_NAME, SegmentLogStore, writeInitialSegme
 import { SnapshotFiles } from './snapshot-files.js';
 
 const MOVING_DIR_NAME = 'wal.moving';
+const SEGMENT_MARKER = 'clusterd segment log store: this raft directory keeps its log in wal/, which builds with the LevelDB log store cannot read\n';
 /** LevelDB's files in a store's directory, and the LevelDB store's redo log (key-layout.ts WAL_FILE_NAME). */
 const LEVEL_FILE = /^(LOCK|LOG|LOG\.old|raft-wal|MANIFEST-\d+|\d+\.(log|ldb|sst))$/;
 
@@ -36,19 +42,35 @@ class MovingSegmentLogStore extends SegmentLogStore {
   }
 }
 
-/** Whether `dir` holds a LevelDB store (moved or not). */
-export function holdsLevelStore(dir: string): boolean {
-  return existsSync(join(dir, 'CURRENT'));
+/** What CURRENT in `dir` says: no file, the segment store's marker, or LevelDB's. */
+function currentFile(dir: string): 'none' | 'marker' | 'level' {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, 'CURRENT'), 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return 'none';
+    throw cause;
+  }
+  return text === SEGMENT_MARKER ? 'marker' : 'level';
 }
 
-/** Moves a LevelDB log store in `dir` to segment files; nothing to do for any other directory. */
+/** Whether `dir` holds a LevelDB store (not yet moved, or moved but not yet cleaned up). */
+export function holdsLevelStore(dir: string): boolean {
+  return currentFile(dir) === 'level';
+}
+
+/**
+ * Moves a LevelDB log store in `dir` to segment files, and marks the directory as one of
+ * segments (see the module header).
+ */
 export async function moveLevelStore(dir: string): Promise<void> {
   const walDir = join(dir, SEGMENT_DIR_NAME);
   const moving = join(dir, MOVING_DIR_NAME);
   try {
+    mkdirSync(dir, { recursive: true });
     rmSync(moving, { recursive: true, force: true });
-    if (!holdsLevelStore(dir)) return;
-    if (!existsSync(walDir)) {
+    const current = currentFile(dir);
+    if (current === 'level' && !existsSync(walDir)) {
       const level = createLevelLogStore(dir, { snapshotRefs: true });
       const state = await level.open();
       await level.close();
@@ -61,10 +83,14 @@ export async function moveLevelStore(dir: string): Promise<void> {
       nodeSegmentFs.rename(moving, walDir);
       await nodeSegmentFs.syncDir(dir);
     }
-    const names = readdirSync(dir).filter((n) => LEVEL_FILE.test(n));
-    for (const name of names) rmSync(join(dir, name), { force: true });
-    rmSync(join(dir, 'CURRENT'), { force: true });
-    await nodeSegmentFs.syncDir(dir);
+    // LevelDB's files: the moved store's, or a LOCK and LOG an earlier build left when it
+    // failed to open the marked directory.
+    for (const name of readdirSync(dir)) if (LEVEL_FILE.test(name)) rmSync(join(dir, name), { force: true });
+    if (current !== 'marker') {
+      writeFileSync(join(dir, 'CURRENT.marker'), SEGMENT_MARKER);
+      nodeSegmentFs.rename(join(dir, 'CURRENT.marker'), join(dir, 'CURRENT'));
+      await nodeSegmentFs.syncDir(dir);
+    }
   } catch (cause) {
     if (cause instanceof LogStoreError) throw cause;
     throw new LogStoreError('LOG_IO', `cannot move the LevelDB log store in ${dir} to segment files: ${(cause as Error).message}`, { cause });

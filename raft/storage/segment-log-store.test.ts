@@ -323,7 +323,7 @@ describe('segment log store', () => {
         await s.save({ entries: [ent(43, 3)], hardState: { term: 3, vote: 0, commit: 43 } });
         await s.close();
         expect(holdsLevelStore(dir)).toBe(false);
-        expect((await readdir(dir)).sort()).toEqual(['snapshots', 'wal']);
+        expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'snapshots', 'wal']);
         const again = await createRaftLogStore(dir).open();
         expect(again.entries).toEqual([...expected.entries, ent(43, 3)]);
         expect(again.hardState.commit).toBe(43);
@@ -346,8 +346,37 @@ describe('segment log store', () => {
         s = createRaftLogStore(dir);
         expect((await s.open()).entries).toEqual(expected.entries);
         await s.close();
-        expect((await readdir(dir)).sort()).toEqual(['snapshots', 'wal']);
+        expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'snapshots', 'wal']);
       });
+    });
+
+    it('creates a directory that does not exist yet', async () => {
+      await withDir(async (parent) => {
+        const dir = join(parent, 'member', 'raft');
+        const s = createRaftLogStore(dir);
+        expect(await s.open()).toEqual({ hardState: { term: 0, vote: 0, commit: 0 }, snapshot: null, entries: [] });
+        await s.close();
+      });
+    });
+
+    it('is refused by the LevelDB store of an earlier build once it holds segments, new or moved', async () => {
+      for (const moved of [false, true]) {
+        await withDir(async (dir) => {
+          if (moved) await fill(dir);
+          const s = createRaftLogStore(dir);
+          await s.open();
+          await s.save({ entries: moved ? [ent(43, 3)] : [ent(1, 1)], hardState: { term: 3, vote: 2, commit: 0 } });
+          await s.close();
+          // A rollback: the earlier build opens the directory as a LevelDB store.
+          const err = await createLevelLogStore(dir).open().then(() => null, (e: unknown) => e);
+          expect(isLogStoreError(err, 'LOG_IO')).toBe(true);
+          // This build still opens it, and clears what the failed attempt left.
+          const again = createRaftLogStore(dir);
+          expect((await again.open()).hardState).toEqual({ term: 3, vote: 2, commit: 0 });
+          await again.close();
+          expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'snapshots', 'wal']);
+        });
+      }
     });
   });
 });

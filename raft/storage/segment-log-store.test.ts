@@ -13,7 +13,9 @@ import { isLogStoreError } from './log-store.js';
 import { ent, runLogStoreSuite, snap } from './log-store-suite.js';
 import { createLevelLogStore } from './level-log-store.js';
 import { createRaftLogStore, holdsLevelStore } from './log-store-dir.js';
-import { snapshotFileName } from './key-layout.js';
+import { ClassicLevel } from 'classic-level';
+import { SNAPSHOT_DATA_KEY, SNAPSHOT_META_KEY, VERSION_KEY, entryKey, snapshotFileName } from './key-layout.js';
+import { encodeEntry, encodeSnapshotMetadata } from '../codec/raft-codec.js';
 import { RECORD_HEADER_BYTES, nodeSegmentFs, type SegmentFs } from './segment-file.js';
 import { createSegmentLogStore, type SegmentLogStoreOptions } from './segment-log-store.js';
 import { decodeSnapshotRef, encodeSnapshotRef, readSnapshotData, spoolFileName } from './snapshot-ref.js';
@@ -347,6 +349,26 @@ describe('segment log store', () => {
         expect((await s.open()).entries).toEqual(expected.entries);
         await s.close();
         expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'snapshots', 'wal']);
+      });
+    });
+
+    it('is moved with its image when it is a format 1 store (snapshot data in the database)', async () => {
+      await withDir(async (dir) => {
+        const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+        await db.open();
+        await db.batch([
+          { type: 'put', key: VERSION_KEY, value: new Uint8Array([1]) },
+          { type: 'put', key: SNAPSHOT_META_KEY, value: encodeSnapshotMetadata(snap(2, 1).metadata) },
+          { type: 'put', key: SNAPSHOT_DATA_KEY, value: snap(2, 1).data },
+          { type: 'put', key: entryKey(3), value: encodeEntry(ent(3, 1)) },
+        ]);
+        await db.close();
+        const s = createRaftLogStore(dir);
+        const state = await s.open();
+        await s.close();
+        expect(state.snapshot).toEqual(snap(2, 1));
+        expect(state.entries).toEqual([ent(3, 1)]);
+        expect(await readdir(join(dir, 'snapshots'))).toEqual([snapshotFileName(2, 1)]);
       });
     });
 

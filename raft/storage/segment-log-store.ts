@@ -3,8 +3,11 @@
 // record (its entries, hard state and snapshot metadata) appended to the current segment and
 // fdatasynced, and nothing is ever rewritten or deleted in place. The LevelDB store
 // (level-log-store.ts) wrote every entry twice (its redo log, then LevelDB) and deleted it
-// again at compaction, and LevelDB's own background work (its compactions, snappy, crc32c)
-// came on top: 8–14 % of a replica's CPU at three replicas.
+// again at compaction, with LevelDB's own background work (its compactions, snappy, crc32c)
+// on top: that work, for the log and the state store together, was 8–14 % of a replica's CPU
+// at three replicas. Measured against it (2026-11-30, CPU from /proc): 0.22 against 0.38 ms
+// of CPU per save of 8 entries of 2.5 KB; a replica's CPU per entry at 256 creates in flight
+// about 0.9 times the LevelDB store's.
 //
 // Layout of the store's directory:
 //   wal/<16 hex>.seg     segments, named by the sequence number of their first record

@@ -5,7 +5,7 @@
 // restarts it and it rejoins with its data; a kubectl watch through a survivor lives through
 // the kill; SIGTERM stops every replica and the program.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +102,8 @@ describe.skipIf(!kubectlAvailable())('make cluster (clusterd-cluster) as an oper
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'clusterd-make-cluster-'));
+    // What a replica joined and removed in an earlier run left: the hint must not name it.
+    mkdirSync(join(dir, 'clusterd-3'));
     const api = await threeFreePorts();
     const peer = await threeFreePorts([api]);
     runner = spawn(process.execPath, [RUNNER], {
@@ -130,6 +132,8 @@ describe.skipIf(!kubectlAvailable())('make cluster (clusterd-cluster) as an oper
       expect(existsSync(kubeconfig(name)), kubeconfig(name)).toBe(true);
       expect(existsSync(join(dir, name, 'store')), `${name}/store`).toBe(true);
     }
+    // How to add a replica: a name whose data directory is not there yet.
+    expect(out).toContain(`--name=clusterd-4 --data-dir=${join(dir, 'clusterd-4')} --join=https://127.0.0.1:`);
   });
 
   it('a replica killed with SIGKILL is not restarted, the others keep serving (a kubectl watch through one lives on), and its printed command line rejoins it', async () => {

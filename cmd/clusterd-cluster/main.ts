@@ -88,7 +88,10 @@ async function run(dir: string, pkiDir: string, names: string[], apiBase: number
           joinHintShown = true;
           // Joining needs a token from the running cluster (the PKI's join-token file is only
           // valid for the cluster's first 24 hours).
-          const n = names.length;
+          // The first name after the replicas started here whose data directory does not exist:
+          // one joined and removed earlier left its own, which must not be started again.
+          let n = names.length;
+          while (existsSync(join(dir, `clusterd-${n}`))) n++;
           process.stdout.write(
             `add a replica: TOKEN=$(${bin} token create --ttl=1h --kubeconfig ${join(dir, name, 'admin.kubeconfig')})\n` +
               `               ${bin} --name=clusterd-${n} --data-dir=${join(dir, `clusterd-${n}`)} --join=${m[1]} --token="$TOKEN" ` +

@@ -28,6 +28,27 @@ describe('HealthChecks', () => {
     expect(await h.respond('readyz', 'nope', q())).toBeUndefined();
   });
 
+  it('tells the log a failing check\'s reason once per change, and when it passes again; a check that always passed says nothing', async () => {
+    const told: Array<[string, string, string | undefined]> = [];
+    const h = new HealthChecks(0, Date.now, (endpoint, name, why) => told.push([endpoint, name, why]));
+    let why: string | undefined = 'no leader';
+    h.add(['readyz'], { name: 'raft', check: () => { if (why) throw new Error(why); } });
+    h.add(['readyz'], { name: 'store', check: () => {} });
+    const q = new URLSearchParams();
+    await h.respond('readyz', undefined, q);
+    await h.respond('readyz', undefined, q);
+    why = 'applied 3 of 9';
+    await h.respond('readyz', undefined, q);
+    why = undefined;
+    await h.respond('readyz', undefined, q);
+    await h.respond('readyz', undefined, q);
+    expect(told).toEqual([
+      ['readyz', 'raft', 'no leader'],
+      ['readyz', 'raft', 'applied 3 of 9'],
+      ['readyz', 'raft', undefined],
+    ]);
+  });
+
   it('forgives unfinished start-up hooks on /livez only during the grace period', async () => {
     let now = 0;
     const h = new HealthChecks(10_000, () => now);

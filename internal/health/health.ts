@@ -16,8 +16,17 @@ export interface HealthResponse {
   body: string;
 }
 
+/**
+ * Told when a check's outcome changes between two requests (a failure's reason, or passing
+ * again): the reasons the anonymous endpoints withhold go to the log, once per change rather
+ * than once per probe.
+ */
+export type CheckTransition = (endpoint: Endpoint, name: string, reason: string | undefined) => void;
+
 export class HealthChecks {
   private readonly checks: Record<Endpoint, HealthCheck[]> = { livez: [], readyz: [], healthz: [] };
+  /** The last outcome reported per endpoint and check: a failure's reason, or undefined. */
+  private readonly reported = new Map<string, string | undefined>();
   private readonly hooks = new Map<string, boolean>();
   private shuttingDown = false;
   private readonly startedAt: number;
@@ -25,6 +34,7 @@ export class HealthChecks {
   constructor(
     private readonly livezGracePeriodMs: number,
     private readonly now: () => number = Date.now,
+    private readonly onTransition: CheckTransition = () => {},
   ) {
     this.startedAt = now();
     this.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
@@ -101,16 +111,26 @@ export class HealthChecks {
       try {
         await c.check();
         lines.push(`[+]${c.name} ok`);
-      } catch {
+        this.report(endpoint, c.name, undefined);
+      } catch (e) {
         failed = true;
-        // Reasons stay in the logs: the endpoint is readable anonymously.
+        // The reason goes to the log (report): the endpoint is readable anonymously.
         lines.push(`[-]${c.name} failed: reason withheld`);
+        this.report(endpoint, c.name, reason(e));
       }
     }
     for (const unknown of excluded) lines.push(`warn: some health checks cannot be excluded: no matches for "${unknown}"`);
     if (failed) return { status: 500, body: `${lines.join('\n')}\n${endpoint} check failed\n` };
     if (!verbose) return { status: 200, body: 'ok' };
     return { status: 200, body: `${lines.join('\n')}\n${endpoint} check passed\n` };
+  }
+
+  private report(endpoint: Endpoint, name: string, why: string | undefined): void {
+    const key = `${endpoint}/${name}`;
+    // Unchanged, or a check that has only ever passed: nothing to say.
+    if (this.reported.get(key) === why) return;
+    this.reported.set(key, why);
+    this.onTransition(endpoint, name, why);
   }
 }
 

@@ -259,7 +259,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
     listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
   });
-  const health = new HealthChecks(config.livezGracePeriodMs);
+  const health = new HealthChecks(config.livezGracePeriodMs, Date.now, (endpoint, check, reason) =>
+    reason === undefined ? log.info('health check passes again', { endpoint, check }) : log.warn('health check failed', { endpoint, check, reason }),
+  );
   const namespaces = catalog.resource('', 'v1', 'namespaces')!;
   const namespaceTerminating = new WeakMap<object, boolean>();
   const servicesPrefix = resourcePrefix(catalog.resource('', 'v1', 'services')!);

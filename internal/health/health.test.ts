@@ -28,7 +28,7 @@ describe('HealthChecks', () => {
     expect(await h.respond('readyz', 'nope', q())).toBeUndefined();
   });
 
-  it('tells the log a failing check\'s reason once per change, and when it passes again; a check that always passed says nothing', async () => {
+  it('tells the log a failing check\'s reason once when it starts failing, and when it passes again; a check that always passed says nothing', async () => {
     const told: Array<[string, string, string | undefined]> = [];
     const h = new HealthChecks(0, Date.now, (endpoint, name, why) => told.push([endpoint, name, why]));
     let why: string | undefined = 'no leader';
@@ -42,10 +42,12 @@ describe('HealthChecks', () => {
     why = undefined;
     await h.respond('readyz', undefined, q);
     await h.respond('readyz', undefined, q);
+    why = 'no leader';
+    await h.respond('readyz', undefined, q);
     expect(told).toEqual([
       ['readyz', 'raft', 'no leader'],
-      ['readyz', 'raft', 'applied 3 of 9'],
       ['readyz', 'raft', undefined],
+      ['readyz', 'raft', 'no leader'],
     ]);
   });
 

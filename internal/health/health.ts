@@ -17,16 +17,16 @@ export interface HealthResponse {
 }
 
 /**
- * Told when a check's outcome changes between two requests (a failure's reason, or passing
- * again): the reasons the anonymous endpoints withhold go to the log, once per change rather
- * than once per probe.
+ * Told when a check starts failing (with the reason then) and when it passes again: the reasons
+ * the anonymous endpoints withhold go to the log, once per failure rather than once per probe
+ * (a reason may carry figures that change at every probe, such as an applied index).
  */
 export type CheckTransition = (endpoint: Endpoint, name: string, reason: string | undefined) => void;
 
 export class HealthChecks {
   private readonly checks: Record<Endpoint, HealthCheck[]> = { livez: [], readyz: [], healthz: [] };
-  /** The last outcome reported per endpoint and check: a failure's reason, or undefined. */
-  private readonly reported = new Map<string, string | undefined>();
+  /** The checks (endpoint/name) whose failure was reported and that have not passed since. */
+  private readonly failing = new Set<string>();
   private readonly hooks = new Map<string, boolean>();
   private shuttingDown = false;
   private readonly startedAt: number;
@@ -127,9 +127,10 @@ export class HealthChecks {
 
   private report(endpoint: Endpoint, name: string, why: string | undefined): void {
     const key = `${endpoint}/${name}`;
-    // Unchanged, or a check that has only ever passed: nothing to say.
-    if (this.reported.get(key) === why) return;
-    this.reported.set(key, why);
+    // Still failing, still passing, or a check that has only ever passed: nothing to say.
+    if ((why !== undefined) === this.failing.has(key)) return;
+    if (why === undefined) this.failing.delete(key);
+    else this.failing.add(key);
     this.onTransition(endpoint, name, why);
   }
 }

@@ -342,7 +342,7 @@ export class RaftNode {
   private forwarded: Uint8Array[] = [];
   /** The term each of `forwarded` was sent in (NaN: not said, a member of an older version). */
   private forwardedTerms: number[] = [];
-  /** The term of the last entry applied (0 until one is, and after a snapshot its term). */
+  /** The highest term of an entry applied here since start (0 until one is); only its rises matter. */
   private appliedTerm = 0;
   /**
    * Leading: the highest sequence number appended so far in `acceptedTerm` of the forwarded

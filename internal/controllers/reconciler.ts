@@ -1,7 +1,12 @@
 // internal/controllers/reconciler owns the loop the small controllers share: watch resource
 // prefixes of the watch cache from their current state, turn each event into queue keys, and
 // reconcile keys one at a time, retrying a failed key after a delay. Start and stop follow
-// leadership (the caller decides when). Imports: watchcache, log.
+// leadership (the caller decides when). A write that lost an optimistic-concurrency race (409
+// Conflict: the cache had not yet seen another writer's change) is retried soon and quietly, as
+// upstream's controllers requeue a conflict; only a key that keeps conflicting is worth a warning.
+// Imports: apierrors, watchcache, log.
+
+import { isConflict } from '../apierrors/status.js';
 
 import type { Logger } from '../log/logger.js';
 import type { CacheEntry, EventType } from '../watchcache/types.js';
@@ -17,10 +22,17 @@ export interface ReconcilerSpec {
   retryMs?: number;
 }
 
+/** Conflicts in a row on one key before they are logged as a failure. */
+const QUIET_CONFLICTS = 5;
+/** A conflict is retried after at most this long: the newer object is normally cached by then. */
+const CONFLICT_RETRY_MS = 100;
+
 export class Reconciler {
   private watchers: CacheWatcher[] = [];
   private readonly queue = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Keys whose last reconciles failed with a conflict, and how many times in a row. */
+  private readonly conflicts = new Map<string, number>();
   private draining = false;
   private running = false;
 
@@ -73,6 +85,7 @@ export class Reconciler {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     this.queue.clear();
+    this.conflicts.clear();
   }
 
   enqueue(key: string): void {
@@ -99,10 +112,24 @@ export class Reconciler {
         this.queue.delete(key!);
         try {
           const again = await this.spec.reconcile(key!);
+          this.conflicts.delete(key!);
           if (typeof again === 'number' && this.running) this.later(key!, again);
         } catch (e) {
-          this.log.warn(`${this.spec.name}: reconcile failed; retrying`, { key, error: e instanceof Error ? e.message : String(e) });
-          if (this.running) this.later(key!, this.spec.retryMs ?? 1000);
+          const retryMs = this.spec.retryMs ?? 1000;
+          const error = e instanceof Error ? e.message : String(e);
+          if (isConflict(e)) {
+            const inARow = (this.conflicts.get(key!) ?? 0) + 1;
+            this.conflicts.set(key!, inARow);
+            if (inARow < QUIET_CONFLICTS) {
+              this.log.debug(`${this.spec.name}: reconcile lost a write race; retrying`, { key, error });
+              if (this.running) this.later(key!, Math.min(retryMs, CONFLICT_RETRY_MS));
+              continue;
+            }
+          } else {
+            this.conflicts.delete(key!);
+          }
+          this.log.warn(`${this.spec.name}: reconcile failed; retrying`, { key, error });
+          if (this.running) this.later(key!, retryMs);
         }
       }
     } finally {

@@ -51,6 +51,38 @@ describe('HealthChecks', () => {
     ]);
   });
 
+  it('says nothing of a check that has not passed yet while the start is quiet; after that, or once it passed, a failure is told', async () => {
+    let now = 0;
+    const told: Array<[string, string, string | undefined]> = [];
+    const h = new HealthChecks(0, () => now, (endpoint, name, why) => told.push([endpoint, name, why]), 10_000);
+    const hookDone = h.addStartupHook('bootstrap');
+    let leader = false;
+    h.add(['readyz'], { name: 'raft', check: () => { if (!leader) throw new Error('no leader'); } });
+    await h.respond('readyz', undefined, q());
+    now = 5_000;
+    leader = true;
+    await h.respond('readyz', undefined, q());
+    expect(told).toEqual([]);
+    // Passed once: failing again is news even inside the quiet start.
+    leader = false;
+    await h.respond('readyz', undefined, q());
+    expect(told).toEqual([['readyz', 'raft', 'no leader']]);
+    // A hook still unfinished after the quiet start is told at the next probe.
+    now = 10_000;
+    await h.respond('readyz', undefined, q());
+    expect(told).toEqual([
+      ['readyz', 'raft', 'no leader'],
+      ['readyz', 'poststarthook/bootstrap', 'not finished'],
+    ]);
+    hookDone();
+    leader = true;
+    await h.respond('readyz', undefined, q());
+    expect(told.slice(2)).toEqual([
+      ['readyz', 'poststarthook/bootstrap', undefined],
+      ['readyz', 'raft', undefined],
+    ]);
+  });
+
   it('forgives unfinished start-up hooks on /livez only during the grace period', async () => {
     let now = 0;
     const h = new HealthChecks(10_000, () => now);

@@ -27,6 +27,8 @@ export class HealthChecks {
   private readonly checks: Record<Endpoint, HealthCheck[]> = { livez: [], readyz: [], healthz: [] };
   /** The checks (endpoint/name) whose failure was reported and that have not passed since. */
   private readonly failing = new Set<string>();
+  /** The checks (endpoint/name) that have passed at least once since start. */
+  private readonly passed = new Set<string>();
   private readonly hooks = new Map<string, boolean>();
   private shuttingDown = false;
   private readonly startedAt: number;
@@ -35,6 +37,11 @@ export class HealthChecks {
     private readonly livezGracePeriodMs: number,
     private readonly now: () => number = Date.now,
     private readonly onTransition: CheckTransition = () => {},
+    /**
+     * For this long after start a check that has not passed yet is starting, not failing: the
+     * start-up hooks and the first leader take a moment, and probes during it are no news.
+     */
+    private readonly quietStartMs = 0,
   ) {
     this.startedAt = now();
     this.add(['livez', 'readyz', 'healthz'], { name: 'ping', check: () => {} });
@@ -127,8 +134,10 @@ export class HealthChecks {
 
   private report(endpoint: Endpoint, name: string, why: string | undefined): void {
     const key = `${endpoint}/${name}`;
+    if (why === undefined) this.passed.add(key);
     // Still failing, still passing, or a check that has only ever passed: nothing to say.
     if ((why !== undefined) === this.failing.has(key)) return;
+    if (why !== undefined && !this.passed.has(key) && this.now() - this.startedAt < this.quietStartMs) return;
     if (why === undefined) this.failing.delete(key);
     else this.failing.add(key);
     this.onTransition(endpoint, name, why);

@@ -101,6 +101,9 @@ import { advertisedIp, EndpointLease, ensureKubernetesService, kubernetesEndpoin
 import { serviceClaimsRepair } from '../controllers/service-claims-repair.js';
 import { servingCipherPreference } from './tls-ciphers.js';
 
+/** How long after start a health check that has not passed yet is starting rather than failing (the log). */
+const QUIET_START_MS = 10_000;
+
 export const SERVER_VERSION: VersionInfo = {
   major: '1',
   minor: '35',
@@ -259,8 +262,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     tooLargeWaitMs: options.tooLargeWaitMs ?? 3000,
     listSnapshotTtlMs: config.featureGates.enabled('ListFromCacheSnapshot') ? 75_000 : 0,
   });
-  const health = new HealthChecks(config.livezGracePeriodMs, Date.now, (endpoint, check, reason) =>
-    reason === undefined ? log.info('health check passes again', { endpoint, check }) : log.warn('health check failed', { endpoint, check, reason }),
+  const health = new HealthChecks(
+    config.livezGracePeriodMs,
+    Date.now,
+    (endpoint, check, reason) =>
+      reason === undefined ? log.info('health check passes again', { endpoint, check }) : log.warn('health check failed', { endpoint, check, reason }),
+    // A start that has not finished in this long is worth a warning (a replica waiting for peers
+    // says why); probes before it, as launchers and kubelets make at once, are not.
+    Math.max(QUIET_START_MS, config.livezGracePeriodMs),
   );
   const namespaces = catalog.resource('', 'v1', 'namespaces')!;
   const namespaceTerminating = new WeakMap<object, boolean>();

@@ -329,6 +329,43 @@ describe('RaftNode', () => {
     }
   });
 
+  it('a follower forwards its proposals in the order it made them, whatever its writes: none is dropped as overtaken', async () => {
+    const c = (cluster = new Cluster());
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    const followers = [...c.nodes.values()].filter((n) => n !== leader);
+    // Followers' writes (the leader's appends) finish a seeded number of I/O turns later, and
+    // proposals arrive between them: some are handed to the core by the loop just before it
+    // takes a Ready with a write, others while such a write is in flight (sent early). A
+    // proposal of the first kind must not wait for the write while one of the second overtakes
+    // it: the leader appends a proposer's forwarded proposals only in order, so the overtaken
+    // one would be dropped although nothing was lost.
+    let seed = 11;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    for (const f of followers) c.gates.get(f.id)!.closed = true;
+    const outcomes: Promise<string>[] = [];
+    for (let turn = 0; turn < 400; turn++) {
+      if (rand(2) === 0) {
+        const f = followers[rand(followers.length)]!;
+        outcomes.push(f.propose(put(`k${turn}`, String(turn))).then(
+          () => 'ok',
+          (e: unknown) => (e as Error).message,
+        ));
+      }
+      if (rand(4) === 0) void leader.propose(put(`l${turn}`, String(turn))).catch(() => undefined);
+      for (const f of followers) if (rand(3) === 0) c.gates.get(f.id)!.release();
+      await new Promise((r) => setImmediate(r));
+    }
+    for (const f of followers) {
+      const gate = c.gates.get(f.id)!;
+      gate.closed = false;
+      gate.release();
+    }
+    const results = await c.drive(Promise.all(outcomes));
+    expect(results.length).toBeGreaterThan(150);
+    expect(results.filter((r) => r !== 'ok')).toEqual([]);
+  });
+
   it('a leader cut off from its quorum answers its uncommitted writes OUTCOME_UNKNOWN within two election timeouts of stepping down, not at the proposal timeout', async () => {
     // The proposal timeout is far away (60 s = 6,000 ticks). The leader appends the write but
     // cannot commit it; check-quorum makes it step down after an election timeout; nobody will

@@ -311,6 +311,9 @@ interface ConfContext {
   url?: string;
 }
 
+/** Messages a follower passes to its leader for it (MsgProp, MsgReadIndex): they rest on nothing this member writes. */
+const isForwardedToLeader = (m: Message): boolean => m.type === MessageType.Prop || m.type === MessageType.ReadIndex;
+
 /**
  * A running Raft replica. Create with RaftNode.start(); every method is safe to call at any
  * time until stop(); after stop() they reject with STOPPED.
@@ -1033,8 +1036,20 @@ export class RaftNode {
       rd.messages.every((m) => m.commit <= durable);
     const c = this.counters;
     c.readies++;
-    if (sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
-    this.readyMessagesSent = sendEarly || rd.messages.length === 0;
+    // Proposals and read requests forwarded to the leader promise nothing about this member's
+    // log, and go now whatever this Ready writes: those made while the write is in flight go at
+    // once too (sendEarlyMessages), and must not overtake these. The leader appends a member's
+    // forwarded proposals only in the order they were made (fencedForwarded), so one overtaken
+    // would be dropped although nothing was lost.
+    let afterWrite = rd.messages;
+    if (sendEarly) {
+      if (rd.messages.length > 0) this.transport.send(rd.messages);
+      afterWrite = [];
+    } else if (rd.messages.some(isForwardedToLeader)) {
+      this.transport.send(rd.messages.filter(isForwardedToLeader));
+      afterWrite = rd.messages.filter((m) => !isForwardedToLeader(m));
+    }
+    this.readyMessagesSent = afterWrite.length === 0;
 
     // 1. Persist, then update the image the core reads. A hard state that only moves the
     // commit index is not written on its own (the core's mustSync is false for it: a lost
@@ -1095,7 +1110,7 @@ export class RaftNode {
       }
       this.notePlacements(rd.entries);
       // 2. Send.
-      if (!sendEarly && rd.messages.length > 0) this.transport.send(rd.messages);
+      if (afterWrite.length > 0) this.transport.send(afterWrite);
       c.messagesSent += rd.messages.length;
       this.readyMessagesSent = true;
       // What inputs produced meanwhile and may go now need not wait for the applies below.

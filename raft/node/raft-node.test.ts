@@ -9,12 +9,14 @@
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LevelLogStore, type LevelLogStoreOptions } from '../storage/level-log-store.js';
 import type { DurableLogStore, LogSaveBatch } from '../storage/log-store.js';
 import { LocalNetwork } from '../transport/local-transport.js';
+import type { TransportHandler } from '../transport/transport.js';
+import { removedMembersFile, type RemovedMembersStore } from '../storage/removed-members.js';
 import { encodeConfChange } from '../core/conf-change.js';
 import { ConfChangeType, EntryType, MessageType, type Message, type NodeId } from '../types.js';
 import { isRaftNodeError } from './node-errors.js';
@@ -42,6 +44,8 @@ class Cluster {
   /** Every batch each member handed to its transport. */
   readonly sent = new Map<NodeId, Message[][]>();
   readonly gates = new Map<NodeId, SaveGate>();
+  /** The handler each member gave its transport (a test may speak for a peer through it). */
+  readonly handlers = new Map<NodeId, TransportHandler>();
 
   constructor(
     private readonly opts: {
@@ -54,6 +58,10 @@ class Cluster {
       maxPendingProposals?: number;
       /** Options of each member's (memory-level) log store: a snapshot directory, say. */
       storeOptions?: (id: NodeId) => LevelLogStoreOptions;
+      /** Each member's RaftNodeOptions.removedMembers. */
+      removedMembers?: (id: NodeId) => RemovedMembersStore;
+      /** Seeds each member's election timeouts (seed + id), for a reproducible run. */
+      seed?: number;
     } = {},
   ) {}
 
@@ -76,6 +84,7 @@ class Cluster {
       bootstrapLearners: this.opts.bootstrapLearners,
       store: recordingStore(new LevelLogStore(db, this.opts.storeOptions?.(id)), writes, this.gates.get(id) ?? this.gates.set(id, new SaveGate()).get(id)!),
       transport: (handler) => {
+        this.handlers.set(id, handler);
         const t = this.net.transport(id, handler);
         const send = t.send.bind(t);
         t.send = (msgs) => {
@@ -94,6 +103,8 @@ class Cluster {
       maxPendingProposals: this.opts.maxPendingProposals,
       readTimeoutMs: 2_000,
       clock: this.clock,
+      ...(this.opts.seed === undefined ? {} : { random: seeded(this.opts.seed + id) }),
+      ...(this.opts.removedMembers ? { removedMembers: this.opts.removedMembers(id) } : {}),
       onFatal: (err) => {
         if (this.opts.onFatal) this.opts.onFatal(id, err);
         else throw err;
@@ -145,6 +156,17 @@ class Cluster {
 }
 
 const put = (key: string, value: string): Uint8Array => encodeKvCommand({ op: 'put', key, value });
+
+/** A deterministic RandomSource (a linear congruential generator). */
+function seeded(seed: number): { int(n: number): number } {
+  let x = seed >>> 0;
+  return {
+    int: (n) => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return (x >>> 16) % n;
+    },
+  };
+}
 
 type StoreWrite = { kind: 'save'; batch: LogSaveBatch } | { kind: 'compact'; index: number };
 
@@ -1310,3 +1332,115 @@ describe('RaftNode maxPendingProposals', () => {
   });
 });
 
+
+describe('RaftNode and a member removed while it was stopped', () => {
+  /** Stops a follower, removes it through the leader, writes on; returns the removal's index as the others know it. */
+  async function removeWhileStopped(c: Cluster, victimId: NodeId): Promise<{ leader: RaftNode; removedAt: number }> {
+    const victim = c.nodes.get(victimId)!;
+    let leader = await c.electLeader();
+    if (leader === victim) {
+      await c.drive(leader.transferLeadership([...c.nodes.keys()].find((id) => id !== victimId)!));
+      leader = await c.electLeader();
+    }
+    await c.drive(leader.propose(put('before', '1')));
+    await c.runUntil(() => c.sms.get(victimId)!.get('before') === '1');
+    await victim.stop();
+    c.nodes.delete(victimId);
+    await c.drive(leader.removeMember(victimId));
+    for (let i = 0; i < 5; i++) await c.drive(leader.propose(put(`after${i}`, String(i))));
+    await c.runUntil(() => [...c.nodes.values()].every((n) => !n.status().membership.voters.includes(victimId) && n.status().applied === leader.status().applied));
+    // Every member that applied it refuses the removed member at the same index, while it has applied less.
+    const indexes = [...c.nodes.keys()].map((id) => c.handlers.get(id)!.removedAt!(victimId, 0));
+    expect(new Set(indexes).size, String(indexes)).toBe(1);
+    return { leader, removedAt: indexes[0]! };
+  }
+
+  it('restarted from its store, it is refused with the index, says it was removed and campaigns no more; its peers keep their leader', async () => {
+    const c = (cluster = new Cluster({ seed: 11 }));
+    await c.startAll(3);
+    const { leader, removedAt } = await removeWhileStopped(c, 3);
+    const term = leader.status().term;
+    const others = [...c.nodes.values()];
+
+    const again = await c.start(3);
+    expect(again.status().membership.voters).toContain(3);
+    await c.runUntil(() => again.status().removed !== undefined);
+    const removed = again.status().removed!;
+    expect(removed.at).toBe(removedAt);
+    expect(others.map((n) => n.id)).toContain(removed.by);
+    expect(again.status().applied).toBeLessThan(removedAt);
+
+    // Five election timeouts later: it has sent nothing more, its term did not move, nor did its peers'.
+    await c.runUntil(() => false, 3).catch(() => undefined);
+    const sent = c.sent.get(3)!.length;
+    const ownTerm = again.status().term;
+    await c.runUntil(() => false, 50).catch(() => undefined);
+    expect(c.sent.get(3)!.length).toBe(sent);
+    expect(again.status()).toMatchObject({ term: ownTerm, leader: 0, removed });
+    for (const n of others) expect(n.status()).toMatchObject({ term, leader: leader.id });
+    // It takes no writes and confirms no reads, as a member without a leader.
+    const err = await c.drive(again.propose(put('x', '1'))).catch((e: unknown) => e);
+    expect(isRaftNodeError(err, 'PROPOSAL_DROPPED'), String(err)).toBe(true);
+    expect(isRaftNodeError(await again.readIndex().catch((e: unknown) => e), 'READ_INDEX_FAILED')).toBe(true);
+    // The others go on.
+    await c.drive(others.find((n) => n !== leader)!.propose(put('still', '1')));
+  });
+
+  it('admitted again under the same id, it is not refused by a peer that lagged behind its admission, and ignores such a claim', async () => {
+    const c = (cluster = new Cluster({ seed: 23 }));
+    await c.startAll(4);
+    const { leader, removedAt } = await removeWhileStopped(c, 4);
+    // A peer cut off before the admission: it holds the removal, not the admission.
+    const lagging = [...c.nodes.values()].find((n) => n !== leader)!;
+    c.net.isolate(lagging.id);
+    c.dbs.delete(4);
+    await c.drive(leader.addLearner(4, 'local://4'));
+    const rejoined = await c.start(4, new Map([...c.peers]), true);
+    // A joiner before its snapshot (its applied membership does not list it) ignores a claim.
+    c.handlers.get(4)!.reportRemoved!(lagging.id, removedAt);
+    expect(rejoined.status().removed).toBeUndefined();
+    await c.runUntil(() => rejoined.status().membership.learners.includes(4) && rejoined.status().applied >= leader.status().commit);
+    await c.drive(leader.propose(put('rejoined', '1')));
+    await c.runUntil(() => c.sms.get(4)!.get('rejoined') === '1');
+    expect(lagging.status().membership.learners).not.toContain(4);
+
+    // The lagging peer refuses an incarnation that has applied less than the removal, not this one.
+    const lag = c.handlers.get(lagging.id)!;
+    expect(lag.removedAt!(4, removedAt - 1)).toBe(removedAt);
+    expect(lag.removedAt!(4, rejoined.status().applied)).toBeUndefined();
+    // Told anyway (by a peer of an earlier rule, say), the rejoined member has applied past the
+    // removal and ignores it: it goes on as a member.
+    c.handlers.get(4)!.reportRemoved!(lagging.id, removedAt);
+    expect(rejoined.status().removed).toBeUndefined();
+    await c.drive(leader.propose(put('after-claim', '1')));
+    await c.runUntil(() => c.sms.get(4)!.get('after-claim') === '1');
+    expect(rejoined.status().removed).toBeUndefined();
+  });
+
+  it('the removals survive a restart of its peers after snapshots folded them in (RaftNodeOptions.removedMembers)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'raft-removed-'));
+    try {
+      const c = (cluster = new Cluster({ seed: 5, snapshotEntries: 3, catchUpEntries: 0, removedMembers: (id) => removedMembersFile(join(dir, String(id))) }));
+      for (const id of [1, 2, 3]) await mkdir(join(dir, String(id)));
+      await c.startAll(3);
+      const { leader, removedAt } = await removeWhileStopped(c, 3);
+      for (let i = 0; i < 6; i++) await c.drive(leader.propose(put(`more${i}`, String(i))));
+      await c.runUntil(() => [...c.nodes.values()].every((n) => n.status().snapshotIndex > removedAt));
+      // Restarted, they replay nothing of the removal: it is known from the file alone.
+      const peers = [...c.nodes.values()];
+      for (const n of peers) await n.stop();
+      c.nodes.clear();
+      for (const n of peers) await c.start(n.id);
+      await c.electLeader();
+      for (const n of peers) expect(c.handlers.get(n.id)!.removedAt!(3, 0)).toBe(removedAt);
+
+      const again = await c.start(3);
+      await c.runUntil(() => again.status().removed !== undefined);
+      expect(again.status().removed!.at).toBe(removedAt);
+    } finally {
+      await cluster?.stopAll();
+      cluster = null;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -38,6 +38,14 @@
 //   - read barriers share requests: one read-index request in flight covers every read that
 //     arrived before it was sent (readIndex);
 //   - snapshots are captured on the loop but encoded, written and compacted beside it.
+//
+// Removed members (etcd's "removed member"): RaftNode remembers which members it saw removed
+// and at which log index (`removed`, kept across snapshots by RaftNodeOptions.removedMembers).
+// A member removed while it was stopped or cut off never applies its removal, so it would
+// campaign for ever with peers that no longer answer it: its peers' transports refuse it
+// (TransportHandler.removedAt) with that index, and once told (reportRemoved) it stops ticking
+// and its status says it was removed (RaftNodeStatus.removed), as long as it has not applied
+// that index itself.
 
 import { randomBytes, randomInt } from 'node:crypto';
 import {
@@ -60,6 +68,7 @@ import { INCARNATION_BYTES, proposalSeqKey, sameIncarnation, unwrapCommand, wrap
 import { proposalContextTerm } from '../core/messages.js';
 import { unwrapSnapshot, unwrapSnapshotStream, wrapSnapshot, wrapSnapshotStream } from './snapshot-envelope.js';
 import { concatChunks, decodeSnapshotRef, snapshotDataChunks } from '../storage/snapshot-ref.js';
+import type { RemovedMembersStore } from '../storage/removed-members.js';
 
 /** A committed command as the state machine sees it. */
 export interface AppliedCommand {
@@ -181,6 +190,12 @@ export interface RaftNodeOptions {
   logger?: RaftLogger;
   /** Called once if the node stops itself on a storage failure or broken invariant. */
   onFatal?: (err: Error) => void;
+  /**
+   * Where the removals this member applied are kept (member id → log index), so that those a
+   * snapshot folded in are still known after a restart (raft/storage/removed-members.ts).
+   * Without it only the removals in the log after the latest snapshot are known.
+   */
+  removedMembers?: RemovedMembersStore;
 }
 
 /**
@@ -251,6 +266,12 @@ export interface RaftNodeStatus {
   peers: Map<NodeId, string>;
   /** Leader only: replication progress per member. */
   progress?: Map<NodeId, { match: number; next: number; state: string }>;
+  /**
+   * Present when a peer refused this member as removed from the cluster at log index `at`,
+   * which this member has not applied (it was stopped or cut off then): it is no member,
+   * whatever `membership` (as applied here) says, and it no longer campaigns.
+   */
+  removed?: { by: NodeId; at: number };
 }
 
 interface PendingProposal {
@@ -320,7 +341,7 @@ const isForwardedToLeader = (m: Message): boolean => m.type === MessageType.Prop
  */
 export class RaftNode {
   readonly id: NodeId;
-  private readonly o: Required<Omit<RaftNodeOptions, 'onFatal' | 'bootstrapLearners' | 'join'>> & Pick<RaftNodeOptions, 'onFatal' | 'bootstrapLearners' | 'join'>;
+  private readonly o: Required<Omit<RaftNodeOptions, 'onFatal' | 'bootstrapLearners' | 'join' | 'removedMembers'>> & Pick<RaftNodeOptions, 'onFatal' | 'bootstrapLearners' | 'join' | 'removedMembers'>;
   private readonly memory = new MemoryStorage();
   private rn!: RawNode;
   private transport!: Transport;
@@ -388,6 +409,13 @@ export class RaftNode {
   /** Set when a snapshot should be taken before the usual interval (see applyEntry). */
   private snapshotWanted = false;
   private confState: ConfState = { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
+  /**
+   * Members whose removal this member applied, with the log index of the removal; a member
+   * added again is taken out. Peers refuse a removed member that has not applied it (refusal).
+   */
+  private readonly removed = new Map<NodeId, number>();
+  /** A peer said this member was removed at an index not applied here (see onRemovedReport). */
+  private removedClaim: { by: NodeId; at: number } | null = null;
   private lead: NodeId = NONE;
   /** Role as of the last Ready's soft state. */
   private role: StateType = StateType.Follower;
@@ -494,6 +522,7 @@ export class RaftNode {
       state = await this.reopen();
     }
     for (const [id, url] of o.peers) this.peers.set(id, url);
+    for (const [id, at] of (await o.removedMembers?.load()) ?? []) this.removed.set(id, at);
     if (state.snapshot) {
       const members = await this.restoreStateMachine(state.snapshot.data);
       for (const [id, url] of members) this.peers.set(id, url);
@@ -541,6 +570,9 @@ export class RaftNode {
       reportUnreachable: (id: NodeId) => this.input(() => this.rn.reportUnreachable(id)),
       reportSnapshot: (id: NodeId, status: SnapshotStatus) => this.input(() => this.rn.reportSnapshot(id, status === 'finish')),
       reportPeerDown: (id: NodeId) => this.input(() => this.peerDown(id)),
+      removedAt: (from: NodeId, fromApplied: number) => this.refusal(from, fromApplied),
+      appliedIndex: () => this.applied,
+      reportRemoved: (by: NodeId, at: number) => this.onRemovedReport(by, at),
     };
     this.transport = o.transport(handler);
     await this.transport.start();
@@ -548,7 +580,8 @@ export class RaftNode {
 
     this.ticker = o.clock.setInterval(() => {
       this.ticks++;
-      this.input(() => this.rn.tick());
+      // A member its peers say was removed campaigns no more (it would for ever: nobody answers).
+      if (!this.removedNow()) this.input(() => this.rn.tick());
       this.expireProposals();
       if (this.reads.size > 0) {
         this.expireReads();
@@ -765,6 +798,7 @@ export class RaftNode {
       membership: s.config,
       peers: new Map(this.peers),
     };
+    if (this.removedNow()) out.removed = { ...this.removedClaim! };
     if (s.progress) {
       out.progress = new Map([...s.progress].map(([id, p]) => [id, { match: p.match, next: p.next, state: String(p.state) }]));
     }
@@ -857,15 +891,84 @@ export class RaftNode {
   private campaignByRank(except: NodeId = NONE): void {
     const voters = [...new Set([...this.confState.voters, ...this.confState.votersOutgoing])].filter((v) => v !== except).sort((a, b) => a - b);
     const rank = voters.indexOf(this.id);
-    if (rank < 0 || this.earlyCampaign !== null) return;
+    if (rank < 0 || this.earlyCampaign !== null || this.removedNow()) return;
     const { tickMs, electionTicks } = this.o;
     const delay = tickMs + rank * Math.max(tickMs, Math.floor((electionTicks * tickMs) / 4));
     this.earlyCampaign = this.o.clock.setTimeout(() => {
       this.earlyCampaign = null;
       this.input(() => {
-        if (this.rn.leader() === NONE && this.rn.status().raftState === StateType.Follower) this.rn.campaign();
+        if (this.rn.leader() === NONE && this.rn.status().raftState === StateType.Follower && !this.removedNow()) this.rn.campaign();
       });
     }, delay);
+  }
+
+  /**
+   * The index at which this member applied the removal of `from`, when `from` is not a member
+   * again and has applied less (`fromApplied`): a removed member that does not know it (see
+   * the module header). A member removed and added again under the same id has applied past
+   * its removal once it holds the state of its new admission, and is accepted.
+   */
+  private refusal(from: NodeId, fromApplied: number): number | undefined {
+    const at = this.removed.get(from);
+    if (at === undefined || fromApplied >= at || this.isMember(from)) return undefined;
+    return at;
+  }
+
+  /**
+   * Peer `by` refused this member as removed at `at`. Believed only when this member has not
+   * applied `at` and still counts itself a member: a peer that lags may hold the removal of
+   * this member but not its later admission under the same id (then this member, which
+   * joined after the removal, has applied past it and ignores the claim). Said once (info:
+   * the application says it to operators, through status().removed).
+   */
+  private onRemovedReport(by: NodeId, at: number): void {
+    if (this.stopped || this.removedNow() || this.applied >= at || !this.isMember(this.id)) return;
+    this.removedClaim = { by, at };
+    if (this.earlyCampaign !== null) {
+      this.o.clock.clearTimeout(this.earlyCampaign);
+      this.earlyCampaign = null;
+    }
+    this.o.logger.log('info', `raft node ${this.id}: peer ${by} says this member was removed from the cluster at index ${at}, which it has not applied (applied ${this.applied}); it stops campaigning`);
+  }
+
+  /** A peer's claim that this member was removed holds (it has not applied the index since). */
+  private removedNow(): boolean {
+    return this.removedClaim !== null && this.applied < this.removedClaim.at;
+  }
+
+  /**
+   * Notes the removals and admissions between membership `before` and the current one, which
+   * took effect at log index `index`; saves the map when it changed. A failed save is only
+   * logged: the map is a diagnostic aid (removed-members.ts), and the removal is still known
+   * until the next restart.
+   */
+  private async noteRemovals(before: readonly NodeId[], index: number): Promise<void> {
+    let changed = false;
+    for (const id of before) {
+      if (id === this.id || this.isMember(id) || this.removed.get(id) === index) continue;
+      // The latest removal stays (it refuses every earlier incarnation too): a replay at start
+      // may see an earlier one than the map loaded from the store.
+      if (this.removed.has(id) && this.removed.get(id)! > index) continue;
+      this.removed.set(id, index);
+      changed = true;
+    }
+    for (const id of [...this.removed.keys()]) {
+      if (this.isMember(id)) {
+        this.removed.delete(id);
+        changed = true;
+      }
+    }
+    if (!changed || !this.o.removedMembers) return;
+    try {
+      await this.o.removedMembers.save(this.removed);
+    } catch (err) {
+      this.o.logger.log('warn', `raft node ${this.id}: could not save the removed members: ${(err as Error).message}`);
+    }
+  }
+
+  private memberList(): NodeId[] {
+    const cs = this.confState;
+    return [...new Set([...cs.voters, ...cs.learners, ...cs.votersOutgoing, ...cs.learnersNext])];
   }
 
   private closedError(): RaftNodeError | null {
@@ -1281,8 +1384,13 @@ export class RaftNode {
 
   private async installSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<void> {
     const members = await this.restoreStateMachine(data);
+    const before = this.memberList();
     this.applied = this.snapshotIndex = index;
     this.confState = confState;
+    // Members gone from the membership were removed at or before `index`: recorded at `index`,
+    // they are refused while they have applied less. One that never applied its removal has;
+    // one that did and applied less than `index` is refused too, and ignores it (it knows).
+    await this.noteRemovals(before, index);
     for (const [id, url] of members) this.learnPeer(id, url);
     for (const id of [...this.peers.keys()]) if (!this.isMember(id)) this.forgetPeer(id);
     // Proposals whose slot the snapshot skipped cannot be checked any more. Nor can those
@@ -1351,7 +1459,9 @@ export class RaftNode {
         this.checkPlacement(e);
         return;
       }
+      const before = this.memberList();
       this.confState = this.rn.applyConfChange(cc);
+      await this.noteRemovals(before, e.index);
       const { id, url } = parseConfContext(cc.context);
       for (const c of cc.changes) {
         // A member added now starts empty, and every log begins with a snapshot (bootstrap

@@ -40,6 +40,21 @@ class Recorder implements TransportHandler {
     this.down.push(id);
     this.poke();
   }
+  /** Members this one applied the removal of (id → index), and the applied index it announces. */
+  removals = new Map<NodeId, number>();
+  applied = 0;
+  removedReports: [NodeId, number][] = [];
+  removedAt(from: NodeId, fromApplied: number): number | undefined {
+    const at = this.removals.get(from);
+    return at !== undefined && fromApplied < at ? at : undefined;
+  }
+  appliedIndex(): number {
+    return this.applied;
+  }
+  reportRemoved(by: NodeId, at: number): void {
+    this.removedReports.push([by, at]);
+    this.poke();
+  }
   until(cond: () => boolean): Promise<void> {
     if (cond()) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ cond, resolve }));
@@ -442,6 +457,70 @@ describe('Http2Transport', () => {
     expect(await status({ ':path': '/raft/v1/stream', 'x-raft-from': '1', 'x-raft-to': '2', 'x-raft-cluster': 'other' })).toBe(403);
     expect(await status({ ':path': '/raft/v1/stream', 'x-raft-from': '1', 'x-raft-to': '3', 'x-raft-cluster': 'test-cluster' })).toBe(404);
     expect(await status({ ':path': '/nope', 'x-raft-from': '1', 'x-raft-to': '2', 'x-raft-cluster': 'test-cluster' })).toBe(404);
+    session.destroy();
+  });
+
+  it('refuses a removed sender that has applied less than its removal, with the index, on the pipe (closing its open one on removePeer), on snapshot uploads and on the HTTP/2 stream; accepts members and senders never removed', async () => {
+    const a = await member(1);
+    const b = await member(2);
+    const c = await member(3);
+    // b applied the removal of 1 at index 50; 1 restarted with applied index 10.
+    b.rec.removals.set(1, 50);
+    a.rec.applied = 10;
+    a.t.addPeer(2, b.t.url());
+    a.t.send([app(1, 2, 1)]);
+    await a.rec.until(() => a.rec.removedReports.length === 1);
+    expect(a.rec.removedReports).toEqual([[2, 50]]);
+    // The refused sender stays away until it has something to send, then is refused again.
+    a.t.send([app(1, 2, 2)]);
+    await a.rec.until(() => a.rec.removedReports.length === 2);
+    // A snapshot upload is refused likewise.
+    const snap: Message = {
+      ...app(1, 2, 0),
+      type: MessageType.Snap,
+      entries: [],
+      snapshot: { metadata: { index: 9, term: 1, confState: { voters: [1, 2], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } }, data: new Uint8Array(100) },
+    };
+    a.t.send([snap]);
+    await a.rec.until(() => a.rec.snapshots.length === 1 && a.rec.removedReports.length === 3);
+    expect(a.rec.snapshots).toEqual([[2, 'failure']]);
+    expect(a.rec.removedReports).toEqual([[2, 50], [2, 50], [2, 50]]);
+    expect(b.rec.messages).toEqual([]);
+
+    // A sender that applied past its removal (added again under the same id) is accepted.
+    a.rec.applied = 50;
+    a.t.send([app(1, 2, 3)]);
+    await b.rec.until(() => b.rec.messages.length === 1);
+    expect(b.rec.messages[0]!.index).toBe(3);
+    // b applies a later removal of 1 (at 60) while 1's pipe is open: removePeer closes the pipe,
+    // and 1, reconnecting, is refused.
+    b.rec.removals.set(1, 60);
+    b.t.removePeer(1);
+    await a.rec.until(() => a.rec.removedReports.some(([, at]) => at === 60));
+    // So is one never removed, whatever it applied (a joiner whose admission b has not applied yet).
+    c.t.addPeer(2, b.t.url());
+    c.t.send([app(3, 2, 4)]);
+    await b.rec.until(() => b.rec.messages.length === 2);
+    expect(c.rec.removedReports).toEqual([]);
+
+    // The HTTP/2 stream (members without bare pipes): 410 with the index; a sender that does not
+    // announce its applied index (an earlier version) is accepted; a bad one is a 400.
+    const session = http2.connect(b.t.url(), { ca: tls.get(1)!.ca, cert: tls.get(1)!.cert, key: tls.get(1)!.key });
+    session.on('error', () => undefined);
+    const answer = (extra: http2.OutgoingHttpHeaders): Promise<http2.IncomingHttpHeaders> =>
+      new Promise((resolve) => {
+        const st = session.request({ ':method': 'POST', ':path': '/raft/v1/stream', 'x-raft-from': '1', 'x-raft-to': '2', 'x-raft-cluster': 'test-cluster', ...extra });
+        st.on('error', () => undefined);
+        st.on('response', (h) => {
+          resolve(h);
+          st.close();
+        });
+      });
+    const removed = await answer({ 'x-raft-applied': '10' });
+    expect([removed[':status'], removed['x-raft-removed-at']]).toEqual([410, '60']);
+    expect((await answer({}))[':status']).toBe(200);
+    expect((await answer({ 'x-raft-applied': '60' }))[':status']).toBe(200);
+    expect((await answer({ 'x-raft-applied': 'x' }))[':status']).toBe(400);
     session.destroy();
   });
 

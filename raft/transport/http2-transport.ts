@@ -18,6 +18,14 @@
 // frame, or HTTP/2's) every keepaliveIntervalMs that must be answered within
 // keepaliveTimeoutMs; a connection that misses either is destroyed and replaced (etcd's peer
 // dial timeout and keepalive).
+//
+// Removed members: a sender announces its applied log index when it connects (the hello, or a
+// header). One whose removal from the cluster this member applied at a later index than that
+// (TransportHandler.removedAt: it was stopped or cut off when it was removed, and still thinks
+// it is a member) is refused, with the index: "removed member at index N" on the pipe, 410 and
+// x-raft-removed-at on HTTP/2 (etcd's rafthttp answers a removed member 410 too). The refused
+// sender reports it (reportRemoved) and does not reconnect to that peer until it has a message
+// for it, so a removed process does not handshake with every peer every backoff forever.
 
 import { open as openFile, rm, type FileHandle } from 'node:fs/promises';
 import * as http2 from 'node:http2';
@@ -31,7 +39,7 @@ import { Backoff } from './backoff.js';
 import type { TlsMaterial } from './cluster-ca.js';
 import { FrameDecoder, SnapshotUploadDecoder, encodeFrame, encodeSnapshotHeader } from './frame-codec.js';
 import { PeerQueue, type PeerQueueLimits } from './peer-queue.js';
-import { AnswerReader, encodeHello, encodeRefusal, HelloReader, PIPE_ACCEPT, PIPE_PING } from './tls-pipe.js';
+import { AnswerReader, encodeHello, encodeRefusal, HelloReader, PIPE_ACCEPT, PIPE_PING, removedIndexOf, removedRefusal } from './tls-pipe.js';
 import { encodeSnapshotRef, snapshotDataChunks, spoolFileName } from '../storage/snapshot-ref.js';
 import type { SnapshotStatus, Transport, TransportHandler } from './transport.js';
 
@@ -40,6 +48,10 @@ const SNAPSHOT_PATH = '/raft/v1/snapshot';
 const H_FROM = 'x-raft-from';
 const H_TO = 'x-raft-to';
 const H_CLUSTER = 'x-raft-cluster';
+/** The sender's applied log index (see removedAt). */
+const H_APPLIED = 'x-raft-applied';
+/** With a 410: the log index at which the receiver applied the sender's removal. */
+const H_REMOVED_AT = 'x-raft-removed-at';
 const WINDOW_BYTES = 8 << 20;
 
 export interface TransportTimers {
@@ -118,6 +130,8 @@ export class Http2Transport implements Transport {
   private readonly sessions = new Set<http2.ServerHttp2Session>();
   /** Received pipes on bare TLS sockets (tls-pipe.ts). */
   private readonly pipes = new Set<tls.TLSSocket>();
+  /** The accepted ones, by sender (see removePeer). */
+  private readonly pipesFrom = new Map<NodeId, Set<tls.TLSSocket>>();
   private server: http2.Http2SecureServer | null = null;
   private port = 0;
   private stopped = false;
@@ -201,6 +215,12 @@ export class Http2Transport implements Transport {
   }
 
   removePeer(id: NodeId): void {
+    // A member leaving the membership: the pipes it opened to this member close too, so that,
+    // reconnecting, it is told whether it was removed (senderRefusal) rather than go on
+    // talking to a member that no longer answers it. (Pipes on HTTP/2 streams, from members of
+    // earlier versions, stay: those would not understand the refusal.)
+    for (const socket of this.pipesFrom.get(id) ?? []) socket.destroy();
+    this.pipesFrom.delete(id);
     const peer = this.peers.get(id);
     if (!peer) return;
     this.peers.delete(id);
@@ -255,6 +275,18 @@ export class Http2Transport implements Transport {
     else this.opts.handler.reportSnapshot(id, status!);
   }
 
+  /** @internal A peer refused this member as removed from the cluster at `removedAt`. */
+  reportRemoved(id: NodeId, removedAt: number): void {
+    if (this.stopped) return;
+    this.opts.log(`raft transport: peer ${id} refused this member: removed from the cluster at index ${removedAt}`);
+    this.opts.handler.reportRemoved?.(id, removedAt);
+  }
+
+  /** @internal This member's applied index, announced when connecting (undefined: the handler does not say). */
+  appliedIndex(): number | undefined {
+    return this.opts.handler.appliedIndex?.();
+  }
+
   /** @internal */ clientSettings(): http2.SecureClientSessionOptions {
     return {
       ca: this.opts.tls.ca,
@@ -265,20 +297,22 @@ export class Http2Transport implements Transport {
   }
 
   /** @internal */ requestHeaders(path: string, to: NodeId): http2.OutgoingHttpHeaders {
+    const applied = this.appliedIndex();
     return {
       ':method': 'POST',
       ':path': path,
       [H_FROM]: String(this.opts.id),
       [H_TO]: String(to),
       [H_CLUSTER]: this.opts.clusterId,
+      ...(applied === undefined ? {} : { [H_APPLIED]: String(applied) }),
     };
   }
 
   // ---- receiving ----------------------------------------------------------------------------
 
-  private refuse(stream: http2.ServerHttp2Stream, status: number, why: string): void {
+  private refuse(stream: http2.ServerHttp2Stream, status: number, why: string, headers: http2.OutgoingHttpHeaders = {}): void {
     this.opts.log(`raft transport: refused stream: ${why}`);
-    if (!stream.headersSent && !stream.destroyed) stream.respond({ ':status': status }, { endStream: true });
+    if (!stream.headersSent && !stream.destroyed) stream.respond({ ':status': status, ...headers }, { endStream: true });
     else stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
   }
 
@@ -302,14 +336,34 @@ export class Http2Transport implements Transport {
     );
   }
 
-  /** Why a pipe from `from` to `to` in `cluster` over `socket` is refused, or null. */
-  private senderRefusal(from: number, to: number, cluster: unknown, socket: tls.TLSSocket | undefined): { status: number; why: string } | null {
+  /**
+   * Why a pipe from `from` to `to` in `cluster` over `socket` is refused, or null; `fromApplied`
+   * is the applied index the sender announced (undefined: it did not). A removed member is told
+   * only once its certificate is checked: the refusal is for that member alone.
+   */
+  private senderRefusal(
+    from: number,
+    to: number,
+    cluster: unknown,
+    socket: tls.TLSSocket | undefined,
+    fromApplied: number | undefined,
+  ): { status: number; why: string; removedAt?: number } | null {
     if (cluster !== this.opts.clusterId) return { status: 403, why: 'cluster id mismatch' };
     if (!Number.isSafeInteger(from) || from <= 0) return { status: 400, why: 'bad sender id' };
     if (to !== this.opts.id) return { status: 404, why: `stream for member ${String(to)}, this is ${this.opts.id}` };
     if (this.opts.peerCommonName) {
       const cn = socket?.getPeerCertificate()?.subject?.CN;
       if (cn !== this.opts.peerCommonName(from)) return { status: 403, why: `certificate ${String(cn)} cannot speak for member ${from}` };
+    }
+    if (fromApplied !== undefined && this.opts.handler.removedAt) {
+      let removedAt: number | undefined;
+      try {
+        removedAt = this.opts.handler.removedAt(from, fromApplied);
+      } catch (err) {
+        // The handler's contract is not to throw; a bug there must not take the listener down.
+        this.opts.log(`raft transport: handler threw: ${(err as Error).message}`);
+      }
+      if (removedAt !== undefined) return { status: 410, why: `member ${from} (applied index ${fromApplied}) was removed from the cluster at index ${removedAt}`, removedAt };
     }
     return null;
   }
@@ -371,11 +425,22 @@ export class Http2Transport implements Transport {
       if (!got || deadline === null) return;
       timers.clearTimeout(deadline);
       deadline = null;
-      const refused = this.senderRefusal(got.hello.from, got.hello.to, got.hello.cluster, socket);
+      const refused = this.senderRefusal(got.hello.from, got.hello.to, got.hello.cluster, socket, got.hello.applied);
+      if (refused?.removedAt !== undefined) {
+        this.opts.log(`raft transport: refused pipe: ${refused.why}`);
+        return void socket.end(encodeRefusal(removedRefusal(refused.removedAt)));
+      }
       if (refused) return refuse(refused.why);
       from = got.hello.from;
       decoder = new FrameDecoder(this.opts.maxFrameBytes, () => socket.write(PIPE_PING));
       socket.write(PIPE_ACCEPT);
+      const sender = from;
+      const fromSender = this.pipesFrom.get(sender) ?? this.pipesFrom.set(sender, new Set()).get(sender)!;
+      fromSender.add(socket);
+      socket.on('close', () => {
+        fromSender.delete(socket);
+        if (fromSender.size === 0 && this.pipesFrom.get(sender) === fromSender) this.pipesFrom.delete(sender);
+      });
       if (got.rest.length > 0) this.receiveFrames(decoder, got.rest, from, () => socket.destroy());
     });
     socket.on('close', () => {
@@ -391,8 +456,11 @@ export class Http2Transport implements Transport {
       return this.refuse(stream, 404, `${String(headers[':method'])} ${String(path)}`);
     }
     const from = Number(headers[H_FROM]);
-    const refused = this.senderRefusal(from, Number(headers[H_TO]), headers[H_CLUSTER], stream.session?.socket as tls.TLSSocket | undefined);
-    if (refused) return this.refuse(stream, refused.status, refused.why);
+    const appliedHeader = headers[H_APPLIED];
+    const fromApplied = appliedHeader === undefined ? undefined : Number(appliedHeader);
+    if (fromApplied !== undefined && (!Number.isSafeInteger(fromApplied) || fromApplied < 0)) return this.refuse(stream, 400, `bad ${H_APPLIED} header`);
+    const refused = this.senderRefusal(from, Number(headers[H_TO]), headers[H_CLUSTER], stream.session?.socket as tls.TLSSocket | undefined, fromApplied);
+    if (refused) return this.refuse(stream, refused.status, refused.why, refused.removedAt === undefined ? {} : { [H_REMOVED_AT]: String(refused.removedAt) });
     // Every message must be from the authenticated sender and to this member.
     const valid = (m: Message): boolean => m.from === from && m.to === this.opts.id;
 
@@ -602,6 +670,10 @@ class PeerSender {
   /** Bumped on every (re)connect so that events from an old connection are ignored. */
   private generation = 0;
   private snapshotAbort: (() => void) | null = null;
+  /** The current connection was refused as a removed member's (see the module header). */
+  private refusedAsRemoved = false;
+  /** Not reconnecting after such a refusal until a message is queued. */
+  private dormant = false;
 
   constructor(
     readonly id: NodeId,
@@ -622,6 +694,10 @@ class PeerSender {
       this.stats.messagesDropped++;
       this.t.report('unreachable', this.id);
       return;
+    }
+    if (this.dormant) {
+      this.dormant = false;
+      this.connect();
     }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -686,7 +762,7 @@ class PeerSender {
       },
     });
     socket.once('secureConnect', () => {
-      if (gen === this.generation) socket.write(encodeHello({ from: this.t.options.id, to: this.id, cluster: this.t.options.clusterId }));
+      if (gen === this.generation) socket.write(encodeHello({ from: this.t.options.id, to: this.id, cluster: this.t.options.clusterId, applied: this.t.appliedIndex() }));
     });
     const answers = new AnswerReader();
     socket.on('data', (chunk: Buffer) => {
@@ -701,7 +777,11 @@ class PeerSender {
           this.connect();
           return;
         } else {
-          if (a.kind === 'refused') this.t.options.log(`raft transport: peer ${this.id} at ${this.url} refused the pipe: ${a.reason}`);
+          if (a.kind === 'refused') {
+            const removedAt = removedIndexOf(a.reason);
+            if (removedAt !== undefined) this.removed(removedAt);
+            else this.t.options.log(`raft transport: peer ${this.id} at ${this.url} refused the pipe: ${a.reason}`);
+          }
           return fail();
         }
       }
@@ -727,12 +807,22 @@ class PeerSender {
     const stream = session.request(this.t.requestHeaders(STREAM_PATH, this.id), { endStream: false });
     stream.on('response', (headers) => {
       if (gen !== this.generation) return;
-      if (headers[':status'] !== 200) return fail();
+      if (headers[':status'] !== 200) {
+        const removedAt = headers[':status'] === 410 ? removedAtHeader(headers) : undefined;
+        if (removedAt !== undefined) this.removed(removedAt);
+        return fail();
+      }
       this.pipeUp(stream, false);
     });
     this.watch(stream, gen, fail);
     // The receiver never sends a body on the pipe; consume to keep flow control moving.
     stream.resume();
+  }
+
+  /** The peer refused this member as removed at `removedAt`: say so; the failure that follows leaves this sender dormant. */
+  private removed(removedAt: number): void {
+    this.refusedAsRemoved = true;
+    this.t.reportRemoved(this.id, removedAt);
   }
 
   /**
@@ -823,6 +913,13 @@ class PeerSender {
     this.stats.messagesDropped += dropped;
     this.t.report('unreachable', this.id);
     if (this.closed || this.t.isStopped()) return;
+    if (this.refusedAsRemoved) {
+      // The peer will refuse again as long as this member has not applied its own removal
+      // (and then it has nothing to say to the peer): try again only with a message to send.
+      this.refusedAsRemoved = false;
+      this.dormant = true;
+      return;
+    }
     const delay = this.backoff.next();
     this.retryTimer = this.t.options.timers.setTimeout(() => {
       this.retryTimer = null;
@@ -870,7 +967,11 @@ class PeerSender {
     };
     const timer = timers.setTimeout(() => settle('failure'), snapshotTimeoutMs);
     this.snapshotAbort = () => settle('failure');
-    req.on('response', (headers) => settle(headers[':status'] === 200 ? 'finish' : 'failure'));
+    req.on('response', (headers) => {
+      const removedAt = headers[':status'] === 410 ? removedAtHeader(headers) : undefined;
+      if (removedAt !== undefined && !settled) this.t.reportRemoved(this.id, removedAt);
+      settle(headers[':status'] === 200 ? 'finish' : 'failure');
+    });
     req.on('error', () => settle('failure'));
     req.on('close', () => settle('failure'));
     session.on('close', () => settle('failure'));
@@ -888,4 +989,10 @@ class PeerSender {
     };
     pump().catch(() => settle('failure'));
   }
+}
+
+/** The removal index a 410 answer carries (x-raft-removed-at), or undefined. */
+function removedAtHeader(headers: http2.IncomingHttpHeaders): number | undefined {
+  const index = Number(headers[H_REMOVED_AT]);
+  return Number.isSafeInteger(index) && index > 0 ? index : undefined;
 }

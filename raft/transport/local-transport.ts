@@ -2,7 +2,9 @@
 // member of a LocalNetwork delivers to the others on a later event-loop turn (setImmediate: never synchronously, so
 // re-entrancy bugs show up as they would over a socket). The network can cut links both ways
 // to simulate partitions; a cut link drops and reports the peer unreachable, while a member that
-// stops is reported down to its peers.
+// stops is reported down to its peers. A member refuses messages from one whose removal it
+// applied after that one's applied index (TransportHandler.removedAt), as http2-transport
+// refuses its connection: dropped, and the sender is told (reportRemoved).
 
 import { MessageType, type Message, type NodeId } from '../types.js';
 import type { Transport, TransportHandler } from './transport.js';
@@ -68,13 +70,19 @@ export class LocalNetwork {
   }
 
   /** @internal Returns false when the message cannot be delivered. */
-  route(from: NodeId, m: Message): boolean {
+  route(sender: LocalTransport, m: Message): boolean {
+    const from = sender.id;
     if (this.holding?.(m)) {
       this.held.push(structuredClone(m));
       return true;
     }
     const target = this.members.get(m.to);
     if (!target || this.cuts.has(`${from}>${m.to}`)) return false;
+    const removedAt = target.refusal(from, sender.appliedIndex());
+    if (removedAt !== undefined) {
+      sender.refusedAsRemoved(m.to, removedAt);
+      return false;
+    }
     const copy = structuredClone(m);
     setImmediate(() => target.receive(copy));
     return true;
@@ -99,7 +107,7 @@ export class LocalTransport implements Transport {
   send(messages: readonly Message[]): void {
     if (!this.running) return;
     for (const m of messages) {
-      const ok = this.peers.has(m.to) && this.network.route(this.id, m);
+      const ok = this.peers.has(m.to) && this.network.route(this, m);
       if (m.type === MessageType.Snap) {
         const status = ok ? 'finish' : 'failure';
         queueMicrotask(() => this.running && this.handler.reportSnapshot(m.to, status));
@@ -127,6 +135,20 @@ export class LocalTransport implements Transport {
 
   /** @internal */ receive(m: Message): void {
     if (this.running) this.handler.process(m);
+  }
+
+  /** @internal The index at which this member applied `from`'s removal, when it refuses `from` (see TransportHandler.removedAt). */
+  refusal(from: NodeId, fromApplied: number | undefined): number | undefined {
+    return this.running && fromApplied !== undefined ? this.handler.removedAt?.(from, fromApplied) : undefined;
+  }
+
+  /** @internal */ appliedIndex(): number | undefined {
+    return this.handler.appliedIndex?.();
+  }
+
+  /** @internal Peer `by` refused a message as one from a member removed at `removedAt`. */
+  refusedAsRemoved(by: NodeId, removedAt: number): void {
+    queueMicrotask(() => this.running && this.handler.reportRemoved?.(by, removedAt));
   }
 
   /** @internal */ peerLeft(id: NodeId): void {

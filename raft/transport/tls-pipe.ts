@@ -15,10 +15,14 @@
 // version answers such a socket with an HTTP/1.0 403 and closes it; the sender then falls back
 // to the HTTP/2 pipe for that peer (mixed versions during a rolling upgrade keep talking).
 //
-// Client → receiver: HELLO = magic "RFT1" | u32 BE length | JSON {from, to, cluster}
-//                    then frames (frame-codec.ts); a frame of length 0 is a PING.
+// Client → receiver: HELLO = magic "RFT1" | u32 BE length | JSON {from, to, cluster, applied?}
+//                    then frames (frame-codec.ts); a frame of length 0 is a PING. `applied`
+//                    (the sender's applied log index) is absent from members of earlier versions.
 // Receiver → client: "RFTA" (accepted) or "RFTE" | u32 BE length | reason (UTF-8), then close;
-//                    after RFTA, 4 zero bytes (a frame of length 0) answer each PING.
+//                    after RFTA, 4 zero bytes (a frame of length 0) answer each PING. A sender
+//                    the receiver knows was removed from the cluster is refused with the reason
+//                    "removed member at index N" (removedRefusal), which it recognises; members
+//                    of earlier versions only log it.
 
 import type { NodeId } from '../types.js';
 
@@ -33,13 +37,29 @@ export interface PipeHello {
   from: NodeId;
   to: NodeId;
   cluster: string;
+  /** The sender's applied log index; undefined from a member of an earlier version. */
+  applied?: number;
+}
+
+const REMOVED_REASON = 'removed member at index ';
+
+/** The refusal reason for a sender whose removal from the cluster this member applied at `index`. */
+export function removedRefusal(index: number): string {
+  return `${REMOVED_REASON}${index}`;
+}
+
+/** The removal index a refusal reason carries (removedRefusal), or undefined for any other reason. */
+export function removedIndexOf(reason: string): number | undefined {
+  if (!reason.startsWith(REMOVED_REASON)) return undefined;
+  const index = Number(reason.slice(REMOVED_REASON.length));
+  return Number.isSafeInteger(index) && index > 0 ? index : undefined;
 }
 
 /** A keepalive probe (sender → receiver) and its answer (receiver → sender): an empty frame. */
 export const PIPE_PING = new Uint8Array(4);
 
 export function encodeHello(h: PipeHello): Uint8Array {
-  const body = Buffer.from(JSON.stringify({ from: h.from, to: h.to, cluster: h.cluster }), 'utf8');
+  const body = Buffer.from(JSON.stringify({ from: h.from, to: h.to, cluster: h.cluster, ...(h.applied === undefined ? {} : { applied: h.applied }) }), 'utf8');
   const head = Buffer.allocUnsafe(8);
   HELLO_MAGIC.copy(head, 0);
   head.writeUInt32BE(body.length, 4);
@@ -77,9 +97,10 @@ export class HelloReader {
     } catch {
       throw new Error('hello is not JSON');
     }
-    const { from, to, cluster } = (parsed ?? {}) as Record<string, unknown>;
+    const { from, to, cluster, applied } = (parsed ?? {}) as Record<string, unknown>;
     if (typeof from !== 'number' || typeof to !== 'number' || typeof cluster !== 'string') throw new Error('hello lacks from, to or cluster');
-    return { hello: { from, to, cluster }, rest: this.buf.subarray(8 + len) };
+    if (applied !== undefined && (typeof applied !== 'number' || !Number.isSafeInteger(applied) || applied < 0)) throw new Error('hello has a bad applied index');
+    return { hello: { from, to, cluster, ...(applied === undefined ? {} : { applied }) }, rest: this.buf.subarray(8 + len) };
   }
 }
 

@@ -26,6 +26,19 @@ export interface TransportHandler {
    * unreachable, and only a hint (transports that cannot tell never call it).
    */
   reportPeerDown(id: NodeId): void;
+  /**
+   * Optional. Receiver side, asked once per incoming connection (per message in process): the
+   * log index at which this member applied the removal of `from` from the cluster, when `from`
+   * is not a member again and the applied index it announced (`fromApplied`) is before that
+   * index: it is a removed member that never learnt of its removal (stopped or cut off then),
+   * and its traffic is refused with that index (etcd's "removed member"). Undefined accepts.
+   * A sender that announced nothing (an earlier version) is never asked about.
+   */
+  removedAt?(from: NodeId, fromApplied: number): number | undefined;
+  /** Optional. Sender side: this member's applied log index, announced on connecting (see removedAt). */
+  appliedIndex?(): number;
+  /** Optional. Sender side: peer `by` refused this member as one removed from the cluster at log index `removedAt`. */
+  reportRemoved?(by: NodeId, removedAt: number): void;
 }
 
 export interface Transport {
@@ -42,7 +55,11 @@ export interface Transport {
   send(messages: readonly Message[]): void;
   /** Starts (or keeps) a connection to `id` at `url`. Adding a known peer is a no-op. */
   addPeer(id: NodeId, url: string): void;
-  /** Stops sending to `id`; queued messages are dropped, an in-flight snapshot fails. */
+  /**
+   * Stops sending to `id`; queued messages are dropped, an in-flight snapshot fails. The
+   * connections `id` opened to this member may close too (a member leaving the membership:
+   * reconnecting, it learns whether it was removed; see TransportHandler.removedAt).
+   */
   removePeer(id: NodeId): void;
   /** Changes `id`'s address; the next connection attempt uses it. */
   updatePeer(id: NodeId, url: string): void;

@@ -23,6 +23,9 @@ export class PartitionableTransport implements Transport {
       reportPeerDown: (id: NodeId) => {
         if (!this.partitioned) outer.reportPeerDown(id);
       },
+      ...(outer.removedAt ? { removedAt: (from: NodeId, fromApplied: number) => outer.removedAt!(from, fromApplied) } : {}),
+      ...(outer.appliedIndex ? { appliedIndex: () => outer.appliedIndex!() } : {}),
+      ...(outer.reportRemoved ? { reportRemoved: (by: NodeId, at: number) => outer.reportRemoved!(by, at) } : {}),
     };
     this.inner = build(filtered);
   }

@@ -21,6 +21,8 @@ describe('ownRaftState', () => {
     { name: 'applied past commit (learnt commit lags)', s: status({ id: 2, role: 'follower', leader: 1, applied: 105 }), want: { isLeader: false, hasLeader: true, applyLag: 0 } },
     // Removed, it still remembers its leader, who no longer answers it: not ready, no leader.
     { name: 'removed from the membership', s: status({ id: 4, role: 'follower', leader: 1, applied: 100 }), want: { isLeader: false, hasLeader: false, applyLag: 0, isMember: false } },
+    // Removed while it was down: its applied membership still lists it, but a peer refused it as removed.
+    { name: 'refused by a peer as removed', s: status({ id: 3, role: 'pre-candidate', leader: 0, applied: 100, removed: { by: 1, at: 120 } }), want: { isLeader: false, hasLeader: false, applyLag: 0, isMember: false } },
     { name: 'a learner has its leader', s: status({ id: 4, role: 'follower', leader: 1, membership: membership([1, 2, 3], [4]) }), want: { isLeader: false, hasLeader: true, applyLag: 10 } },
     {
       name: 'leaving in a joint configuration, still a member',

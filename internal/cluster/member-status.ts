@@ -21,8 +21,13 @@ export interface OwnRaftState {
    * so it has no leader for everything that asks (readyz, has_leader, the member record).
    */
   hasLeader: boolean;
-  /** This replica is in the membership it applied (a voter or a learner, joint configurations included). */
+  /**
+   * This replica is in the membership it applied (a voter or a learner, joint configurations
+   * included), and no peer refused it as removed at an index it has not applied (`removed`).
+   */
   isMember: boolean;
+  /** A peer refused this replica as removed from the cluster at log index `at` (it was stopped or cut off then). */
+  removed?: { by: number; at: number };
   isLeader: boolean;
   term: number;
   commit: number;
@@ -42,8 +47,9 @@ export interface MemberRaftState {
 }
 
 export function ownRaftState(s: RaftNodeStatus): OwnRaftState {
-  const isMember = memberIds(s).includes(s.id);
+  const isMember = memberIds(s).includes(s.id) && !s.removed;
   return {
+    ...(s.removed ? { removed: { ...s.removed } } : {}),
     role: s.role,
     leader: s.leader,
     hasLeader: s.leader !== 0 && isMember,

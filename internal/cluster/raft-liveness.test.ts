@@ -183,4 +183,36 @@ describe('RaftLivenessMonitor', () => {
     for (let k = 0; k < 100; k++) poll(100);
     expect(warnings).toEqual([removal]);
   });
+
+  it('says at once, and once, that a peer refused this replica as removed, naming the peer and the index; not the membership line after it', () => {
+    let now = 0;
+    let status: { role: string; leader: number; term: number; isMember: boolean; removed?: { by: number; at: number } } = { role: 'pre-candidate', leader: 0, term: 2, isMember: true };
+    const warnings: { msg: string; fields: unknown }[] = [];
+    const monitor = new RaftLivenessMonitor({
+      log: { ...silentLogger, warn: (msg, fields) => warnings.push({ msg, fields }) },
+      id: 3,
+      heartbeatIntervalMs: 100,
+      electionTimeoutMs: 1000,
+      status: () => status,
+      leader: () => status.leader,
+      peerName: (id) => (id === 1 ? 'a' : undefined),
+      now: () => now,
+    });
+    const poll = (ms: number) => {
+      now += ms;
+      monitor.pollStatus();
+    };
+    poll(100);
+    expect(warnings).toEqual([]);
+    status = { ...status, isMember: false, removed: { by: 1, at: 42 } };
+    poll(100);
+    expect(warnings).toEqual([
+      {
+        msg: 'raft membership: this replica was removed from the cluster while it was stopped or cut off; its peers refuse it',
+        fields: expect.objectContaining({ peer: 'a', peerId: 1, removedAtIndex: 42, action: expect.stringContaining('--join and a new token') }),
+      },
+    ]);
+    for (let k = 0; k < 100; k++) poll(100);
+    expect(warnings).toHaveLength(1);
+  });
 });

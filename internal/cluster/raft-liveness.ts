@@ -8,7 +8,9 @@
 //   - a log write took long (fsync);
 //   - the term moved (an election was held);
 //   - this member left the membership it applied (removed while still running: it knows no
-//     leader from then, and would otherwise say nothing about why).
+//     leader from then, and would otherwise say nothing about why);
+//   - a peer refused this member as removed (removed while it was stopped or cut off: it never
+//     applied its removal, and would otherwise campaign unanswered without saying why).
 // The largest gaps since the last scrape are metrics too, and the synced log writes a histogram
 // as etcd's WAL fsync one. Imports: raft types, log.
 
@@ -28,12 +30,17 @@ export interface LivenessOptions {
    * This member's view: role, leader, term and whether it is in the membership it applied
    * (undefined before the node runs); polled.
    */
-  status: () => { role: string; leader: NodeId; term: number; isMember?: boolean } | undefined;
+  status: () => { role: string; leader: NodeId; term: number; isMember?: boolean; removed?: { by: NodeId; at: number } } | undefined;
+  /** A member's name for the log, when known (default: none; its id is logged). */
+  peerName?: (id: NodeId) => string | undefined;
   /** The leader this member knows (0: none); asked for every message, so it must be cheap. */
   leader: () => NodeId;
   /** Clock (ms); performance.now by default. */
   now?: () => number;
 }
+
+/** What an operator does with a replica that is no longer a member. */
+const ACTION = 'stop it; to bring the name back, start it on an empty data directory with --join and a new token';
 
 /** A log write slower than this is reported (etcd warns of fdatasync above 1 s; a tenth of the election timeout matters here). */
 const SLOW_SAVE_MS = 100;
@@ -89,6 +96,20 @@ export class RaftLivenessMonitor {
       this.lastTerm = s.term;
     }
     if (s.isMember === undefined) return;
+    if (s.removed) {
+      // Said at once: a peer's refusal is certain, unlike a membership that may be about to change.
+      if (this.membership.warned) return;
+      this.membership = { was: true, outSince: undefined, warned: true };
+      const name = this.o.peerName?.(s.removed.by);
+      this.o.log.warn('raft membership: this replica was removed from the cluster while it was stopped or cut off; its peers refuse it', {
+        peer: name ?? s.removed.by,
+        ...(name === undefined ? {} : { peerId: s.removed.by }),
+        removedAtIndex: s.removed.at,
+        reason: 'it never applied its own removal, so it still counted itself a member; it campaigns no more, knows no leader, confirms no consistent read and takes no write',
+        action: ACTION,
+      });
+      return;
+    }
     const m = this.membership;
     if (s.isMember) {
       this.membership = { was: true, outSince: undefined, warned: false };
@@ -104,7 +125,7 @@ export class RaftLivenessMonitor {
     m.warned = true;
     this.o.log.warn('raft membership: this replica is no longer a member of the cluster', {
       reason: 'removed (clusterd members remove) while running: it knows no leader, confirms no consistent read and takes no write',
-      action: 'stop it; to bring the name back, start it on an empty data directory with --join and a new token',
+      action: ACTION,
     });
   }
 
@@ -122,6 +143,9 @@ export class RaftLivenessMonitor {
       reportUnreachable: (id) => inner.reportUnreachable(id),
       reportSnapshot: (id, status) => inner.reportSnapshot(id, status),
       reportPeerDown: (id) => inner.reportPeerDown(id),
+      ...(inner.removedAt ? { removedAt: (from: NodeId, fromApplied: number) => inner.removedAt!(from, fromApplied) } : {}),
+      ...(inner.appliedIndex ? { appliedIndex: () => inner.appliedIndex!() } : {}),
+      ...(inner.reportRemoved ? { reportRemoved: (by: NodeId, at: number) => inner.reportRemoved!(by, at) } : {}),
     };
   }
 

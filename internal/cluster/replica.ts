@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { createRaftLogStore } from '../../raft/storage/log-store-dir.js';
+import { removedMembersFile } from '../../raft/storage/removed-members.js';
 import { Http2Transport } from '../../raft/transport/http2-transport.js';
 import { isRaftNodeError } from '../../raft/node/node-errors.js';
 import type { Authorizer } from '../authz/authorizer.js';
@@ -151,6 +152,7 @@ export class ClusterReplica {
       log.warn('raft peers of another cluster id: a replica started with another --initial-cluster than the founders, or a member of another cluster with this peer CA', { clusterId, detail: line });
     };
     const [host, port] = splitHostPort(config.peerAddress!);
+    const founderNames = new Map(config.initialCluster.map((m) => [nodeIdOf(m.name), m.name]));
     const liveness = new RaftLivenessMonitor({
       log,
       id: nodeIdOf(config.name),
@@ -160,6 +162,7 @@ export class ClusterReplica {
         const s = replicator.status();
         return s && ownRaftState(s);
       },
+      peerName: (id) => founderNames.get(id),
       leader: () => {
         try {
           return replicator.raft.leader();
@@ -178,6 +181,9 @@ export class ClusterReplica {
         // Snapshots stay in files end to end (taken as a stream, sent and received as one,
         // restored from one): a store of any size is never held whole in memory.
         store: liveness.store(createRaftLogStore(raftDir, { snapshotRefs: true })),
+        // The removals this replica applied, kept past snapshots: its transport refuses a member
+        // removed while that one was down, with the index (which then says so and stops campaigning).
+        removedMembers: removedMembersFile(raftDir),
         transport: (handler) =>
           liveness.transport((peerTransport = new Http2Transport({
             id: nodeIdOf(config.name),
@@ -477,6 +483,7 @@ export class ClusterReplica {
       check: () => {
         const s = this.own();
         if (!s) throw new Error('raft not started');
+        if (s.removed) throw new Error(`removed from the cluster at log index ${s.removed.at} (member ${s.removed.by} refused this replica)`);
         if (!s.hasLeader) throw new Error('no Raft leader known');
         // The commit index learned at the previous check must be applied by now: a replica
         // under steady load is ready, one that stopped applying is not.

@@ -524,6 +524,31 @@ describe('Http2Transport', () => {
     session.destroy();
   });
 
+  it('a sender on the HTTP/2 pipe (the peer refuses bare pipes) recognises the 410 of a removed member and reports its index', async () => {
+    const a = await member(1);
+    const b = await member(2);
+    // As in the fallback test above: b answers a bare pipe as a member of an earlier version.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the listener is private; replacing it is the earlier version
+    const server = (b.t as any).server as http2.Http2SecureServer;
+    server.removeAllListeners('unknownProtocol');
+    server.on('unknownProtocol', (socket: import('node:net').Socket) => {
+      socket.end('HTTP/1.0 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+      socket.resume();
+    });
+    b.rec.removals.set(1, 50);
+    a.rec.applied = 10;
+    a.t.addPeer(2, b.t.url());
+    a.t.send([app(1, 2, 1)]);
+    await a.rec.until(() => a.rec.removedReports.length === 1);
+    expect(a.rec.removedReports).toEqual([[2, 50]]);
+    expect(b.rec.messages).toEqual([]);
+    // Past its removal (admitted again), it is accepted on the HTTP/2 pipe.
+    a.rec.applied = 50;
+    a.t.send([app(1, 2, 2)]);
+    await b.rec.until(() => b.rec.messages.length === 1);
+    expect(a.t.stats(2)!.tlsPipe).toBe(false);
+  });
+
   describe('a black-holed peer (no reset, nothing answers)', () => {
     const snapOf = (bytes: number): Message => ({
       ...app(1, 2, 0),

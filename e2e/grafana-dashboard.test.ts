@@ -107,6 +107,7 @@ describe('Grafana dashboard', () => {
       'clusterd_raft_proposals_committed_total',
       'clusterd_raft_proposals_applied_total',
       'clusterd_raft_proposals_failed_total',
+      'clusterd_raft_proposals_retried_total',
       'clusterd_raft_apply_lag',
       'clusterd_raft_snapshot_save_seconds_total',
     ]) {

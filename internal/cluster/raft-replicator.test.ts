@@ -11,6 +11,7 @@ import { isStoreError, type AppliedBatch } from '../store/types.js';
 import { encodeStored } from '../storedobject/stored-object.js';
 import { WatchCache } from '../watchcache/watch-cache.js';
 import { RaftReplicator } from './raft-replicator.js';
+import { MessageType } from '../../raft/types.js';
 
 const enc = (s: string): Uint8Array => new Uint8Array(Buffer.from(s));
 const dec = (b: Uint8Array | undefined): string | undefined => (b ? Buffer.from(b).toString() : undefined);
@@ -195,6 +196,7 @@ describe('RaftReplicator', () => {
     const write = alone.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/x', value: enc('1') }] });
     await expect(write).rejects.toSatisfy((e: unknown) => isStoreError(e, 'STORE_NOT_PROPOSED') || isStoreError(e, 'STORE_OUTCOME_UNKNOWN'));
     await expect(alone.store.consistentRevision()).rejects.toSatisfy((e: unknown) => isStoreError(e, 'STORE_READ_UNAVAILABLE'));
+    expect(alone.replicator.readsFailed).toBe(1);
     // The majority side still works, and the isolated replica's refused write is nowhere.
     const others = rs.filter((r) => r !== alone);
     await waitFor(() => leaderOf(others) !== undefined, 'a leader on the majority side');
@@ -207,5 +209,30 @@ describe('RaftReplicator', () => {
       // Either the write never committed anywhere or (outcome unknown) it did everywhere alike.
       expect(dec(x?.value)).toBe(dec((await rs[0]!.store.get('/x'))?.value));
     }
+  });
+
+  it('proposes a write again when a forwarded attempt was lost on the way, and counts it', async () => {
+    const net = new LocalNetwork();
+    const ids = [1, 2, 3];
+    const rs = await Promise.all(ids.map((id) => startReplica(net, id, ids)));
+    await waitFor(() => leaderOf(rs) !== undefined && rs.every((r) => r.replicator.raft.leader() === leaderOf(rs)!.id), 'a leader known to all');
+    const follower = rs.find((r) => !r.replicator.isLeader())!;
+    // The follower's first forwarded proposal is held back, as a stalled connection would; its
+    // next one is appended, so the first is certainly not made and is proposed again.
+    let first = true;
+    net.hold((m) => {
+      if (m.from !== follower.id || m.type !== MessageType.Prop || !first) return false;
+      first = false;
+      return true;
+    });
+    const put = (key: string, v: string) => follower.store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key, value: enc(v) }] });
+    const held = put('/held', 'a');
+    await waitFor(() => !first, 'the first proposal to be held');
+    const later = await put('/later', 'b');
+    const retried = await held;
+    expect(later.succeeded && retried.succeeded).toBe(true);
+    expect(retried.revision).toBeGreaterThan(later.revision);
+    expect(follower.replicator.proposalsRetried).toBe(1);
+    net.release();
   });
 });

@@ -60,6 +60,13 @@ export class RaftReplicator implements Replicator {
   readonly failed = { notProposed: 0, unknown: 0 };
   /** Proposals in flight from this replica (metrics). */
   pending = 0;
+  /**
+   * Proposals proposed again after one attempt was certainly not made (PROPOSAL_DROPPED: no
+   * leader, or lost on the way to it), and consistent reads that failed for want of a leader
+   * (metrics): what an election or a lossy link costs the writes and reads that rode it out.
+   */
+  proposalsRetried = 0;
+  readsFailed = 0;
 
   constructor(private readonly options: RaftReplicatorOptions) {
     this.leaderWaitMs = options.leaderWaitMs ?? 5000;
@@ -183,6 +190,7 @@ export class RaftReplicator implements Replicator {
           if (!isRaftNodeError(e)) throw e;
           // Certainly not applied, and a leader may appear: try again while the wait lasts.
           if (e.code === 'PROPOSAL_DROPPED' && Date.now() < deadline) {
+            this.proposalsRetried++;
             await sleep(Math.min(50, Math.max(0, deadline - Date.now())));
             continue;
           }
@@ -235,6 +243,7 @@ export class RaftReplicator implements Replicator {
           continue;
         }
         if (e.code === 'READ_INDEX_FAILED') {
+          this.readsFailed++;
           throw new StoreError('STORE_READ_UNAVAILABLE', `the cluster has no leader to confirm a consistent read: ${e.message}`, { retryAfterSeconds: 1 });
         }
         throw this.translate(e);

@@ -535,6 +535,8 @@ export class ClusterReplica {
     gauge('clusterd_raft_proposals_applied_total', 'Raft applied index (entries applied to this replica\'s store).', () => status()?.applied ?? 0);
     gauge('clusterd_raft_proposals_pending', 'Writes proposed by this replica and not yet applied here.', () => r.pending);
     counter('clusterd_raft_proposals_failed_total', 'Writes proposed here that failed (not proposed, or of unknown outcome).', () => r.failed.notProposed + r.failed.unknown);
+    counter('clusterd_raft_proposals_retried_total', 'Writes proposed here again because an attempt was certainly not made (no leader, or lost on the way to it); not failures unless the wait ran out.', () => r.proposalsRetried);
+    counter('clusterd_raft_read_index_failures_total', 'Consistent reads (and the reads writes begin with) that failed on this replica because no leader confirmed them in time.', () => r.readsFailed);
     gauge('clusterd_raft_apply_lag', 'Committed entries not yet applied on this replica.', () => status()?.applyLag ?? 0);
     gauge('clusterd_raft_snapshot_index', 'Log index of the latest Raft snapshot.', () => status()?.snapshotIndex ?? 0);
     counter('clusterd_raft_snapshots_total', 'Raft snapshots made durable.', () => stats()?.snapshots ?? 0);

@@ -92,6 +92,13 @@ describe('remove the leader, give its name to a new replica, restart that one', 
     const after = await membersWhen(leader, (m) => m.some((x) => x.name === old && x.reachable === true && x.role !== 'learner'), `${old} should be back`);
     expect(after.map((m) => m.name).sort()).toEqual(cluster.names.slice().sort());
     expect((await write(old, 'after-restart')).status).toBe(200);
+
+    // Nor does a restart need the flag: the data directory has joined.
+    const joined = cluster.replica(old);
+    joined.args = joined.args.filter((a) => !a.startsWith('--token='));
+    await cluster.restart(old, 'term');
+    await cluster.waitReady(old);
+    expect((await write(old, 'after-restart-without-token')).status).toBe(200);
     expect(cluster.unexpectedExits).toEqual([]);
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 // End to end: what the built server refuses at start, as an operator meets it — a second
-// process on a data directory in use, and --runtime-config keys that name no API — and that a
-// lock left by a killed process does not block the next start.
+// process on a data directory in use, --runtime-config keys that name no API, a join with no
+// token — and that a lock left by a killed process does not block the next start.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,5 +41,14 @@ describe('start-up checks', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('invalid value for --runtime-config');
     expect(r.stderr).toContain(named);
+  });
+
+  it('--join without --token on a data directory that has not joined says what it needs, and contacts no one', () => {
+    const dataDir = join(first!.dataDir, '..', `${first!.dataDir.split('/').pop()}-join`);
+    // Nothing listens at the --join address: the refusal must come before any contact.
+    const r = run([`--data-dir=${dataDir}`, '--name=late', '--join=https://127.0.0.1:9', '--peer-address=127.0.0.1:9']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('--join needs --token to join the cluster');
+    expect(r.stderr).toContain(dataDir);
   });
 });

@@ -241,7 +241,7 @@ export class ClusterProcess {
     return this.replica(name).lines.join('\n');
   }
 
-  private replica(name: string): Replica {
+  replica(name: string): Replica {
     const r = this.replicas.get(name);
     if (!r) throw new Error(`no replica ${name}`);
     return r;

@@ -128,8 +128,11 @@ export class ClusterReplica {
     let joinedClusterId: string | undefined;
     if (config.join) {
       if (firstStart || !existsSync(paths.peerCert)) {
+        // Only the first start needs the token (a replica that has joined holds its certificates
+        // and members), so a restart works after the token expired or without the flag.
+        if (!config.token) throw new Error(`--join needs --token to join the cluster (this data directory, ${config.dataDir}, has not joined yet): create one with \`clusterd token create\` on a member`);
         log.warn('joining cluster', { via: config.join, name: config.name });
-        ({ peers: joinedPeers, clusterId: joinedClusterId } = await joinCluster({ api: config.join, token: config.token!, name: config.name, peerAddress: config.peerAddress!, advertiseAddress: config.advertiseAddress, dataDir: config.dataDir, pkiDir }, log));
+        ({ peers: joinedPeers, clusterId: joinedClusterId } = await joinCluster({ api: config.join, token: config.token, name: config.name, peerAddress: config.peerAddress!, advertiseAddress: config.advertiseAddress, dataDir: config.dataDir, pkiDir }, log));
       } else {
         joinedPeers = loadJoinedPeers(config.dataDir);
       }

@@ -363,7 +363,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'join', value: 'https://host:port', default: '',
-    help: 'Join the running cluster that serves the API at this address (any member): the replica receives its certificates, catches up as a learner, then becomes a voter. Needs --token and --peer-address.',
+    help: 'Join the running cluster that serves the API at this address (any member): the replica receives its certificates, catches up as a learner, then becomes a voter. Needs --peer-address, and --token at its first start (a replica that has joined restarts with or without it).',
     apply: (c, v) => {
       if (v && !/^https:\/\/[^/]+\/?$/.test(v)) throw new FlagError(`invalid value "${v}" for --join: want https://host:port`);
       c.join = v ? v.replace(/\/$/, '') : undefined;
@@ -371,7 +371,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'token', value: 'token', default: '',
-    help: 'Join token for --join: one `clusterd token create` printed on a member (24h unless --ttl said otherwise), or the content of <pki-dir>/join-token on a member (valid 24h from when the cluster first elected a leader).',
+    help: 'Join token for --join, checked at the first start only: one `clusterd token create` printed on a member (24h unless --ttl said otherwise), or the content of <pki-dir>/join-token on a member (valid 24h from when the cluster first elected a leader).',
     apply: (c, v) => { c.token = v || undefined; },
   },
   {
@@ -808,7 +808,6 @@ export function parseFlags(argv: readonly string[]): ServerConfig | 'help' {
     if (config.storage !== 'leveldb') throw new FlagError('a cluster replica needs --storage=leveldb');
     const own = config.initialCluster.find((m) => m.name === config.name);
     if (config.join) {
-      if (!config.token) throw new FlagError('--join needs --token');
       if (!config.peerAddress) throw new FlagError('--join needs --peer-address');
     } else if (!own) {
       throw new FlagError(`--initial-cluster does not list this replica (--name=${config.name})`);

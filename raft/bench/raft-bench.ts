@@ -10,7 +10,7 @@
 // p99 is a tail of one put at a time and needs the samples (the table says how many).
 // Prints a Markdown table with ratios (clusterd / etcd) and writes JSON.
 //
-//   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--out file]
+//   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--spread] [--out file]
 //   (or from dist: node dist/raft/bench/raft-bench.js)
 // `make bench` calls runRaftBench(). etcd is looked up on PATH (Debian: apt-get install -y
 // etcd-server); without it only clusterd's figures are reported.
@@ -44,6 +44,12 @@ export interface RaftBenchOptions {
    * code for seconds under load (etcd needs none, but gets the same). Default 5 s (quick: 2 s).
    */
   warmupMs?: number;
+  /**
+   * Each system's puts spread over all its members (worker w puts through member w mod n, the
+   * followers forwarding to the leader) instead of all through the leader: what forwarding
+   * costs, as clients spread over the replicas see it. Default false.
+   */
+  spread?: boolean;
   /** Value size of each put. Default 256 bytes. */
   valueBytes?: number;
   /** Requests in flight. Default [1, 16, 256]. */
@@ -130,14 +136,15 @@ function cpuOf(pids: number[]): number {
   return pids.reduce((sum, pid) => sum + (readCpuMs(pid) ?? NaN), 0);
 }
 
-/** Runs `concurrency` workers against the leader for `durationMs`, adding to `into`. */
-async function runLoad(t: Target, concurrency: number, durationMs: number, value: string, into: LoadSamples): Promise<void> {
+/** Runs `concurrency` workers against the leader (or spread over the members) for `durationMs`, adding to `into`. */
+async function runLoad(t: Target, concurrency: number, durationMs: number, value: string, into: LoadSamples, spread = false): Promise<void> {
   const leader = await t.leader();
+  const members = t.liveMembers();
   const deadline = performance.now() + durationMs;
   const worker = async (w: number): Promise<void> => {
     for (let n = 0; performance.now() < deadline; n++) {
       const start = performance.now();
-      const ok = await t.put(leader, `bench-${w}-${n % 64}`, value, 10_000);
+      const ok = await t.put(spread ? members[w % members.length]! : leader, `bench-${w}-${n % 64}`, value, 10_000);
       if (ok) into.latencies.push(performance.now() - start);
       else into.errors++;
     }
@@ -191,11 +198,11 @@ async function measureFailover(t: Target, value: string, log: (l: string) => voi
  */
 async function runSystems(
   targets: Target[],
-  o: Required<Pick<RaftBenchOptions, 'durationMs' | 'durationAt1Ms' | 'warmupMs' | 'concurrency' | 'failovers'>>,
+  o: Required<Pick<RaftBenchOptions, 'durationMs' | 'durationAt1Ms' | 'warmupMs' | 'concurrency' | 'failovers' | 'spread'>>,
   value: string,
   log: (l: string) => void,
 ): Promise<SystemResult[]> {
-  for (const t of targets) await runLoad(t, 16, o.warmupMs, value, { latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }); // warm-up
+  for (const t of targets) await runLoad(t, 16, o.warmupMs, value, { latencies: [], errors: 0, elapsedMs: 0, cpuMs: 0 }, o.spread); // warm-up
   const load = targets.map((): LoadResult[] => []);
   for (const c of o.concurrency) {
     const duration = c === 1 ? o.durationAt1Ms : o.durationMs;
@@ -205,7 +212,7 @@ async function runSystems(
     for (let r = 0; r < rounds; r++) {
       const order = targets.map((_, i) => i);
       if (r % 2 === 1) order.reverse();
-      for (const i of order) await runLoad(targets[i]!, c, duration / rounds, value, samples[i]!);
+      for (const i of order) await runLoad(targets[i]!, c, duration / rounds, value, samples[i]!, o.spread);
     }
     for (const [i, t] of targets.entries()) {
       const res = summarize(c, samples[i]!);
@@ -436,9 +443,9 @@ function median(xs: number[]): number {
   return s.length === 0 ? NaN : s[Math.floor(s.length / 2)]!;
 }
 
-function markdown(ours: SystemResult, etcd: SystemResult | null, version: string | null, valueBytes: number): string {
+function markdown(ours: SystemResult, etcd: SystemResult | null, version: string | null, valueBytes: number, spread: boolean): string {
   const lines = [
-    `Raft benchmark: 3 members on loopback, fsync on, ${valueBytes}-byte puts over HTTP/1.1 JSON to the leader` +
+    `Raft benchmark: 3 members on loopback, fsync on, ${valueBytes}-byte puts over HTTP/1.1 JSON ${spread ? 'spread over the three members (followers forward to the leader)' : 'to the leader'}` +
       (etcd ? `; etcd ${version ?? '?'} in the same run` : '; etcd not available'),
     '',
     '| metric | clusterd | etcd | clusterd / etcd |',
@@ -467,6 +474,7 @@ export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBen
     warmupMs: opts.warmupMs ?? (opts.quick ? 2000 : 5000),
     concurrency: opts.concurrency ?? [1, 16, 256],
     failovers: opts.failovers ?? (opts.quick ? 1 : 3),
+    spread: opts.spread ?? false,
   };
   const valueBytes = opts.valueBytes ?? 256;
   const value = 'v'.repeat(valueBytes);
@@ -487,7 +495,7 @@ export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBen
     closeClientConnections();
     await rm(dir, { recursive: true, force: true });
   }
-  const md = markdown(ours, etcd, version, valueBytes);
+  const md = markdown(ours, etcd, version, valueBytes, o.spread);
   const result: RaftBenchResult = { startedAt, valueBytes, durationMs: o.durationMs, clusterd: ours, etcd, etcdVersion: version, markdown: md };
   const outFile = opts.outFile ?? join('bench', 'results', 'raft-bench.json');
   await mkdir(dirname(outFile), { recursive: true });
@@ -498,6 +506,6 @@ export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBen
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   const outAt = args.indexOf('--out');
-  const result = await runRaftBench({ quick: args.includes('--quick'), outFile: outAt >= 0 ? args[outAt + 1] : undefined });
+  const result = await runRaftBench({ quick: args.includes('--quick'), spread: args.includes('--spread'), outFile: outAt >= 0 ? args[outAt + 1] : undefined });
   process.stdout.write(`${result.markdown}\n`);
 }

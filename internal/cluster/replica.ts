@@ -577,14 +577,29 @@ export class ClusterReplica {
     const s = this.replicator.status();
     if (!s || s.role !== 'leader' || !s.progress) return undefined;
     const voters = new Set([...s.membership.voters, ...s.membership.votersOutgoing]);
-    let best: { id: number; match: number } | undefined;
+    const candidates: { id: number; match: number }[] = [];
     for (const [id, p] of s.progress) {
       if (id === s.id || !voters.has(id)) continue;
       if (!memberReachable(s, id, this.liveness.silenceMs(id), this.deps.config.electionTimeoutMs)) continue;
-      if (!best || p.match > best.match) best = { id, match: p.match };
+      candidates.push({ id, match: p.match });
     }
-    if (!best) return undefined;
-    const to = (await this.records().catch(() => undefined))?.get(best.id)?.name ?? this.founderNames.get(best.id) ?? String(best.id);
+    candidates.sort((a, b) => b.match - a.match);
+    const records = await this.records().catch(() => undefined);
+    // A whole cluster stopped at once (make cluster's Ctrl-C, compose down): a voter stopping
+    // too would take leadership only to drop it, and the others would wait out a failed
+    // transfer and then an election. Its /readyz/shutdown says so from the moment it began.
+    let best: { id: number; match: number } | undefined;
+    for (const c of candidates) {
+      const api = records?.get(c.id)?.apiAddress;
+      if (api && (await this.isStopping(api))) continue;
+      best = c;
+      break;
+    }
+    if (!best) {
+      if (candidates.length > 0) this.deps.log.info('not handing leadership over before stopping: every other voter is stopping too');
+      return undefined;
+    }
+    const to = records?.get(best.id)?.name ?? this.founderNames.get(best.id) ?? String(best.id);
     try {
       await this.replicator.raft.transferLeadership(best.id);
       this.deps.log.warn('handed leadership over before stopping', { to });
@@ -592,6 +607,18 @@ export class ClusterReplica {
     } catch (e) {
       this.deps.log.warn('could not hand leadership over before stopping; the others elect a leader', { to, error: e instanceof Error ? e.message : String(e) });
       return undefined;
+    }
+  }
+
+  /** Whether the replica serving the API at `api` says it is shutting down (or refuses connections). */
+  private async isStopping(api: string): Promise<boolean> {
+    try {
+      const r = await replicaRequest(`${api}/readyz/shutdown`, 'GET', { ca: readFileSync(this.pki.caCert), cert: readFileSync(this.pki.adminCert), key: readFileSync(this.pki.adminKey) }, undefined, 1000);
+      return r.status !== 200;
+    } catch (e) {
+      // Refused: its listener is closed, it is on its way out. Anything else (slow, unreachable
+      // from here) says nothing, and the transfer is tried as before.
+      return (e as NodeJS.ErrnoException).code === 'ECONNREFUSED';
     }
   }
 

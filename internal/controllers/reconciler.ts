@@ -117,6 +117,11 @@ export class Reconciler {
         } catch (e) {
           const retryMs = this.spec.retryMs ?? 1000;
           const error = e instanceof Error ? e.message : String(e);
+          // Stopped meanwhile (leadership lost, or the server stopping under it): expected.
+          if (!this.running) {
+            this.log.debug(`${this.spec.name}: reconcile ended by the stop`, { key, error });
+            continue;
+          }
           if (isConflict(e)) {
             const inARow = (this.conflicts.get(key!) ?? 0) + 1;
             this.conflicts.set(key!, inARow);

@@ -824,10 +824,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       leaderBootstrap?.stop();
       configFiles.stop();
       authorizationController?.stop();
-      await cluster?.close();
-      await etcdLeadership?.close();
+      // Controllers first: a leader's would otherwise write into a store that is closing.
       for (const c of leaderControllers) c.stop();
       crdController.stop();
+      await cluster?.close();
+      await etcdLeadership?.close();
       aggregator.stop();
       rbac.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));

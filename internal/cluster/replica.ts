@@ -613,7 +613,7 @@ export class ClusterReplica {
   /** Whether the replica serving the API at `api` says it is shutting down (or refuses connections). */
   private async isStopping(api: string): Promise<boolean> {
     try {
-      const r = await replicaRequest(`${api}/readyz/shutdown`, 'GET', { ca: readFileSync(this.pki.caCert), cert: readFileSync(this.pki.adminCert), key: readFileSync(this.pki.adminKey) }, undefined, 1000);
+      const r = await adminRequest(this.pki, 'GET', `${api}/readyz/shutdown`, undefined, 1000);
       return r.status !== 200;
     } catch (e) {
       // Refused: its listener is closed, it is on its way out. Anything else (slow, unreachable
@@ -633,6 +633,6 @@ export class ClusterReplica {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A request to another replica's API with the admin certificate every replica holds. */
-export function adminRequest(pki: PkiPaths, method: string, url: string, body?: string): Promise<{ status: number; body: string }> {
-  return replicaRequest(url, method, { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) }, body, 3000);
+export function adminRequest(pki: PkiPaths, method: string, url: string, body?: string, timeoutMs = 3000): Promise<{ status: number; body: string }> {
+  return replicaRequest(url, method, { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) }, body, timeoutMs);
 }

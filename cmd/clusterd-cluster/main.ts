@@ -1,7 +1,7 @@
 // cmd/clusterd-cluster runs a three-replica cluster on this machine in the foreground (`make
 // cluster`): it makes the cluster PKI once, starts the replicas on 127.0.0.1 with their own API
 // and peer ports and their data under $CLUSTER_DIR/<name>/, prints how to reach each, prefixes
-// their logs with their names, and stops them all on SIGINT/SIGTERM. A replica that dies is
+// their logs with their names, and stops them all on SIGINT/SIGTERM/SIGHUP. A replica that dies is
 // not restarted (the others keep running); its printed command line restarts it, and it
 // rejoins with its data. Imports: pki (cluster PKI generation).
 
@@ -22,7 +22,8 @@ Environment:
   CLUSTER_PEER_PORT  peer (Raft) port of the first replica; the others take the next ones (default 2380)
   CLUSTER_ARGS       extra flags for every replica (for example --naming=kubernetes)
 
-SIGINT or SIGTERM stops every replica. A replica that dies is not restarted.
+SIGINT, SIGTERM or SIGHUP stops every replica (a second one kills them). A replica that dies is
+not restarted.
 `;
 
 function main(): void {
@@ -74,7 +75,10 @@ async function run(dir: string, pkiDir: string, names: string[], apiBase: number
       `--secure-port=${apiBase + k}`,
       ...extra,
     ];
-    const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Each replica in a process group of its own: a terminal's Ctrl-C signals the whole
+    // foreground group, and a replica that got it as well as the SIGTERM forwarded below took the
+    // second signal as "exit now" and skipped its drain.
+    const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     children.set(name, child);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /^clusterd is serving at (\S+)/.exec(line);
@@ -124,6 +128,12 @@ async function run(dir: string, pkiDir: string, names: string[], apiBase: number
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // A closed terminal no longer reaches the replicas' own groups: it stops them through here.
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  // Nor does the runner's own failure: a replica must not outlive it unnoticed.
+  process.on('exit', () => {
+    for (const c of children.values()) c.kill('SIGTERM');
+  });
 }
 
 main();

@@ -16,6 +16,7 @@ import { errorResponse } from '../http/respond.js';
 import { AdmissionChain } from '../admission/admission.js';
 import { EndpointServiceResolver } from '../webhook/client-config.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { withEndStreamOnData } from './h2-end-stream.js';
 import { WebhookConverter } from '../registry/webhook-conversion.js';
 import { buildPlugins, enabledPluginNames } from '../admission/plugins.js';
 import { refuseCreateIn, type NamespaceState } from '../admission/namespace-lifecycle.js';
@@ -617,7 +618,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const tlsKey = readFileSync(config.tlsPrivateKeyFile ?? pki.serverKey);
   const clientCa = readFileSync(config.clientCaFile ?? pki.caCert);
   const requestListener = withHttp10Host(
-    getRequestListener(app.fetch, {
+    withEndStreamOnData(getRequestListener(app.fetch, {
       // The adapter calls this when it cannot build the request (a backslash in the path, an
       // invalid or missing Host header) or app.fetch fails outright. Returning nothing left the
       // request unanswered until the client gave up; it gets a Status like every other error.
@@ -629,7 +630,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         log.error('response failed', { error: err instanceof Error ? err : String(err) });
         return errorResponse(undefined, errors.internal(err instanceof Error ? err.message : String(err)));
       },
-    }),
+    })),
     config.bindAddress,
   );
   const server: Http2SecureServer = createSecureServer(

@@ -11,7 +11,7 @@ import { type ASTNode, Environment, serialize } from '@marcbachmann/cel-js';
 import { PER_CALL_LIMIT } from './cost-model.js';
 import { type Shape, estimateCost } from './cost.js';
 import { registerKubernetesLibraries } from './lib/index.js';
-import { CostLimitExceeded, CostMeter, meterValue, unmetered, withMeter } from './meter.js';
+import { CostLimitExceeded, CostMeter, meterVariables, unmetered, withMeter } from './meter.js';
 import { rewriteObjectConstruction, supportsObjectConstruction } from './object-construction.js';
 
 export { Environment, CostMeter, CostLimitExceeded };
@@ -102,6 +102,7 @@ export function compileExpression(env: Environment, source: string, path: string
   if (want && type !== 'dyn' && !want.includes(type)) throw invalid(`must evaluate to one of ${want.join(', ')}, not ${type}`);
   program = withRE2Matches(env, program, type);
   const nodes = countNodes(program.ast);
+  const names = identifiers(program.ast);
   const fail = (e: unknown, meter?: CostMeter) => {
     if (e instanceof CostLimitExceeded || (meter && meter.used > meter.limit)) return new CelCostLimitError(new CostLimitExceeded().message);
     return new CelRuntimeError(`${path}: evaluation failed: ${safeMessage(e)}`);
@@ -118,8 +119,7 @@ export function compileExpression(env: Environment, source: string, path: string
       try {
         if (meter) {
           meter.charge(nodes);
-          const metered: Record<string, unknown> = {};
-          for (const [k, v] of Object.entries(variables)) metered[k] = meterValue(v, meter);
+          const metered = meterVariables(variables, names, meter);
           out = unmetered(withMeter(meter, () => program(metered)));
         } else {
           out = program(variables);
@@ -181,6 +181,26 @@ function countNodes(node: unknown): number {
   if (Array.isArray(node)) return node.reduce((n: number, x) => n + countNodes(x), 0);
   if (node && typeof node === 'object' && 'op' in node && 'args' in node) return 1 + countNodes((node as { args: unknown }).args);
   return 0;
+}
+
+/**
+ * Every identifier the expression names (its variables, and its comprehensions' own, which no
+ * activation has): the variables a metered run wraps.
+ */
+function identifiers(root: unknown): string[] {
+  const found = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const x of node) visit(x);
+      return;
+    }
+    if (!node || typeof node !== 'object' || !('op' in node) || !('args' in node)) return;
+    const n = node as { op: unknown; args: unknown };
+    if (n.op === 'id' && typeof n.args === 'string') found.add(n.args);
+    else visit(n.args);
+  };
+  visit(root);
+  return [...found];
 }
 
 function firstLine(e: unknown): string {

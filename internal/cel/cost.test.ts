@@ -83,6 +83,23 @@ describe('runtime cost', () => {
     expect(() => e.run({ self: 'a'.repeat(100_000) }, { meter: newCostMeter(1000) })).toThrow(CelCostLimitError);
   });
 
+  it('meters only the variables an expression names, each read once per field', () => {
+    const e = compileExpression(env, 'self.a == 1 && self.a == 1', 'p', ['bool']);
+    const variables = {
+      self: { a: 1n },
+      get other(): unknown {
+        throw new Error('a variable the expression does not name was read');
+      },
+    };
+    const meter = newCostMeter();
+    expect(e.run(variables, { meter })).toBe(true);
+    // Two reads of self.a, plus one unit per node: the same for the same expression.
+    const again = newCostMeter();
+    e.run({ self: { a: 1n } }, { meter: again });
+    expect(meter.used).toBe(again.used);
+    expect(meter.used).toBeGreaterThanOrEqual(2);
+  });
+
   it('counts nothing without a meter', () => {
     const e = compileExpression(env, 'self.all(x, self.all(y, true))', 'p', ['bool']);
     expect(e.run({ self: items(1100) })).toBe(true);

@@ -65,32 +65,38 @@ export function sizeOfValue(v: unknown): number {
 const TARGET = Symbol('cel.meter.target');
 
 /**
- * `value` with every object and array inside it wrapped so that reading a field or element charges
- * one unit to `meter`. Plain JSON-like values only (objects, arrays, scalars); other objects (a
- * Date, a library type) are passed as they are.
+ * The variables named in `names` (those an expression refers to), with every object and array
+ * inside them wrapped so that reading a field or element charges one unit to `meter`: one map of
+ * proxies for them all, and the variables an expression does not name left out rather than
+ * wrapped (an admission activation has seven). Plain JSON-like values only (objects, arrays,
+ * scalars); other objects (a Date, a library type) are passed as they are.
  */
-export function meterValue<T>(value: T, meter: CostMeter): T {
-  return wrap(value, meter, new WeakMap()) as T;
-}
-
-function wrap(value: unknown, meter: CostMeter, seen: WeakMap<object, object>): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const known = seen.get(value);
-  if (known) return known;
-  const proxy = new Proxy(value, {
+export function meterVariables(variables: Record<string, unknown>, names: readonly string[], meter: CostMeter): Record<string, unknown> {
+  const seen = new WeakMap<object, object>();
+  // One handler for every proxy of the run.
+  const handler: ProxyHandler<object> = {
     get(target, key, receiver) {
       if (key === TARGET) return target;
-      const out = Reflect.get(target, key, receiver);
+      const out: unknown = Reflect.get(target, key, receiver);
       if (typeof key === 'string' && key !== 'length' && key !== 'constructor') {
         meter.charge(1);
-        return wrap(out, meter, seen);
+        return wrap(out);
       }
       return out;
     },
-  });
-  seen.set(value, proxy);
-  return proxy;
+  };
+  const wrap = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    if (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) return value;
+    const known = seen.get(value);
+    if (known) return known;
+    const proxy = new Proxy(value, handler);
+    seen.set(value, proxy);
+    return proxy;
+  };
+  const out: Record<string, unknown> = {};
+  for (const name of names) if (Object.prototype.hasOwnProperty.call(variables, name)) out[name] = wrap(variables[name]);
+  return out;
 }
 
 /** The plain value behind a metered one (for results handed back to callers). */

@@ -1,7 +1,7 @@
 // The policy compiler: compile errors kept per expression (never thrown), JSON integers as CEL
 // ints, lazily composited variables evaluated at most once, errors worded as upstream's.
 import { describe, it, expect } from 'vitest';
-import { bindVariables, compilePolicy, evaluate, PER_CALL_LIMIT, toCel, type Activation } from './compile.js';
+import { bindVariables, compilePolicy, evaluate, evaluateNow, PER_CALL_LIMIT, toCel, type Activation } from './compile.js';
 
 const base = (object: unknown): Omit<Activation, 'variables'> => ({ object: toCel(object), oldObject: null, request: {}, params: null, namespaceObject: null, authorizer: null });
 
@@ -87,5 +87,45 @@ describe('compilePolicy', () => {
 
   it('leaves doubles and strings alone in toCel', () => {
     expect(toCel({ a: 1, b: 1.5, c: ['x', 2], d: null })).toEqual({ a: 1n, b: 1.5, c: ['x', 2n], d: null });
+  });
+
+  it('copies in toCel only what leads to an integer, and never changes its input', () => {
+    const input = { metadata: { name: 'n', labels: { a: 'b' } }, spec: { replicas: 2, template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }, { name: 'd' }] } } } };
+    const before = structuredClone(input);
+    const out = toCel(input) as typeof input;
+    expect(input).toEqual(before);
+    expect(out).toEqual({ metadata: { name: 'n', labels: { a: 'b' } }, spec: { replicas: 2n, template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80n }] }, { name: 'd' }] } } } });
+    // Shared: the parts without integers are the input's own objects.
+    expect(out.metadata).toBe(input.metadata);
+    expect(out.spec.template.spec.containers[1]).toBe(input.spec.template.spec.containers[1]);
+    expect(out.spec).not.toBe(input.spec);
+    expect(out.spec.template.spec.containers[0]).not.toBe(input.spec.template.spec.containers[0]);
+    const plain = { a: 'x', b: [true, null, 1.5] };
+    expect(toCel(plain)).toBe(plain);
+    // A member named __proto__ (JSON.parse makes it an own one) stays a member, converted.
+    const odd = JSON.parse('{"__proto__": {"n": 1}, "m": 2}') as Record<string, unknown>;
+    const oddOut = toCel(odd) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(oddOut)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(oddOut, '__proto__')?.value).toEqual({ n: 1n });
+    expect(oddOut.m).toBe(2n);
+  });
+
+  it('binds activations and evaluates expressions without promises unless one asks the authorizer', async () => {
+    const p = compilePolicy({ metadata: { name: 'p' }, spec: { variables: [{ name: 'r', expression: 'object.spec.replicas' }], validations: [{ expression: 'variables.r == 3' }] } });
+    const act = base({ spec: { replicas: 3 } }) as Activation;
+    const bound = bindVariables(p, act);
+    expect(bound).not.toBeInstanceOf(Promise);
+    act.variables = bound as Activation['variables'];
+    expect(evaluateNow(p.validations[0]!.expression, act, { remaining: 1000 })).toBe(true);
+    // No variables: the empty object, shared.
+    const none = compilePolicy({ metadata: { name: 'q' }, spec: { validations: [{ expression: 'true' }] } });
+    expect(bindVariables(none, base({}))).toEqual({});
+    // A variable that asks the authorizer is computed up front: a promise.
+    const asking = compilePolicy({ metadata: { name: 'a' }, spec: { variables: [{ name: 'ok', expression: "authorizer.group('').resource('pods').check('get').allowed()" }], validations: [{ expression: 'variables.ok' }] } });
+    expect(asking.variables[0]!.expr.async).toBe(true);
+    expect(() => evaluateNow(asking.variables[0]!.expr, act)).toThrow(/uses authorizer/);
+    const pending = bindVariables(asking, { ...base({}), authorizer: null });
+    expect(pending).toBeInstanceOf(Promise);
+    await pending;
   });
 });

@@ -214,13 +214,28 @@ export class EvaluationError extends Error {
  * code only; their checks are bounded by the authorizer library instead).
  */
 export async function evaluate(c: Compiled, activation: Activation, budget?: CostBudget): Promise<unknown> {
+  if (!c.async) return evaluateNow(c, activation, budget);
   if (!c.program) throw new EvaluationError(`compilation error: ${c.error ?? 'not compiled'}`);
+  if (budget && budget.remaining <= 0) throw new EvaluationError(OUT_OF_BUDGET);
+  try {
+    return await c.program.runAsync(activation as unknown as Record<string, unknown>);
+  } catch (e) {
+    throw evaluationError(c, e);
+  }
+}
+
+/**
+ * evaluate for an expression that does not use `authorizer` (`c.async` false), synchronously:
+ * what the per-request loops call, without a promise per expression.
+ */
+export function evaluateNow(c: Compiled, activation: Activation, budget?: CostBudget): unknown {
+  if (!c.program) throw new EvaluationError(`compilation error: ${c.error ?? 'not compiled'}`);
+  if (c.async) throw new Error(`${c.path}: evaluateNow of an expression that uses authorizer`);
   if (budget && budget.remaining <= 0) throw new EvaluationError(OUT_OF_BUDGET);
   const vars = activation as unknown as Record<string, unknown>;
   // Whether the budget, not the per-call limit, bounds this run.
   let budgetBound = false;
   try {
-    if (c.async) return await c.program.runAsync(vars);
     if (!budget) return c.program.run(vars);
     budgetBound = budget.remaining < PER_CALL_LIMIT;
     const meter = newCostMeter(Math.min(PER_CALL_LIMIT, budget.remaining));
@@ -232,11 +247,15 @@ export async function evaluate(c: Compiled, activation: Activation, budget?: Cos
     }
   } catch (e) {
     if (e instanceof CelCostLimitError && budgetBound) throw new EvaluationError(OUT_OF_BUDGET);
-    // CelRuntimeError messages start with the field path; upstream's name the expression.
-    const msg = e instanceof Error ? e.message : String(e);
-    const bare = msg.startsWith(`${c.path}: `) ? msg.slice(c.path.length + 2) : msg;
-    throw new EvaluationError(`expression '${c.source}' resulted in error: ${bare.replace(/^evaluation failed: /, '')}`);
+    throw evaluationError(c, e);
   }
+}
+
+function evaluationError(c: Compiled, e: unknown): EvaluationError {
+  // CelRuntimeError messages start with the field path; upstream's name the expression.
+  const msg = e instanceof Error ? e.message : String(e);
+  const bare = msg.startsWith(`${c.path}: `) ? msg.slice(c.path.length + 2) : msg;
+  return new EvaluationError(`expression '${c.source}' resulted in error: ${bare.replace(/^evaluation failed: /, '')}`);
 }
 
 /**
@@ -247,7 +266,7 @@ export async function matchConditionsOutcome(policy: Pick<CompiledPolicy, 'match
   let error: string | undefined;
   for (const m of policy.matchConditions) {
     try {
-      if ((await evaluate(m.expr, activation, budget)) === false) return 'skip';
+      if ((m.expr.async ? await evaluate(m.expr, activation, budget) : evaluateNow(m.expr, activation, budget)) === false) return 'skip';
     } catch (e) {
       error ??= `failed to evaluate matchCondition '${m.name}': ${e instanceof Error ? e.message : String(e)}`;
     }
@@ -255,12 +274,18 @@ export async function matchConditionsOutcome(policy: Pick<CompiledPolicy, 'match
   return error === undefined ? undefined : { error };
 }
 
+const NO_VARIABLES: Obj = Object.freeze({});
+
 /**
  * The `variables` object for one evaluation: each variable is computed on first use and kept
  * (upstream's lazy composition). Variables using `authorizer` are computed up front (their
  * checks are asynchronous); an error is kept too and raised wherever the variable is read.
+ * Synchronous (no promise, no turn of the microtask queue) when no variable uses `authorizer`,
+ * as most policies' do not: this runs for every request a policy applies to.
  */
-export async function bindVariables(policy: CompiledPolicy, activation: Omit<Activation, 'variables'>): Promise<Obj> {
+export function bindVariables(policy: CompiledPolicy, activation: Omit<Activation, 'variables'>): Obj | Promise<Obj> {
+  // Most policies declare none: `variables` then has no members, as the proxy below would say.
+  if (policy.variables.length === 0) return NO_VARIABLES;
   const values = new Map<string, { value?: unknown; error?: Error }>();
   const byName = new Map(policy.variables.map((v) => [v.name, v.expr]));
   const full = activation as Activation;
@@ -290,16 +315,19 @@ export async function bindVariables(policy: CompiledPolicy, activation: Omit<Act
     getOwnPropertyDescriptor: (_t, key) => (typeof key === 'string' && byName.has(key) ? { enumerable: true, configurable: true, writable: false, value: undefined } : undefined),
   });
   full.variables = variables;
-  // In order, so a later asynchronous variable sees the earlier ones.
-  for (const v of policy.variables) {
-    if (!v.expr.async) continue;
-    try {
-      values.set(v.name, { value: await evaluate(v.expr, full) });
-    } catch (e) {
-      values.set(v.name, { error: new EvaluationError(`composited variable "${v.name}" fails to evaluate: ${e instanceof Error ? e.message : String(e)}`) });
+  if (!policy.variables.some((v) => v.expr.async)) return variables;
+  return (async () => {
+    // In order, so a later asynchronous variable sees the earlier ones.
+    for (const v of policy.variables) {
+      if (!v.expr.async) continue;
+      try {
+        values.set(v.name, { value: await evaluate(v.expr, full) });
+      } catch (e) {
+        values.set(v.name, { error: new EvaluationError(`composited variable "${v.name}" fails to evaluate: ${e instanceof Error ? e.message : String(e)}`) });
+      }
     }
-  }
-  return variables;
+    return variables;
+  })();
 }
 
 /** A CEL result as JSON: CEL ints and uints (bigint) back to numbers; maps and lists converted deeply. */
@@ -318,15 +346,33 @@ export function fromCel(value: unknown): unknown {
 
 /**
  * A JSON value as CEL sees it: integral numbers are CEL ints (bigint), as upstream's
- * unstructured conversion makes JSON integers; the rest is unchanged.
+ * unstructured conversion makes JSON integers; the rest is unchanged. Only the objects and
+ * lists on the way to a number are copied: the rest of the result is `value`'s own (most of an
+ * object is strings and maps of strings, and every policy evaluation converts its object). The
+ * result must be treated as read-only, and `value` must not change while the result is in use.
  */
 export function toCel(value: unknown): unknown {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(toCel);
-  if (isObj(value)) {
-    const out: Obj = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toCel(v);
-    return out;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const c = toCel(v);
+      if (c !== v) (out ??= value.slice())[i] = c;
+    }
+    return out ?? value;
   }
-  return value;
+  const obj = value as Obj;
+  let out: Obj | undefined;
+  // for…in rather than Object.keys: no array per object, and JSON objects inherit nothing.
+  for (const k in obj) {
+    const v = obj[k];
+    const c = toCel(v);
+    if (c === v) continue;
+    out ??= { ...obj };
+    // A JSON member named __proto__ is an own property: assigning it would set the prototype.
+    Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
+  }
+  return out ?? obj;
 }

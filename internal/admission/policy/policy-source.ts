@@ -209,9 +209,10 @@ export function policyDenial(req: AdmissionRequest, text: string, reason = 'Inva
 
 /**
  * One param's activation: the request's variables, `params`, `namespaceObject`, `authorizer`
- * (only when an expression of the policy uses it) and the policy's lazily bound `variables`.
+ * (only when an expression of the policy uses it) and the policy's lazily bound `variables`;
+ * a promise only when a variable asks the authorizer (bindVariables).
  */
-export async function policyActivation(
+export function policyActivation(
   policy: CompiledPolicy,
   expressions: readonly Compiled[],
   base: { object: unknown; oldObject: unknown; request: Obj },
@@ -219,9 +220,13 @@ export async function policyActivation(
   namespaceObject: unknown,
   req: AdmissionRequest,
   authorize: (a: Attributes) => Promise<Decision> | Decision,
-): Promise<Activation> {
+): Activation | Promise<Activation> {
+  // Members listed, not `...base`: V8 gives an object spread followed by more members a slow
+  // path (about 2.5 µs here, against tens of ns), and this runs per request a policy applies to.
   const activation = {
-    ...base,
+    object: base.object,
+    oldObject: base.oldObject,
+    request: base.request,
     params: param,
     namespaceObject,
     authorizer: expressions.some((c) => c.async)
@@ -229,7 +234,14 @@ export async function policyActivation(
       : null,
     variables: {},
   } as Activation;
-  activation.variables = await bindVariables(policy, activation);
+  const variables = bindVariables(policy, activation);
+  if (variables instanceof Promise) {
+    return variables.then((v) => {
+      activation.variables = v;
+      return activation;
+    });
+  }
+  activation.variables = variables;
   return activation;
 }
 

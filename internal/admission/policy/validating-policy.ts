@@ -19,7 +19,7 @@ import type { ApiCatalog, ResourceInfo } from '../../schema/catalog.js';
 import type { WatchCache } from '../../watchcache/watch-cache.js';
 import type { Registry } from 'prom-client';
 import { warningHeader } from '../../http/respond.js';
-import { compilePolicy, evaluate, EvaluationError, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type Activation, type CompiledPolicy, type CostBudget } from './compile.js';
+import { compilePolicy, evaluate, evaluateNow, EvaluationError, matchConditionsOutcome, RUNTIME_COST_BUDGET, toCel, type Activation, type Compiled, type CompiledPolicy, type CostBudget } from './compile.js';
 import { matchedResource, matches } from './match.js';
 import { ADMISSION_UPSTREAM_GROUP, objectsAs, PolicySource, policyActivation, policyDenial, requestVariable } from './policy-source.js';
 import { PolicyMetrics, type PolicyErrorType } from './metrics.js';
@@ -152,23 +152,26 @@ export class ValidatingPolicyEvaluator {
       return fail ? [{ message: `failed to configure binding: ${e instanceof Error ? e.message : String(e)}`, reason: 'Invalid', config: true }] : [];
     }
     const namespaceObject = this.source.namespaceObject(req);
-    const expressions = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]), ...policy.auditAnnotations.map((a) => a.expr)];
+    const expressions = expressionsOf(policy);
     const failures: Failure[] = [];
     for (const param of params) {
-      const activation = await policyActivation(policy, expressions, base, param, namespaceObject, req, (a) => this.deps.authorize(a));
+      const bound = policyActivation(policy, expressions, base, param, namespaceObject, req, (a) => this.deps.authorize(a));
+      const activation = bound instanceof Promise ? await bound : bound;
       // One budget per evaluation (upstream's RuntimeCELCostBudget), shared by its expressions.
       const budget: CostBudget = { remaining: RUNTIME_COST_BUDGET };
       // matchConditions: any false skips the policy for this request; errors count only then.
-      const conditions = await matchConditionsOutcome(policy, activation, budget);
+      const conditions = policy.matchConditions.length === 0 ? undefined : await matchConditionsOutcome(policy, activation, budget);
       if (conditions === 'skip') continue;
       if (conditions) {
         if (fail) failures.push({ message: conditions.error, reason: 'Invalid', errorType: 'invalid_error' });
         continue;
       }
-      for (const [i, v] of policy.validations.entries()) {
+      for (let i = 0; i < policy.validations.length; i++) {
+        const v = policy.validations[i]!;
         let ok: unknown;
         try {
-          ok = await evaluate(v.expression, activation, budget);
+          // Most expressions do not ask the authorizer: those run without a promise each.
+          ok = v.expression.async ? await evaluate(v.expression, activation, budget) : evaluateNow(v.expression, activation, budget);
         } catch (e) {
           if (fail) failures.push({ message: e instanceof Error ? e.message : String(e), reason: 'Invalid', expressionIndex: i, errorType: v.expression.program ? 'invalid_error' : 'compile_error' });
           continue;
@@ -200,6 +203,18 @@ export class ValidatingPolicyEvaluator {
     }
     return v.message || `failed expression: ${v.expression.source.trim()}`;
   }
+}
+
+const policyExpressions = new WeakMap<CompiledPolicy, readonly Compiled[]>();
+
+/** Every expression of a compiled policy (which never changes: a new generation is a new one). */
+function expressionsOf(policy: CompiledPolicy): readonly Compiled[] {
+  let out = policyExpressions.get(policy);
+  if (!out) {
+    out = [...policy.matchConditions.map((m) => m.expr), ...policy.variables.map((v) => v.expr), ...policy.validations.flatMap((v) => [v.expression, ...(v.messageExpression ? [v.messageExpression] : [])]), ...policy.auditAnnotations.map((a) => a.expr)];
+    policyExpressions.set(policy, out);
+  }
+  return out;
 }
 
 /** The ValidatingAdmissionPolicy plugin (validating phase, every write operation). */

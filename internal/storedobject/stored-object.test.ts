@@ -5,6 +5,11 @@ describe('stored objects', () => {
   it('writes kind, apiVersion, metadata first and never a resourceVersion', () => {
     const bytes = encodeStored({ spec: { a: 1 }, metadata: { name: 'x', resourceVersion: '9' }, apiVersion: 'v1', kind: 'ConfigMap' });
     expect(bytes.toString()).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"spec":{"a":1}}');
+    // The other members keep their order, the object given is left as it was.
+    const obj = { data: { b: '1' }, metadata: { name: 'y', resourceVersion: '3', labels: { l: 'v' } }, kind: 'ConfigMap', immutable: true, apiVersion: 'v1' };
+    expect(encodeStored(obj).toString()).toBe('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"y","labels":{"l":"v"}},"data":{"b":"1"},"immutable":true}');
+    expect(obj.metadata.resourceVersion).toBe('3');
+    expect(encodeStored({ kind: 'K', apiVersion: 'v1' }).toString()).toBe('{"kind":"K","apiVersion":"v1","metadata":{}}');
   });
 
   it('splices the revision into the top-level metadata only', () => {

@@ -42,7 +42,9 @@ export function parseAccept(header: string | undefined): MediaRange[] {
       q = Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 1;
       delete parsed.params.q;
     }
-    ranges.push({ ...parsed, q, order });
+    // Members listed: a spread followed by members its source lacks takes a slow path in V8
+    // (about a microsecond each), and this runs for every range of every request's Accept.
+    ranges.push({ type: parsed.type, subtype: parsed.subtype, params: parsed.params, q, order });
   });
   // Among equal q-values a specific type beats `type/*`, which beats `*/*` (RFC 9110 §12.5.1;
   // upstream's goautoneg orders them so), then header order.

@@ -94,7 +94,8 @@ function negotiateRepresentation(c: Context<Env>, deps: HttpDeps, resource: Reso
   try {
     const { offer, range } = negotiate(c.req.header('accept'), offers);
     if (offer.value.view === 'full') return offer.value;
-    return { ...offer.value, metaApiVersion: `${range.params.g}/${range.params.v}` };
+    // Members listed, not a spread followed by a member the offer lacks (a V8 slow path).
+    return { serializer: offer.value.serializer, view: offer.value.view, metaApiVersion: `${range.params.g}/${range.params.v}` };
   } catch (e) {
     // Asked only for something this resource cannot produce (protobuf of a custom resource,
     // YAML for a watch, a Table in protobuf): 406 listing what it can.

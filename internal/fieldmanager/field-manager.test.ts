@@ -68,6 +68,22 @@ const modify = (obj: JsonObject, change: (copy: JsonObject) => void): JsonObject
   return copy;
 };
 
+describe('the object a write gets back', () => {
+  it('keeps the metadata members in order, managedFields last on a first write, and leaves the input as it was', () => {
+    const fm = manager();
+    const body = deployment({ labels: { app: 'web' }, spec: fullSpec(), metadata: { annotations: { a: 'b' } } });
+    const before = structuredClone(body);
+    const created = fm.update(undefined, body, { manager: 'kubectl', apiVersion: 'apps/v1', time: now() });
+    expect(Object.keys(created.metadata as JsonObject)).toEqual(['name', 'namespace', 'labels', 'annotations', 'managedFields']);
+    expect(body).toEqual(before);
+    // An update of it: the entries are written again, last.
+    const next = modify(stored(created), (o) => ((o.metadata as JsonObject).labels = { app: 'web', tier: 'x' }));
+    const updated = fm.update(stored(created), next, { manager: 'editor', apiVersion: 'apps/v1', time: now() });
+    expect(Object.keys(updated.metadata as JsonObject)).toEqual(['name', 'namespace', 'labels', 'annotations', 'uid', 'managedFields']);
+    expect(managers(updated)).toEqual(['kubectl/Update', 'editor/Update']);
+  });
+});
+
 // ---- §2.7 rules ------------------------------------------------------------------------------
 
 describe('§2.7 rule 1: a field is owned by whoever last changed its value', () => {

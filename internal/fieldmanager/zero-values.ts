@@ -7,7 +7,7 @@
 // resources/limits exist there).
 // Imports: patch/json-value, patch/type-node (type only), fieldmanager/smd-type.
 
-import { isJsonObject, type JsonObject, type JsonValue } from '../patch/json-value.js';
+import { copyMembers, isJsonObject, setMember, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import type { TypeNode } from '../patch/type-node.js';
 import { smdTypeOf, type SmdType } from './smd-type.js';
 
@@ -32,7 +32,9 @@ export function withZeroValues(v: JsonValue | undefined, t: SmdType): JsonValue 
   const map = t.map;
   if (!isJsonObject(v) || !map || map.atomic) return v;
   let out: JsonObject | undefined;
-  const set = (key: string, value: JsonValue) => ((out ??= { ...v })[key] = value);
+  // copyMembers, not `{ ...v }`: the zero fields added below are members v lacks, which a
+  // spread copy takes V8's slow path for (every create and update walks its object here).
+  const set = (key: string, value: JsonValue) => setMember((out ??= copyMembers(v)), key, value);
   for (const key of Object.keys(v)) {
     const ft = map.field(key) ?? map.element();
     if (!ft) continue;

@@ -26,6 +26,24 @@ export function cloneJson<T>(v: T): T {
   return out as T;
 }
 
+/**
+ * A shallow copy of `obj` that members can be added to cheaply. V8 gives an object made by
+ * `{ ...obj }` a shape on which each member it did not have takes a slow path (about half a
+ * microsecond a member, against tens of nanoseconds here), so code that copies an object in
+ * order to add members copies with this. A member named __proto__ stays a member.
+ */
+export function copyMembers(obj: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(obj)) setMember(out, k, obj[k]!);
+  return out;
+}
+
+/** `obj[key] = value` as an own member, also for a key named __proto__ (JSON.parse makes those). */
+export function setMember(obj: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
 /** Structural equality of JSON values (object key order does not matter). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -19,7 +19,7 @@
 // Imports: apierrors, patch/{json-value,type-node}, fieldmanager/*.
 
 import { errors, StatusError } from '../apierrors/status.js';
-import { cloneJson, copyMembers, isJsonObject, jsonTypeName, setMember, type JsonObject, type JsonValue } from '../patch/json-value.js';
+import { cloneJson, copyMembers, isJsonObject, jsonTypeName, setMember, withoutMember, type JsonObject, type JsonValue } from '../patch/json-value.js';
 import type { TypeNode } from '../patch/type-node.js';
 import { applyConflictError } from './conflicts.js';
 import { FieldSet } from './field-set.js';
@@ -357,11 +357,9 @@ function decodeLenient(live: JsonObject | undefined): Managed {
 function withoutManagedFields(obj: JsonObject): JsonObject {
   const meta = obj.metadata;
   if (!isJsonObject(meta) || !Object.hasOwn(meta, 'managedFields')) return obj;
-  // A copy by hand: V8 runs an object rest pattern that leaves a key out in its runtime, at
-  // several times the cost of this loop, and every update of a tracked object comes here.
-  const rest: JsonObject = {};
-  for (const key of Object.keys(meta)) if (key !== 'managedFields') setMember(rest, key, meta[key]!);
-  return { ...obj, metadata: rest };
+  // withoutMember, not a rest pattern (V8 runs those in its runtime, at several times the cost):
+  // every update of a tracked object comes here.
+  return { ...obj, metadata: withoutMember(meta, 'managedFields') };
 }
 
 function withManagedFields(obj: JsonObject, managed: Managed): JsonObject {

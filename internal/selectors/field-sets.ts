@@ -3,9 +3,10 @@
 // such as `spec.host` → `spec.nodeName`, and the error text for anything else) and the
 // `ToSelectableFields` functions (the field set of one object). Kinds without a conversion
 // function accept only `metadata.name` and `metadata.namespace`, as upstream's default does.
-// Imports: field-selector, apierrors.
+// Imports: field-selector, apierrors, patch/json-value (copyMembers).
 
 import { errors } from '../apierrors/status.js';
+import { copyMembers } from '../patch/json-value.js';
 import { FieldSelector, type FieldSet, parseFieldSelector } from './field-selector.js';
 
 /** What this module needs to know about a served resource; the catalog's ResourceInfo fits. */
@@ -304,11 +305,9 @@ export const FIELD_SETS_VERSION = 1;
  */
 export function fieldsetFor(resource: FieldSelectableResource, obj: unknown): FieldSet {
   const meta = (obj as Obj | undefined)?.metadata;
-  // Copied member by member, not `{ ...fields }`: the metadata members added next are ones the
-  // kind's set lacks, which V8 takes a slow path for on a spread copy (per object and write).
-  const fields = kindFields(resource).fields(obj);
-  const set: Record<string, string> = {};
-  for (const k of Object.keys(fields)) set[k] = fields[k]!;
+  // copyMembers, not `{ ...fields }`: the metadata members added next are ones the kind's set
+  // lacks, which V8 takes a slow path for on a spread copy (per object and write).
+  const set = copyMembers(kindFields(resource).fields(obj));
   set['metadata.name'] = str(meta, 'name');
   if (resource.namespaced) set['metadata.namespace'] = str(meta, 'namespace');
   return set;

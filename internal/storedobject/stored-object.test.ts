@@ -12,6 +12,11 @@ describe('stored objects', () => {
     expect(encodeStored({ kind: 'K', apiVersion: 'v1' }).toString()).toBe('{"kind":"K","apiVersion":"v1","metadata":{}}');
   });
 
+  it('keeps a member named __proto__ (a custom resource may carry one) as a member', () => {
+    const obj = JSON.parse('{"kind":"K","apiVersion":"x/v1","metadata":{"name":"n","resourceVersion":"2","__proto__":{"a":1}},"__proto__":{"b":2}}') as Record<string, unknown>;
+    expect(encodeStored(obj).toString()).toBe('{"kind":"K","apiVersion":"x/v1","metadata":{"name":"n","__proto__":{"a":1}},"__proto__":{"b":2}}');
+  });
+
   it('splices the revision into the top-level metadata only', () => {
     const obj = {
       kind: 'Deployment',

@@ -5,8 +5,9 @@
 // metadata member: a memcpy, not a parse and re-encode. The splice point is the first
 // `"metadata":{` in the bytes, which is the top-level one because kind and apiVersion come
 // first and JSON strings cannot contain an unescaped quote.
-// Imports: byte-pattern.
+// Imports: byte-pattern, patch/json-value (member copies).
 
+import { setMember, withoutMember } from '../patch/json-value.js';
 import { BytePattern } from './byte-pattern.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -24,13 +25,9 @@ function storedTextGeneral(obj: JsonObject): string {
   // Built member by member: a rest pattern, or a spread copy and `delete`, leave V8 a slower
   // object to serialize (a deleted member turns the copy into a dictionary), and the metadata
   // is copied only when it has a resourceVersion to leave out (an update's has).
-  let meta = metadata;
-  if (Object.prototype.hasOwnProperty.call(metadata, 'resourceVersion')) {
-    meta = {};
-    for (const k of Object.keys(metadata)) if (k !== 'resourceVersion') meta[k] = metadata[k];
-  }
+  const meta = Object.prototype.hasOwnProperty.call(metadata, 'resourceVersion') ? withoutMember(metadata, 'resourceVersion') : metadata;
   const out: JsonObject = { kind: obj.kind, apiVersion: obj.apiVersion, metadata: meta };
-  for (const k of Object.keys(obj)) if (k !== 'kind' && k !== 'apiVersion' && k !== 'metadata') out[k] = obj[k];
+  for (const k of Object.keys(obj)) if (k !== 'kind' && k !== 'apiVersion' && k !== 'metadata') setMember(out, k, obj[k]);
   return JSON.stringify(out);
 }
 

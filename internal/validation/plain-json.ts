@@ -2,7 +2,9 @@
 // their JSON form (what the codecs produce): records, arrays, strings and numbers, where a value
 // of the wrong type reads as absent. Type errors themselves are reported by schema validation;
 // the per-kind rules only need to not crash on them.
-// Imports: nothing from the project.
+// Imports: patch/json-value (setMember).
+
+import { setMember } from '../patch/json-value.js';
 
 /** A JSON object (not null, not an array). */
 export type JsonObject = Record<string, unknown>;
@@ -92,8 +94,7 @@ function copyJson(v: unknown, depth: number): unknown {
   for (const k of Object.keys(v)) {
     const c = copyJson((v as Record<string, unknown>)[k], depth + 1);
     // A "__proto__" member (JSON.parse makes it an own property) must stay data, not a prototype.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
-    else out[k] = c;
+    setMember(out, k, c);
   }
   return out;
 }

@@ -17,6 +17,7 @@
 
 import { CelCompileError, CelCostLimitError, LEAST, compileExpression, kubernetesCelEnvironment, newCostMeter, registerObjectConstruction, type CompiledExpression, type Environment } from '../../cel/cel.js';
 import { registerAuthorizerLibrary } from '../../authz/cel-authorizer.js';
+import { setMember } from '../../patch/json-value.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -372,9 +373,7 @@ export function toCel(value: unknown): unknown {
     if (c === v) continue;
     // A spread copy: the members assigned are ones it has, which V8 keeps fast.
     out ??= { ...obj };
-    // A JSON member named __proto__ is an own property: assigning it would set the prototype.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
-    else out[k] = c;
+    setMember(out, k, c);
   }
   return out ?? obj;
 }

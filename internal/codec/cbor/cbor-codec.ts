@@ -9,7 +9,8 @@
 //  - decoding accepts text or byte strings, tags 55799/0/21/22/23, indefinite lengths, and refuses
 //    duplicate map keys, invalid UTF-8 text, NaN/±Inf, nesting over 64, arrays or maps over 1024
 //    entries, integers outside int64 and trailing bytes (400 StatusErrors).
-// Imports: apierrors, schema (OpenAPI index), protobuf wire-writer (a growing byte buffer).
+// Imports: apierrors, schema (OpenAPI index), protobuf wire-writer (a growing byte buffer),
+// patch/json-value (setMember).
 //
 // cbor-x is not used on these paths: it writes text strings and unsorted keys, has no float16
 // output, and neither detects duplicate keys nor bounds nesting without a separate validation
@@ -18,6 +19,7 @@
 import { errors, type StatusError } from '../../apierrors/status.js';
 import { builtinSchemas, SchemaIndex, type SchemaNode } from '../../schema/openapi-index.js';
 import { acquireWriter, releaseWriter, type WireWriter } from '../protobuf/wire-writer.js';
+import { setMember } from '../../patch/json-value.js';
 
 export const SELF_DESCRIBED_CBOR = Uint8Array.of(0xd9, 0xd9, 0xf7);
 
@@ -533,8 +535,7 @@ class CborReader {
               this.duplicates.push(childPath);
             }
           }
-          if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-          else out[k] = v;
+          setMember(out, k, v);
         }
         return out;
       }

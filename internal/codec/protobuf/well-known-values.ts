@@ -1,7 +1,8 @@
 // internal/codec/protobuf/well-known-values owns the conversions between the JSON form of
 // apimachinery's custom-JSON types and the numbers their protobuf messages carry: RFC 3339 times
 // (Time: seconds; MicroTime: microseconds), Go duration strings, Quantity syntax, and Go's string
-// ordering for map keys. Pure functions; no imports.
+// ordering for map keys. Pure functions. Imports: patch/json-value (setMember, re-exported as
+// setOwn for the compiled messages).
 
 export interface Timestamp {
   seconds: number;
@@ -252,7 +253,4 @@ export function sortedKeys(o: object): string[] {
 }
 
 /** Sets an own property even for `__proto__`, so decoded maps cannot touch prototypes. */
-export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
-}
+export { setMember as setOwn } from '../../patch/json-value.js';

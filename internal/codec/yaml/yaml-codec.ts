@@ -3,7 +3,7 @@
 // YAML 1.1 rules (`yes`/`on`/`y` are booleans, `0777` is octal, `1_000` is 1000, timestamps stay
 // strings, non-string keys become strings), and writes YAML from JSON with keys sorted in go-yaml's
 // order, ambiguous strings double-quoted and no line folding. Imports: apierrors, js-yaml,
-// json-codec.
+// json-codec, patch/json-value (setMember).
 //
 // js-yaml's event parser (positions, depth bound) does the syntax work; the values are built here
 // from the event stream without recursion, so that go-yaml's resolution, duplicate-key paths and
@@ -30,6 +30,7 @@ import {
 } from 'js-yaml';
 import { errors, type StatusError } from '../../apierrors/status.js';
 import { parseUnambiguousJson } from '../json/json-codec.js';
+import { setMember } from '../../patch/json-value.js';
 
 /** The decoded value plus the paths of keys repeated in one mapping (see json-codec). */
 export interface YamlDecodeResult {
@@ -297,7 +298,7 @@ export function readYaml(input: Uint8Array | string, options: YamlDecodeOptions 
         }
         duplicateKeyErrors.push(`line ${position(text, parent.keyOffset).line}: key ${JSON.stringify(key)} already set in map`);
       }
-      setOwn(parent.value, key, value);
+      setMember(parent.value, key, value);
     }
     parent.key = NO_KEY;
   };
@@ -413,16 +414,12 @@ function applyMerges(frame: MapFrame, text: string): void {
         throw yamlError(text, frame.start, 'map merge requires map or sequence of maps as the value');
       }
       for (const k of Object.keys(item)) {
-        if (!Object.prototype.hasOwnProperty.call(frame.value, k)) setOwn(frame.value, k, (item as Record<string, unknown>)[k]);
+        if (!Object.prototype.hasOwnProperty.call(frame.value, k)) setMember(frame.value, k, (item as Record<string, unknown>)[k]);
       }
     }
   }
 }
 
-function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
-}
 
 /** NaN and infinities have no JSON form; upstream's conversion fails on them too. */
 function checkFinite(value: unknown, text: string): void {

@@ -19,7 +19,7 @@ import { isRaftNodeError } from '../../raft/node/node-errors.js';
 import type { Authorizer } from '../authz/authorizer.js';
 import { splitHostPort, type ServerConfig } from '../config/flags.js';
 import type { ReloadableFiles } from '../config/reloadable-files.js';
-import type { HealthChecks } from '../health/health.js';
+import { saysShuttingDown, type HealthChecks } from '../health/health.js';
 import type { Logger } from '../log/logger.js';
 import type { PkiPaths } from '../pki/pki.js';
 import type { LevelRevisionStore } from '../store/revision-store.js';
@@ -614,7 +614,7 @@ export class ClusterReplica {
   private async isStopping(api: string): Promise<boolean> {
     try {
       const r = await adminRequest(this.pki, 'GET', `${api}/readyz/shutdown`, undefined, 1000);
-      return r.status !== 200;
+      return saysShuttingDown(r.status, r.body);
     } catch (e) {
       // Refused: its listener is closed, it is on its way out. Anything else (slow, unreachable
       // from here) says nothing, and the transfer is tried as before.

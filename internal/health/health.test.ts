@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { HealthChecks } from './health.js';
+import { HealthChecks, saysShuttingDown } from './health.js';
 
 const q = (s = '') => new URLSearchParams(s);
 
@@ -101,5 +101,27 @@ describe('HealthChecks', () => {
     h.beginShutdown();
     expect((await h.respond('readyz', undefined, q()))!.status).toBe(500);
     expect((await h.respond('livez', undefined, q()))!.status).toBe(200);
+  });
+
+  it('its shutdown check\'s failure is what saysShuttingDown recognises, and nothing else is', async () => {
+    const h = new HealthChecks(0);
+    const before = (await h.respond('readyz', 'shutdown', q()))!;
+    expect(saysShuttingDown(before.status, before.body)).toBe(false);
+    h.beginShutdown();
+    const after = (await h.respond('readyz', 'shutdown', q()))!;
+    expect(after.status).toBe(500);
+    expect(saysShuttingDown(after.status, after.body)).toBe(true);
+  });
+
+  it.each([
+    [200, 'ok', false],
+    [404, '404 page not found', false],
+    [403, 'forbidden: User "system:admin" cannot get path "/readyz/shutdown"', false],
+    [429, 'Too many requests, please try again later.', false],
+    [503, 'upstream connect error', false],
+    [500, 'internal server error: something else failed', false],
+    [500, 'internal server error: process is shutting down', true],
+  ])('saysShuttingDown(%i, %j) is %s', (status, body, expected) => {
+    expect(saysShuttingDown(status, body)).toBe(expected);
   });
 });

@@ -49,7 +49,7 @@ export class HealthChecks {
     this.add(['readyz'], {
       name: 'shutdown',
       check: () => {
-        if (this.shuttingDown) throw new Error('process is shutting down');
+        if (this.shuttingDown) throw new Error(SHUTTING_DOWN);
       },
     });
   }
@@ -142,6 +142,18 @@ export class HealthChecks {
     else this.failing.add(key);
     this.onTransition(endpoint, name, why);
   }
+}
+
+/** The shutdown check's failure reason: what another replica looks for (saysShuttingDown). */
+const SHUTTING_DOWN = 'process is shutting down';
+
+/**
+ * Whether an answer to `/readyz/shutdown` says the process is shutting down: the check's own
+ * failure, not any answer other than 200. A 404 (a replica without the check), a 403, a 429
+ * from priority and fairness or a 5xx of a proxy in between says nothing about the process.
+ */
+export function saysShuttingDown(status: number, body: string): boolean {
+  return status === 500 && body.includes(SHUTTING_DOWN);
 }
 
 function reason(e: unknown): string {

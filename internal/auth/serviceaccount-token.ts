@@ -125,7 +125,11 @@ export interface LookedUpObject {
 }
 
 export interface ObjectLookup {
-  get(kind: 'ServiceAccount' | 'Pod' | 'Secret' | 'Node', namespace: string, name: string): Promise<LookedUpObject | undefined>;
+  /**
+   * The object, or undefined when it does not exist. Answers without a promise when it can (the
+   * watch cache holds the key): a token verified a moment ago then authenticates in one turn.
+   */
+  get(kind: 'ServiceAccount' | 'Pod' | 'Secret' | 'Node', namespace: string, name: string): Promise<LookedUpObject | undefined> | LookedUpObject | undefined;
   /** Called when a legacy secret token is used (upstream's last-used label tracking). */
   legacyTokenUsed?(namespace: string, secretName: string): void;
 }
@@ -153,6 +157,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const refOf = (v: unknown): ObjectRef | undefined => (isRecord(v) && typeof v.name === 'string' ? { name: v.name, uid: str(v.uid) } : undefined);
 
 const ALGORITHMS = ['RS256', 'ES256', 'ES384', 'ES512'];
+
+const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
 
 // crypto.hash (Node 20.12+) digests in one call; a Hash object per request cost more than the
 // digest itself. Older Node 20 releases get the Hash object.
@@ -195,9 +201,14 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
     throw new AuthnError('service account token signature is invalid');
   }
 
-  async function mustExist(kind: 'ServiceAccount' | 'Pod' | 'Secret' | 'Node', namespace: string, ref: ObjectRef, what: string): Promise<LookedUpObject | undefined> {
+  /** The object `ref` names, checked to exist as the token knew it; without a promise when the lookup answers at once. */
+  function mustExist(kind: 'ServiceAccount' | 'Pod' | 'Secret' | 'Node', namespace: string, ref: ObjectRef, what: string): Promise<LookedUpObject | undefined> | LookedUpObject | undefined {
     if (!o.lookup) return undefined;
-    const obj = await o.lookup.get(kind, namespace, ref.name);
+    const found = o.lookup.get(kind, namespace, ref.name);
+    return isThenable(found) ? found.then((obj) => existing(obj, ref, what)) : existing(found, ref, what);
+  }
+
+  function existing(obj: LookedUpObject | undefined, ref: ObjectRef, what: string): LookedUpObject {
     if (!obj) throw new AuthnError(`${what} has been deleted`);
     if (obj.deleting) throw new AuthnError(`${what} is being deleted`);
     if (ref.uid !== '' && obj.uid !== ref.uid) throw new AuthnError(`${what} has been deleted and recreated (uid ${obj.uid} does not match the token's ${ref.uid})`);
@@ -290,7 +301,12 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
     return t;
   }
 
-  async function bound(claims: Claims, wanted: readonly string[]): Promise<AuthnResponse> {
+  /**
+   * A bound token's checks. Synchronous while the lookups answer at once (the watch cache holds
+   * the objects): the time, audience and claim checks never wait, and the lookups run in
+   * order, the first failure being the one reported, as before.
+   */
+  function bound(claims: Claims, wanted: readonly string[]): Promise<AuthnResponse> | AuthnResponse {
     const b = boundToken(claims);
     const t = Math.floor(now().getTime() / 1000);
     if (b.noExpiry) throw new AuthnError(b.noExpiry);
@@ -306,11 +322,26 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
     }
     if (b.malformed) throw new AuthnError(b.malformed);
     const { namespace, sa, pod, secret, node } = b;
-    await mustExist('ServiceAccount', namespace, sa, `service account ${namespace}/${sa.name}`);
-    if (pod) await mustExist('Pod', namespace, pod, `pod ${namespace}/${pod.name} the token is bound to`);
-    if (secret) await mustExist('Secret', namespace, secret, `secret ${namespace}/${secret.name} the token is bound to`);
+    const lookups: (() => ReturnType<typeof mustExist>)[] = [() => mustExist('ServiceAccount', namespace, sa, `service account ${namespace}/${sa.name}`)];
+    if (pod) lookups.push(() => mustExist('Pod', namespace, pod, `pod ${namespace}/${pod.name} the token is bound to`));
+    if (secret) lookups.push(() => mustExist('Secret', namespace, secret, `secret ${namespace}/${secret.name} the token is bound to`));
     // A pod's node is informational; a token bound to a node alone needs the node.
-    if (node && !pod) await mustExist('Node', '', node, `node ${node.name} the token is bound to`);
+    if (node && !pod) lookups.push(() => mustExist('Node', '', node, `node ${node.name} the token is bound to`));
+    for (let i = 0; i < lookups.length; i++) {
+      const r = lookups[i]!();
+      if (isThenable(r)) {
+        return (async () => {
+          await r;
+          for (const next of lookups.slice(i + 1)) await next();
+          return boundResponse(b, t, audiences);
+        })();
+      }
+    }
+    return boundResponse(b, t, audiences);
+  }
+
+  /** What a bound token that passed every check answers, at `t` (seconds). */
+  function boundResponse(b: BoundToken, t: number, audiences: string[]): AuthnResponse {
     const user = b.user;
     // An extended token still works after its requested lifetime; its use is made visible.
     const warnAfter = b.warnAfter;
@@ -347,26 +378,24 @@ export function serviceAccountTokenAuthenticator(o: ServiceAccountAuthenticatorO
   return {
     name: 'service-account',
     audienceAware: true,
-    async authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResponse | null> {
+    authenticateToken(token: string, audiences: readonly string[]): Promise<AuthnResponse | null> | AuthnResponse | null {
       // A token verified a moment ago skips parsing and the signature; time, audience and
-      // lookup are checked every time.
+      // lookup are checked every time, without a promise when the lookups answer at once.
       const digest = tokenDigest(token);
       const hit = verified.get(digest);
-      let claims: Claims;
-      if (hit && hit.until > Date.now()) claims = hit.claims;
-      else {
-        // Not ours unless it parses as a JWT from one of our issuers (upstream's hasCorrectIssuer).
-        if (token.split('.').length !== 3) return null;
-        let iss: unknown;
-        try {
-          iss = decodeJwt(token).iss;
-        } catch {
-          return null;
-        }
-        if (typeof iss !== 'string' || (!issuers.has(iss) && iss !== o.names.legacyIssuer)) return null;
-        claims = await verifySignature(token, digest);
+      const withClaims = (claims: Claims): Promise<AuthnResponse> | AuthnResponse =>
+        claims.iss === o.names.legacyIssuer ? legacy(claims, token, audiences) : bound(claims, audiences);
+      if (hit && hit.until > Date.now()) return withClaims(hit.claims);
+      // Not ours unless it parses as a JWT from one of our issuers (upstream's hasCorrectIssuer).
+      if (token.split('.').length !== 3) return null;
+      let iss: unknown;
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        return null;
       }
-      return claims.iss === o.names.legacyIssuer ? legacy(claims, token, audiences) : bound(claims, audiences);
+      if (typeof iss !== 'string' || (!issuers.has(iss) && iss !== o.names.legacyIssuer)) return null;
+      return verifySignature(token, digest).then(withClaims);
     },
   };
 }

@@ -40,32 +40,66 @@ const isResponse = (r: UserInfo | AuthnResponse): r is AuthnResponse => 'user' i
 
 /**
  * The bearer-token authenticator over `tokens` (tried in order; the first user wins).
- * `apiAudiences` are the server's own audiences (--api-audiences), never empty.
+ * `apiAudiences` are the server's own audiences (--api-audiences), never empty. Answers
+ * without a promise while every token authenticator it asks does (a static token, a
+ * service-account token verified a moment ago whose objects the cache holds), as the
+ * authenticator union does.
  */
 export function bearerTokenAuthenticator(tokens: readonly TokenAuthenticator[], apiAudiences: readonly string[]): Authenticator {
+  /** The API audiences an audience-agnostic authenticator answers for; null: it is not asked. */
+  const implicitFor = (t: TokenAuthenticator, wanted: readonly string[]): string[] | undefined | null => {
+    if (t.audienceAware) return undefined;
+    const implicit = apiAudiences.filter((a) => wanted.includes(a));
+    return implicit.length === 0 ? null : implicit;
+  };
+  const answer = (r: UserInfo | AuthnResponse, implicit: string[] | undefined): AuthnResponse => {
+    const response = isResponse(r) ? r : { user: r };
+    return implicit ? { ...response, audiences: implicit } : response;
+  };
+  const rejected = (failures: string[]): AuthnError =>
+    new AuthnError(failures.length > 0 ? `invalid bearer token, ${failures.join('; ')}` : 'invalid bearer token');
+
+  /** The rest of the chain once token authenticator `at` answered with a promise. */
+  async function settleFrom(at: number, pending: Promise<UserInfo | AuthnResponse | null>, token: string, wanted: readonly string[], failures: string[]): Promise<AuthnResponse> {
+    for (let i = at; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      const implicit = implicitFor(t, wanted);
+      if (implicit === null) continue;
+      try {
+        const r = await (i === at ? pending : t.authenticateToken(token, wanted));
+        if (r) return answer(r, implicit);
+      } catch (e) {
+        failures.push(failureMessage(e));
+      }
+    }
+    throw rejected(failures);
+  }
+
   return {
     name: 'bearer-token',
-    async authenticate(req: AuthnRequest): Promise<AuthnResponse | null> {
+    authenticate(req: AuthnRequest): Promise<AuthnResponse | null> | AuthnResponse | null {
       const token = bearerToken(req.header('authorization'));
       if (token === undefined) return null;
       const wanted = req.audiences && req.audiences.length > 0 ? req.audiences : apiAudiences;
       const failures: string[] = [];
-      for (const t of tokens) {
-        let implicit: string[] | undefined;
-        if (!t.audienceAware) {
-          implicit = apiAudiences.filter((a) => wanted.includes(a));
-          if (implicit.length === 0) continue;
-        }
+      for (let i = 0; i < tokens.length; i++) {
+        const t = tokens[i]!;
+        const implicit = implicitFor(t, wanted);
+        if (implicit === null) continue;
+        let r: ReturnType<TokenAuthenticator['authenticateToken']>;
         try {
-          const r = await t.authenticateToken(token, wanted);
-          if (!r) continue;
-          const response = isResponse(r) ? r : { user: r };
-          return implicit ? { ...response, audiences: implicit } : response;
+          r = t.authenticateToken(token, wanted);
         } catch (e) {
-          failures.push(e instanceof Error ? e.message : String(e));
+          failures.push(failureMessage(e));
+          continue;
         }
+        if (isThenable(r)) return settleFrom(i, r, token, wanted, failures);
+        if (r) return answer(r, implicit);
       }
-      throw new AuthnError(failures.length > 0 ? `invalid bearer token, ${failures.join('; ')}` : 'invalid bearer token');
+      throw rejected(failures);
     },
   };
 }
+
+const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
+const failureMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -212,6 +212,91 @@ describe.each(['rsa', 'ec'] as const)('service-account tokens signed with %s key
   });
 });
 
+describe('answering without a promise', () => {
+  const { signing, publicKey } = keyPair('ec');
+  const names = serviceAccountNames(createNaming('kubernetes'));
+  const signer = new ServiceAccountTokenSigner(signing, ISSUER, names);
+  const base: MintRequest = { namespace: 'ns', serviceAccount: { name: 'sa', uid: 'sa-uid' }, audiences: API, expirationSeconds: 3600 };
+  const isThenable = (r: unknown) => typeof (r as { then?: unknown } | null)?.then === 'function';
+  // A lookup that answers at once for the kinds in `cached` (the watch cache holds them) and
+  // with a promise for the rest (a store read).
+  const mixed = (objects: Map<string, LookedUpObject>, cached: ReadonlySet<string>) => ({
+    get: (kind: string, ns: string, name: string) => (cached.has(kind) ? objects.get(`${kind}/${ns}/${name}`) : Promise.resolve(objects.get(`${kind}/${ns}/${name}`))),
+  });
+  // A static token file first, as the server orders them: it answers at once that the token is not its.
+  const tokenFile = join(mkdtempSync(join(tmpdir(), 'sync-tokens-')), 'tokens.csv');
+  writeFileSync(tokenFile, 'other-token,bob,u-bob\n');
+  const chain = (lookup: ReturnType<typeof mixed>) =>
+    bearerTokenAuthenticator(
+      [
+        tokenFileAuthenticator(tokenFile, () => undefined),
+        serviceAccountTokenAuthenticator({ issuers: [ISSUER], keys: [{ key: publicKey, alg: signing.alg, kid: signing.kid }], apiAudiences: API, names, lookup, now: () => NOW, cacheTtlMs: 60_000 }),
+      ],
+      API,
+    );
+  const req = (token: string) => ({ header: (n: string) => (n === 'authorization' ? `Bearer ${token}` : undefined), peerCertificate: undefined });
+
+  it('a token verified a moment ago whose objects the lookup holds answers at once; its first use (the signature) and a store lookup take a promise', async () => {
+    const w = world();
+    const { token } = await signer.mint({ ...base, pod: { name: 'p', uid: 'pod-uid' } }, NOW);
+    const auth = chain(mixed(w.objects, new Set(['ServiceAccount', 'Pod'])));
+    const first = auth.authenticate(req(token));
+    expect(isThenable(first)).toBe(true);
+    const user = { name: 'system:serviceaccount:ns:sa', uid: 'sa-uid' };
+    expect(await first).toMatchObject({ user, audiences: API });
+    const again = auth.authenticate(req(token));
+    expect(isThenable(again)).toBe(false);
+    expect(again).toMatchObject({ user, audiences: API });
+    expect(authenticate([auth], req(token), { anonymous: false })).toMatchObject({ user: { name: user.name }, authenticator: 'bearer-token' });
+
+    // The pod from the store: a promise, with the same answer.
+    const viaStore = chain(mixed(w.objects, new Set(['ServiceAccount'])));
+    await viaStore.authenticate(req(token));
+    const later = viaStore.authenticate(req(token));
+    expect(isThenable(later)).toBe(true);
+    expect(await later).toMatchObject({ user, audiences: API });
+  });
+
+  it.each<[string, string[], string[], string]>([
+    ['both at once, the account gone', ['ServiceAccount', 'Pod'], ['ServiceAccount/ns/sa'], 'service account ns/sa has been deleted'],
+    ['the account at once, the pod from the store, both gone', ['ServiceAccount'], ['ServiceAccount/ns/sa', 'Pod/ns/p'], 'service account ns/sa has been deleted'],
+    ['the account from the store, the pod at once, both gone', ['Pod'], ['ServiceAccount/ns/sa', 'Pod/ns/p'], 'service account ns/sa has been deleted'],
+    ['the account at once, the pod from the store and gone', ['ServiceAccount'], ['Pod/ns/p'], 'pod ns/p the token is bound to has been deleted'],
+    ['both at once, the pod gone', ['ServiceAccount', 'Pod'], ['Pod/ns/p'], 'pod ns/p the token is bound to has been deleted'],
+  ])('lookups answer in order, the first failure reported, however they answer: %s', async (_name, cached, gone, reason) => {
+    const w = world();
+    const { token } = await signer.mint({ ...base, pod: { name: 'p', uid: 'pod-uid' } }, NOW);
+    const auth = chain(mixed(w.objects, new Set(cached)));
+    expect(await auth.authenticate(req(token))).toMatchObject({ user: { name: 'system:serviceaccount:ns:sa' } });
+    for (const k of gone) w.objects.delete(k);
+    const settle = async () => {
+      try {
+        await auth.authenticate(req(token));
+        return 'accepted';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(await settle()).toBe(`invalid bearer token, ${reason}`);
+    const union = await authenticate([auth], req(token), { anonymous: true });
+    expect(union).toEqual({ error: `invalid bearer token, ${reason}` });
+    expect(JSON.stringify(union)).not.toContain(token);
+  });
+
+  it('a token authenticator that throws at once is a failure like a rejected one, and the next is still asked', async () => {
+    const throwsNow = { name: 'now', authenticateToken: (): null => { throw new Error('refused at once'); } };
+    const rejects = { name: 'later', authenticateToken: async (): Promise<null> => { throw new Error('refused later'); } };
+    const accepts = { name: 'ok', authenticateToken: () => ({ name: 'alice', groups: [] }) };
+    const syncChain = bearerTokenAuthenticator([throwsNow, accepts], API);
+    const r = syncChain.authenticate(req('t'));
+    expect(isThenable(r)).toBe(false);
+    expect(r).toEqual({ user: { name: 'alice', groups: [] }, audiences: API });
+    expect(() => bearerTokenAuthenticator([throwsNow], API).authenticate(req('t'))).toThrow('invalid bearer token, refused at once');
+    await expect(bearerTokenAuthenticator([throwsNow, rejects], API).authenticate(req('t'))).rejects.toThrow('invalid bearer token, refused at once; refused later');
+    await expect(bearerTokenAuthenticator([rejects, throwsNow, accepts], API).authenticate(req('t'))).resolves.toEqual({ user: { name: 'alice', groups: [] }, audiences: API });
+  });
+});
+
 describe('service-account key files', () => {
   it('reads public keys, private keys and certificates; several per file', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -77,14 +77,29 @@ export class CachedObjects {
   }
 
   /** `storeFallback` off: the cache only (bootstrap tokens, where any guess would cost a read). */
-  async get(resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', namespace: string, name: string, storeFallback = true): Promise<Record<string, unknown> | undefined> {
-    const { r, prefix } = this.resourceOf(resource);
-    const key = objectKey(r, namespace, name);
-    let entry = this.s.cache.resource(prefix).get(key);
+  async get(resource: CachedResource, namespace: string, name: string, storeFallback = true): Promise<Record<string, unknown> | undefined> {
+    const cached = this.cached(resource, namespace, name);
+    if (cached !== NOT_CACHED) return cached;
+    if (!storeFallback) return undefined;
     // Not in this replica's cache (yet): a token minted on another replica a moment ago, or a
     // deleted object. A consistent read settles it, as upstream's getter falls back to a GET.
-    if (!entry && storeFallback) entry = await this.s.storage.get(key, { kind: 'consistent' });
-    if (!entry || entry.corrupt) return undefined;
+    const entry = await this.s.storage.get(this.keyOf(resource, namespace, name), { kind: 'consistent' });
+    return entry ? this.objectOf(entry) : undefined;
+  }
+
+  /** get() from the cache alone, without a promise; NOT_CACHED when the cache lacks the key. */
+  cached(resource: CachedResource, namespace: string, name: string): Record<string, unknown> | undefined | typeof NOT_CACHED {
+    const { prefix } = this.resourceOf(resource);
+    const entry = this.s.cache.resource(prefix).get(this.keyOf(resource, namespace, name));
+    return entry ? this.objectOf(entry) : NOT_CACHED;
+  }
+
+  private keyOf(resource: CachedResource, namespace: string, name: string): string {
+    return objectKey(this.resourceOf(resource).r, namespace, name);
+  }
+
+  private objectOf(entry: CacheEntry): Record<string, unknown> | undefined {
+    if (entry.corrupt) return undefined;
     let obj = this.parsed.get(entry);
     if (!obj) {
       obj = JSON.parse(entry.bytes.toString('utf8')) as Record<string, unknown>;
@@ -93,6 +108,10 @@ export class CachedObjects {
     return obj;
   }
 }
+
+type CachedResource = 'serviceaccounts' | 'pods' | 'secrets' | 'nodes';
+/** CachedObjects.cached's answer when the cache does not hold the key. */
+export const NOT_CACHED: unique symbol = Symbol('not cached');
 
 const metaOf = (obj: Record<string, unknown>): { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> } =>
   (obj.metadata ?? {}) as { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> };
@@ -112,31 +131,43 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
   // Per parsed object (one per stored version, so a change is a new object): what token
   // lookups read of it.
   const lookedUp = new WeakMap<Record<string, unknown>, LookedUpObject>();
+  // A failed read (no leader) is not a revoked token; the request fails as unauthenticated all
+  // the same, since nothing proves the token valid.
+  const lookupFailed = (kind: string, e: unknown) => new AuthnError(`looking up the ${kind} failed: ${e instanceof Error ? e.message : String(e)}`);
   const lookup: ObjectLookup = {
-    async get(kind, namespace, name): Promise<LookedUpObject | undefined> {
-      let obj: Record<string, unknown> | undefined;
+    // From the cache without a promise when it holds the key (every request with a token
+    // verified a moment ago asks for its service account); from the store otherwise.
+    get(kind, namespace, name): Promise<LookedUpObject | undefined> | LookedUpObject | undefined {
+      let cached: ReturnType<CachedObjects['cached']>;
       try {
-        obj = await objects.get(kinds[kind], namespace, name);
+        cached = objects.cached(kinds[kind], namespace, name);
       } catch (e) {
-        // A failed read (no leader) is not a revoked token; the request fails as unauthenticated
-        // all the same, since nothing proves the token valid.
-        throw new AuthnError(`looking up the ${kind} failed: ${e instanceof Error ? e.message : String(e)}`);
+        throw lookupFailed(kind, e);
       }
-      if (!obj) return undefined;
-      let found = lookedUp.get(obj);
-      if (!found) {
-        const meta = metaOf(obj);
-        found = {
-          uid: meta.uid ?? '',
-          deleting: Boolean(meta.deletionTimestamp),
-          labels: meta.labels ?? {},
-          ...(kind === 'Secret' ? { data: (obj.data ?? {}) as Record<string, string> } : {}),
-        };
-        lookedUp.set(obj, found);
-      }
-      return found;
+      if (cached !== NOT_CACHED) return lookedUpOf(kind, cached);
+      return objects.get(kinds[kind], namespace, name).then(
+        (obj) => lookedUpOf(kind, obj),
+        (e: unknown) => {
+          throw lookupFailed(kind, e);
+        },
+      );
     },
   };
+  function lookedUpOf(kind: keyof typeof kinds, obj: Record<string, unknown> | undefined): LookedUpObject | undefined {
+    if (!obj) return undefined;
+    let found = lookedUp.get(obj);
+    if (!found) {
+      const meta = metaOf(obj);
+      found = {
+        uid: meta.uid ?? '',
+        deleting: Boolean(meta.deletionTimestamp),
+        labels: meta.labels ?? {},
+        ...(kind === 'Secret' ? { data: (obj.data ?? {}) as Record<string, string> } : {}),
+      };
+      lookedUp.set(obj, found);
+    }
+    return found;
+  }
 
   // Upstream's legacy-token tracking: a secret-based token that authenticates marks its secret
   // with the day (UTC) it was last used, written at most once a day per secret, off the

@@ -6,9 +6,10 @@
 // read the chain from: a reload builds a whole new chain off to the side and swaps one
 // reference, so a request decides with the chain it started with.
 // Imports: authorizer, builtin-authorizers (privileged group), abac (type), authorization-config
-// (types), webhook-config (type).
+// (types), webhook-config (type), metrics (series).
 
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { CounterFamily, type CounterChild } from '../metrics/series.js';
 import type { UserInfo } from '../auth/user.js';
 import type { Attributes, Authorizer, Decision, Rules } from './authorizer.js';
 import { privilegedGroupAuthorizer } from './builtin-authorizers.js';
@@ -119,28 +120,41 @@ export interface AuthorizerFactories {
   abac?(): Authorizer;
 }
 
-/** apiserver_authorization_decisions_total: terminal decisions (allow, deny) per configured authorizer. */
+/**
+ * apiserver_authorization_decisions_total: terminal decisions (allow, deny) per configured
+ * authorizer. A series appears with its first decision (as prom-client's would); after that a
+ * decision is one number update, not a hash of its label set (every request that RBAC, Node or
+ * a webhook decides passes here).
+ */
 export class AuthorizationDecisionMetrics {
-  private readonly counter: Counter<'type' | 'name' | 'decision'>;
+  private readonly family: CounterFamily;
   constructor(registry: Registry) {
-    this.counter = new Counter({
-      name: 'apiserver_authorization_decisions_total',
-      help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
-      labelNames: ['type', 'name', 'decision'],
-      registers: [registry],
-    });
+    this.family = new CounterFamily(
+      'apiserver_authorization_decisions_total',
+      'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
+      ['type', 'name', 'decision'],
+      [registry],
+    );
   }
-  count(type: string, name: string, decision: 'allowed' | 'denied'): void {
-    this.counter.inc({ type, name, decision });
+
+  /** The counter of one configured authorizer's decisions. */
+  counterFor(type: string, name: string): (decision: 'allowed' | 'denied') => void {
+    let allowed: CounterChild | undefined;
+    let denied: CounterChild | undefined;
+    return (decision) => {
+      if (decision === 'allowed') (allowed ??= this.family.child({ type, name, decision })).value++;
+      else (denied ??= this.family.child({ type, name, decision })).value++;
+    };
   }
 }
 
 /** Wraps an authorizer so its allows and denies are counted (upstream's instrumentedAuthorizer). */
 function instrumented(z: Authorizer, type: string, name: string, metrics: AuthorizationDecisionMetrics | undefined): Authorizer {
   if (!metrics) return z;
+  const counted = metrics.counterFor(type, name);
   const count = (d: Decision): Decision => {
-    if (d.decision === 'allow') metrics.count(type, name, 'allowed');
-    else if (d.decision === 'deny') metrics.count(type, name, 'denied');
+    if (d.decision === 'allow') counted('allowed');
+    else if (d.decision === 'deny') counted('denied');
     return d;
   };
   const wrapped: Authorizer = {

@@ -99,10 +99,11 @@ async function settleFrom(authenticators: readonly Authenticator[], at: number, 
   return noUser(failures, options);
 }
 
-const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
+/** Whether an authenticator's answer is a promise (the rest of a chain then waits for it). */
+export const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
 
 // Upstream's aggregate: the messages, without the authenticators' names.
-const failureMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+export const failureMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 function resultOf(a: Authenticator, r: UserInfo | AuthnResponse): AuthnResult {
   if (isResponse(r)) return { user: withAuthenticatedGroup(r.user), authenticator: a.name, ...(r.audiences ? { audiences: r.audiences } : {}), ...(r.auditAnnotations ? { auditAnnotations: r.auditAnnotations } : {}) };

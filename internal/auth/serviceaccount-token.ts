@@ -17,7 +17,7 @@ import * as nodeCrypto from 'node:crypto';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { CompactSign, compactVerify, decodeJwt } from 'jose';
 import { BoundedMap } from '../memo/bounded-map.js';
-import { AuthnError, type AuthnResponse } from './authenticator.js';
+import { AuthnError, isThenable, type AuthnResponse } from './authenticator.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { SERVICE_ACCOUNTS_GROUP, type UserInfo } from './user.js';
 
@@ -157,8 +157,6 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const refOf = (v: unknown): ObjectRef | undefined => (isRecord(v) && typeof v.name === 'string' ? { name: v.name, uid: str(v.uid) } : undefined);
 
 const ALGORITHMS = ['RS256', 'ES256', 'ES384', 'ES512'];
-
-const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
 
 // crypto.hash (Node 20.12+) digests in one call; a Hash object per request cost more than the
 // digest itself. Older Node 20 releases get the Hash object.

@@ -7,7 +7,7 @@
 // No message produced here or by a token authenticator may contain the token.
 // Imports: authenticator, user.
 
-import { AuthnError, type Authenticator, type AuthnRequest, type AuthnResponse } from './authenticator.js';
+import { AuthnError, failureMessage, isThenable, type Authenticator, type AuthnRequest, type AuthnResponse } from './authenticator.js';
 import type { UserInfo } from './user.js';
 
 export interface TokenAuthenticator {
@@ -100,6 +100,3 @@ export function bearerTokenAuthenticator(tokens: readonly TokenAuthenticator[], 
     },
   };
 }
-
-const isThenable = <T>(r: T | Promise<T>): r is Promise<T> => typeof (r as { then?: unknown } | null)?.then === 'function';
-const failureMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));

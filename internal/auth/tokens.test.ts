@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { CompactSign } from 'jose';
-import { authenticate, type Authenticator } from './authenticator.js';
+import { authenticate, isThenable, type Authenticator } from './authenticator.js';
 import { bearerTokenAuthenticator } from './token-authenticator.js';
 import { algorithmOf, keyIdOf, publicKeysFromPem, type SigningKey } from './serviceaccount-keys.js';
 import { serviceAccountNames, serviceAccountTokenAuthenticator, ServiceAccountTokenSigner, type LookedUpObject, type MintRequest } from './serviceaccount-token.js';
@@ -217,7 +217,6 @@ describe('answering without a promise', () => {
   const names = serviceAccountNames(createNaming('kubernetes'));
   const signer = new ServiceAccountTokenSigner(signing, ISSUER, names);
   const base: MintRequest = { namespace: 'ns', serviceAccount: { name: 'sa', uid: 'sa-uid' }, audiences: API, expirationSeconds: 3600 };
-  const isThenable = (r: unknown) => typeof (r as { then?: unknown } | null)?.then === 'function';
   // A lookup that answers at once for the kinds in `cached` (the watch cache holds them) and
   // with a promise for the rest (a store read).
   const mixed = (objects: Map<string, LookedUpObject>, cached: ReadonlySet<string>) => ({

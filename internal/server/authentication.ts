@@ -80,22 +80,24 @@ export class CachedObjects {
   async get(resource: CachedResource, namespace: string, name: string, storeFallback = true): Promise<Record<string, unknown> | undefined> {
     const cached = this.cached(resource, namespace, name);
     if (cached !== NOT_CACHED) return cached;
-    if (!storeFallback) return undefined;
-    // Not in this replica's cache (yet): a token minted on another replica a moment ago, or a
-    // deleted object. A consistent read settles it, as upstream's getter falls back to a GET.
-    const entry = await this.s.storage.get(this.keyOf(resource, namespace, name), { kind: 'consistent' });
-    return entry ? this.objectOf(entry) : undefined;
+    return storeFallback ? this.stored(resource, namespace, name) : undefined;
   }
 
   /** get() from the cache alone, without a promise; NOT_CACHED when the cache lacks the key. */
   cached(resource: CachedResource, namespace: string, name: string): Record<string, unknown> | undefined | typeof NOT_CACHED {
-    const { prefix } = this.resourceOf(resource);
-    const entry = this.s.cache.resource(prefix).get(this.keyOf(resource, namespace, name));
+    const { r, prefix } = this.resourceOf(resource);
+    const entry = this.s.cache.resource(prefix).get(objectKey(r, namespace, name));
     return entry ? this.objectOf(entry) : NOT_CACHED;
   }
 
-  private keyOf(resource: CachedResource, namespace: string, name: string): string {
-    return objectKey(this.resourceOf(resource).r, namespace, name);
+  /**
+   * get() from the store, for a key the cache does not hold (yet): a token minted on another
+   * replica a moment ago, or a deleted object. A consistent read settles it, as upstream's
+   * getter falls back to a GET.
+   */
+  async stored(resource: CachedResource, namespace: string, name: string): Promise<Record<string, unknown> | undefined> {
+    const entry = await this.s.storage.get(objectKey(this.resourceOf(resource).r, namespace, name), { kind: 'consistent' });
+    return entry ? this.objectOf(entry) : undefined;
   }
 
   private objectOf(entry: CacheEntry): Record<string, unknown> | undefined {
@@ -145,7 +147,7 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
         throw lookupFailed(kind, e);
       }
       if (cached !== NOT_CACHED) return lookedUpOf(kind, cached);
-      return objects.get(kinds[kind], namespace, name).then(
+      return objects.stored(kinds[kind], namespace, name).then(
         (obj) => lookedUpOf(kind, obj),
         (e: unknown) => {
           throw lookupFailed(kind, e);

@@ -23,10 +23,10 @@ export const BUNDLE_BANNER = '// clusterd server bundle (tools/bundle-server): b
  * Packages left to node_modules, loaded by Node at run time: the native addon loader
  * (node-gyp-build, see NATIVE_BINDINGS), packages that look for optional native ones (cbor-x),
  * libraries the code requires on first use (internal/lazy: @peculiar/x509 and its
- * reflect-metadata polyfill, which must run before it, protobufjs, re2js), and the etcd client
- * (loaded only with --storage=etcd).
+ * reflect-metadata polyfill, which must run before it, protobufjs, re2js, and undici, the
+ * outbound webhook client), and the etcd client (loaded only with --storage=etcd).
  */
-export const EXTERNAL_PACKAGES = ['node-gyp-build', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata', 'protobufjs', 're2js'];
+export const EXTERNAL_PACKAGES = ['node-gyp-build', 'cbor-x', 'etcd3', '@peculiar/x509', 'reflect-metadata', 'protobufjs', 're2js', 'undici'];
 
 /**
  * Native addons whose JavaScript is bundled (so a start compiles it from the code cache instead

@@ -11,12 +11,13 @@
 // 5 KB review on loopback), and this runs on the server's one event loop for every write a
 // webhook selects. It is required on first use (internal/lazy): a server without webhooks
 // never loads it.
-// Imports: cluster-cli/kubeconfig (the credentials type), lazy.
+// Imports: cluster-cli/kubeconfig (the credentials type), lazy, memo.
 
 import { createSecureContext } from 'node:tls';
 import type * as Undici from 'undici';
 import type { KubeconfigCredentials } from '../cluster-cli/kubeconfig.js';
 import { lazyRequire } from '../lazy/lazy-require.js';
+import { BoundedMap } from '../memo/bounded-map.js';
 
 const undici = lazyRequire<typeof Undici>('undici');
 
@@ -104,16 +105,14 @@ const messageOf = (e: unknown): string => {
   return errorCode(e) === 'UND_ERR_SOCKET' ? `EOF (${text})` : text;
 };
 
-/** A server URL split as undici's Agent takes it; the few targets a server calls repeat. */
-const parsedUrls = new Map<string, { origin: string; path: string }>();
-const MAX_PARSED_URLS = 256;
+/** Server URLs split as undici's Agent takes them; the few targets a server calls repeat. */
+const parsedUrls = new BoundedMap<string, { origin: string; path: string }>(256);
 
 function originAndPath(server: string): { origin: string; path: string } {
   let parsed = parsedUrls.get(server);
   if (parsed === undefined) {
     const url = new URL(server);
     parsed = { origin: url.origin, path: `${url.pathname}${url.search}` };
-    if (parsedUrls.size >= MAX_PARSED_URLS) parsedUrls.clear();
     parsedUrls.set(server, parsed);
   }
   return parsed;
@@ -121,20 +120,18 @@ function originAndPath(server: string): { origin: string; path: string } {
 
 /**
  * The call's absolute deadline as the abort signal undici takes: undici accepts an emitter
- * (`on`, `once`, `removeListener`), and an AbortController per call cost more of the call's client CPU
- * than anything else the call adds to undici's own work (about 25 µs: AbortSignal's listener
- * machinery). Only the request registers a listener, once.
+ * (`on`, `once`, `removeListener`), and an AbortController per call cost more of the call's
+ * client CPU than anything else the call adds to undici's own work (about 25 µs: AbortSignal's
+ * listener machinery). Only the request registers a listener, once.
  */
 class Deadline {
   aborted = false;
   private listener: (() => void) | undefined;
-  /** undici checks for `on` (an EventEmitter) and then registers with `once`. */
-  on(_event: 'abort', listener: () => void): void {
-    this.listener = listener;
-  }
+  /** undici checks that `on` exists (an EventEmitter) and registers with `once`. */
   once(_event: 'abort', listener: () => void): void {
     this.listener = listener;
   }
+  readonly on = this.once;
   removeListener(_event: 'abort', listener: () => void): void {
     if (this.listener === listener) this.listener = undefined;
   }

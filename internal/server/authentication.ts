@@ -7,7 +7,7 @@
 // Imports: auth, config, naming, registry, schema, watchcache, log.
 
 import { Counter, type Registry } from 'prom-client';
-import { AuthnError, type Authenticator } from '../auth/authenticator.js';
+import { AuthnError, failureMessage, type Authenticator } from '../auth/authenticator.js';
 import { bootstrapTokenAuthenticator, secretData, type BootstrapSecret } from '../auth/bootstrap-token.js';
 import { readSigningKey, readVerifyingKeys, verifyingKeyOf, type VerifyingKey } from '../auth/serviceaccount-keys.js';
 import {
@@ -135,7 +135,7 @@ export function buildAuthentication(s: Sources): AuthenticationSetup {
   const lookedUp = new WeakMap<Record<string, unknown>, LookedUpObject>();
   // A failed read (no leader) is not a revoked token; the request fails as unauthenticated all
   // the same, since nothing proves the token valid.
-  const lookupFailed = (kind: string, e: unknown) => new AuthnError(`looking up the ${kind} failed: ${e instanceof Error ? e.message : String(e)}`);
+  const lookupFailed = (kind: string, e: unknown) => new AuthnError(`looking up the ${kind} failed: ${failureMessage(e)}`);
   const lookup: ObjectLookup = {
     // From the cache without a promise when it holds the key (every request with a token
     // verified a moment ago asks for its service account); from the store otherwise.

@@ -3,7 +3,10 @@
 // entry, a cluster PKI made for that one replica) next to a single replica on the local
 // replicator (no --initial-cluster: group-commit fsync, no Raft), both fresh, fsync on, in
 // alternating rounds. The ratio decides whether the local replicator stays: it does only if
-// the one-member group costs more than 10 % of create throughput. Imports: context,
+// the one-member group costs more than 10 % of create throughput. A single replica runs on the
+// local replicator, so the row holds when the measurement justifies keeping it (the rule is a
+// decision, not a throughput target: a one-member group within 10 % would make the local
+// replicator the thing to remove). Imports: context,
 // report/rows, scenarios/cluster-setup, targets/*.
 
 import { mkdirSync } from 'node:fs';
@@ -67,10 +70,10 @@ export async function oneMemberScenario(ctx: BenchContext): Promise<void> {
     const l = localRep!.result;
     const ratio = ratioOf(o.okPerSecond, l.okPerSecond);
     const scenario = `1 replica: one-member Raft group vs local replicator, create pods, ${plan.writeInFlight} in flight, fsync on`;
-    const verdict = ratio === null ? '' : ratio >= 1 - MAX_COST ? `the one-member group costs ${Math.max(0, Math.round((1 - ratio) * 100))} % (≤ ${MAX_COST * 100} %): the local replicator is not needed by this measure` : `the one-member group costs ${Math.round((1 - ratio) * 100)} % (> ${MAX_COST * 100} %): keep the local replicator`;
+    const verdict = ratio === null ? '' : ratio >= 1 - MAX_COST ? `the one-member group costs ${Math.max(0, (1 - ratio) * 100).toFixed(1)} % (≤ ${MAX_COST * 100} %): by this measure the local replicator is not needed, and a single replica should run as a one-member group` : `the one-member group costs ${((1 - ratio) * 100).toFixed(1)} % (> ${MAX_COST * 100} %): keep the local replicator`;
     const errors = Object.entries(o.errors).concat(Object.entries(l.errors)).map(([k, v]) => `${k}×${v}`).join(', ');
     const note = `${verdict}; ${Buffer.byteLength(body)}-byte request bodies, ${plan.rounds} alternating rounds; p50 ${o.latency.p50Ms} ms vs ${l.latency.p50Ms} ms; ${cpuNote('one-member group', oneMember!)}; ${cpuNote('local replicator', localRep!)}${errors ? `; errors ${errors}: ${o.firstError ?? l.firstError}` : ''}`;
-    ctx.add({ scenario, figure: 'creates/s', unit: '/s', value: o.okPerSecond, baseline: { name: 'local replicator', value: l.okPerSecond }, ratio, target: `≥ ${1 - MAX_COST} × local replicator (else keep it)`, holds: ratio === null ? null : ratio >= 1 - MAX_COST, note });
+    ctx.add({ scenario, figure: 'creates/s', unit: '/s', value: o.okPerSecond, baseline: { name: 'local replicator', value: l.okPerSecond }, ratio, target: `< ${1 - MAX_COST} × local replicator, which a single replica keeps only then`, holds: ratio === null ? null : ratio < 1 - MAX_COST, note });
     ctx.add({ scenario, figure: 'p99 latency', unit: 'ms', value: o.latency.p99Ms, baseline: { name: 'local replicator', value: l.latency.p99Ms }, ratio: ratioOf(o.latency.p99Ms, l.latency.p99Ms), target: 'reported', holds: null });
   } finally {
     ctx.progress.step('one-member: stopping both servers');

@@ -107,6 +107,8 @@ flags:
 environment:
   BENCH_SERVER_NODE_FLAGS   extra node flags for the server under test, e.g.
                             "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
+  BENCH_SERVER_ARGS         extra clusterd flags for every server and replica the bench
+                            starts, e.g. "--tls-threads=1" to compare a setting side by side
 `;
 
 /** Unknown flags and missing values exit 2 before anything is started. */

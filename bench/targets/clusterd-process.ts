@@ -48,7 +48,7 @@ export class ClusterdProcess {
   static async start(dataDir: string, args: string[] = [], port?: number): Promise<ClusterdStart> {
     const p = port ?? (await freePort());
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...serverNodeFlags(), distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args], {
+    const child = spawn(process.execPath, [...serverNodeFlags(), distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args, ...serverArgs()], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new ClusterdProcess(child, dataDir, p, args);
@@ -142,6 +142,11 @@ function readyzStatus(agent: Agent, port: number): Promise<number> {
     req.on('timeout', () => req.destroy());
     req.end();
   });
+}
+
+/** Extra clusterd flags for every server and replica the bench starts (for A/B runs: `--tls-threads=1`). */
+function serverArgs(): string[] {
+  return (process.env.BENCH_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean);
 }
 
 /** Extra node flags for the server under test (for profiling: `--cpu-prof --cpu-prof-dir=…`). */

@@ -115,6 +115,21 @@ spec:
       expect(replaced.stdout).toBe('pod/same replaced\n');
     });
 
+    // kubectl diff dry-runs its client-side apply patch, which carries "annotations": {}; Go's
+    // encoder omits an empty map, so an object nobody changed diffs clean (exit 0).
+    it('diff of an object as kubectl create made it reports nothing; a real change exits 1', async () => {
+      expect((await k(['create', 'configmap', 'diffed', '--from-literal=a=b'])).code).toBe(0);
+      const live = (await k(['get', 'configmap', 'diffed', '-o', 'yaml'])).stdout;
+      const same = await k(['diff', '-f', '-'], live);
+      expect(same.code, same.stdout + same.stderr).toBe(0);
+      expect(same.stdout).toBe('');
+      const changed = await k(['diff', '-f', '-'], live.replace('a: b', 'a: c'));
+      expect(changed.code, changed.stderr).toBe(1);
+      expect(changed.stdout).toMatch(/^-\s+a: b$/m);
+      expect(changed.stdout).toMatch(/^\+\s+a: c$/m);
+      expect(changed.stdout).not.toMatch(/annotations/);
+    });
+
     it('create --dry-run=server -o yaml shows the defaulted object and stores nothing', async () => {
       const r = await k(['create', 'deployment', 'dry', '--image=nginx', '--dry-run=server', '-o', 'yaml']);
       expect(r.code).toBe(0);

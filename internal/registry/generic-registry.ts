@@ -29,6 +29,8 @@ import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
 import { deepEqual, equalExcept, type Strategy, type StrategyGates } from './strategy.js';
 import { claimChanges, claimKeys, describeClaim, hasClaims } from './claims.js';
 import { cloneJson } from '../validation/plain-json.js';
+import { builtinTypeNode } from '../patch/index.js';
+import { dropOmittedEmpty } from './omit-empty.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
@@ -186,6 +188,16 @@ function nullStringMapValues(obj: JsonObject): void {
     if (typeof m !== 'object' || m === null || Array.isArray(m)) continue;
     for (const [k, v] of Object.entries(m as JsonObject)) if (v === null) (m as JsonObject)[k] = '';
   }
+}
+
+/**
+ * A built-in object as its Go struct holds it: without the empty lists and maps Go's encoder
+ * omits (omit-empty). Custom resources are stored as sent.
+ */
+function omitEmpty(r: ResourceInfo, obj: JsonObject): void {
+  if (r.custom || !r.schemaName) return;
+  const t = builtinTypeNode(r.schemaName);
+  if (t) dropOmittedEmpty(obj, t);
 }
 
 const metaOf = (obj: JsonObject): JsonObject => {
@@ -553,6 +565,7 @@ export class GenericRegistry {
       const name = generate ? generateName(meta.generateName as string) : requestedName;
       this.initializeMeta(r, obj, ctx, name);
       nullStringMapValues(obj);
+      omitEmpty(r, obj);
       this.deps.rules.applyDefaults(r, obj, true);
       // The creator owns what it wrote, defaults included (an apply has recorded it already),
       // but not what the server adds after: fields set by mutating admission (a pod's token
@@ -571,7 +584,10 @@ export class GenericRegistry {
         await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'mutate');
         this.deps.rules.prepareForCreate(r, obj);
         // Again when mutating admission may have added fields that have defaults of their own.
-        if (this.deps.admission.mutates) this.deps.rules.applyDefaults(r, obj);
+        if (this.deps.admission.mutates) {
+          this.deps.rules.applyDefaults(r, obj);
+          omitEmpty(r, obj);
+        }
         this.invalid(r, name, this.deps.rules.validateCreate(r, obj));
         await this.admit('CREATE', r, '', ctx, name, obj, undefined, 'validate');
         const key = this.key(ctx.namespace, name);
@@ -745,6 +761,7 @@ export class GenericRegistry {
       }
       let obj = this.mergeForUpdate(r, built, old, subresource);
       nullStringMapValues(obj);
+      omitEmpty(r, obj);
       this.deps.rules.applyDefaults(r, obj);
       if (subresource === '') {
         // Sub-resource writes were already built from the stored object; only main-resource
@@ -758,6 +775,7 @@ export class GenericRegistry {
       let stored = false;
       try {
         await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
+        if (this.deps.admission.mutates) omitEmpty(r, obj);
         // A binding sets spec.nodeName, which pod updates may not change: it is its own rule.
         if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
         await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');

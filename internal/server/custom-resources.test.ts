@@ -94,6 +94,13 @@ describe('custom resources', () => {
     expect(list.resources.map((r: Obj) => r.name)).toEqual(['widgets', 'widgets/status', 'widgets/scale']);
   });
 
+  it('keeps empty lists and maps as sent (only built-in kinds drop what Go omits)', async () => {
+    const res = await t.admin.post(WIDGETS, { ...widget('empties'), metadata: { name: 'empties', labels: {} }, spec: { size: 1, tags: [] } });
+    expect(res.status).toBe(200);
+    expect(res.json<Obj>().spec.tags).toEqual([]);
+    expect((await t.admin.get(`${WIDGETS}/empties`)).json<Obj>().spec.tags).toEqual([]);
+  });
+
   it('defaults, prunes unknown fields with a warning, validates types and enums', async () => {
     const created = await t.admin.post(WIDGETS, { ...widget('w1'), spec: { size: 2, extra: 'x' } });
     expect(created.status).toBe(200);

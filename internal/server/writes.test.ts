@@ -616,3 +616,49 @@ describe('a POST body that carries a resourceVersion', () => {
     expect((await t.admin.post(path, { ...body, metadata: { name: 'with-rv', resourceVersion: '' } })).status).toBe(200);
   });
 });
+
+describe('empty lists and maps of built-in kinds, as Go omits them', () => {
+  const CMS = '/api/v1/namespaces/default/configmaps';
+  it('a create stores and returns none of them; structs and required lists stay', async () => {
+    const res = await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'empties', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] }, data: {} });
+    expect(res.status).toBe(200);
+    for (const got of [res.json<Obj>(), (await t.admin.get(`${CMS}/empties`)).json<Obj>()]) {
+      expect(Object.keys(got.metadata).filter((k) => ['labels', 'annotations', 'finalizers', 'ownerReferences'].includes(k))).toEqual([]);
+      expect(got).not.toHaveProperty('data');
+    }
+    const pod = await t.admin.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'empties' },
+      spec: { nodeSelector: {}, containers: [{ name: 'c', image: 'x', args: [], env: [], resources: {} }] },
+    });
+    expect(pod.status).toBe(200);
+    const spec = pod.json<Obj>().spec;
+    expect(spec).not.toHaveProperty('nodeSelector');
+    expect(spec.containers[0]).not.toHaveProperty('args');
+    expect(spec.containers[0]).not.toHaveProperty('env');
+    expect(spec.containers[0].resources).toEqual({});
+    expect(spec.securityContext).toEqual({});
+  });
+
+  // kubectl diff sends its client-side apply patch as a dry run with "annotations": {}; kept,
+  // that empty map made every object created by kubectl create read as changed (exit code 1).
+  it('a patch that only adds an empty map changes nothing, dry run or not', async () => {
+    const created = await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'diffed' }, data: { a: 'b' } });
+    const rv = created.json<Obj>().metadata.resourceVersion;
+    for (const query of ['?dryRun=All&fieldManager=kubectl-client-side-apply', '']) {
+      const res = await patch(`${CMS}/diffed`, 'application/strategic-merge-patch+json', { metadata: { annotations: {} } }, query);
+      expect(res.status).toBe(200);
+      expect(res.json<Obj>().metadata).not.toHaveProperty('annotations');
+      expect(res.json<Obj>().metadata.resourceVersion).toBe(rv);
+    }
+  });
+
+  it('an update with empty labels removes them', async () => {
+    const created = (await t.admin.post(CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'relabel', labels: { a: 'b' } } })).json<Obj>();
+    const res = await t.admin.put(`${CMS}/relabel`, { ...created, metadata: { ...created.metadata, labels: {} } });
+    expect(res.status).toBe(200);
+    expect(res.json<Obj>().metadata).not.toHaveProperty('labels');
+    expect((await t.admin.get(`${CMS}/relabel`)).json<Obj>().metadata).not.toHaveProperty('labels');
+  });
+});

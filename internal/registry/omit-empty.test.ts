@@ -33,6 +33,9 @@ describe('dropOmittedEmpty', () => {
     ['non-empty lists and maps', CONFIG_MAP, { metadata: { name: 'a', labels: { a: '' }, finalizers: ['x'] }, data: { k: '' } }],
     ['empty values inside a map (a map keeps its entries)', CONFIG_MAP, { data: { k: '' }, metadata: { annotations: { a: '' } } }],
     ['managed fields, which the field manager owns', CONFIG_MAP, { metadata: { name: 'a', managedFields: [] } }],
+    ['a list Go writes although it is optional (a role\'s rules)', 'io.k8s.api.rbac.v1.ClusterRole', { metadata: { name: 'a' }, rules: [] }],
+    ['a projected volume\'s sources, inside a pod', POD, { spec: { containers: [{ name: 'c' }], volumes: [{ name: 'v', projected: { sources: [] } }] } }],
+    ['a CRD\'s status conditions and stored versions', CRD, { status: { conditions: [], storedVersions: [], acceptedNames: { kind: '', plural: '' } } }],
     ['fields the schema does not declare', CONFIG_MAP, { metadata: { name: 'a' }, extra: [], other: {} }],
     ['a mistyped value, for validation to refuse', CONFIG_MAP, { metadata: { name: 'a', finalizers: {}, labels: [] } }],
     [

@@ -10,6 +10,7 @@
 // - structs, since omitempty never omits a struct (`resources: {}` stays, as upstream shows it);
 // - scalars, since the schema does not say which fields are pointers (upstream keeps
 //   `priority: 0` but drops `hostNetwork: false`);
+// - the few list fields Go writes although the schema does not require them (KEEP_EMPTY);
 // - untyped or raw JSON (a CRD schema's `default: {}` is data);
 // - map values;
 // - `metadata.managedFields`, which the field manager owns;
@@ -28,6 +29,33 @@ export function dropOmittedEmpty(obj: Record<string, unknown>, t: TypeNode): voi
   visit(obj as JsonObject, t);
 }
 
+/**
+ * The list fields Go writes although the schema does not require them: their struct tags lack
+ * `omitempty` (kubernetes/api and apiextensions-apiserver types of 1.35, against this project's
+ * schema data). An empty one is kept, as upstream returns `rules: []`.
+ */
+const KEEP_EMPTY: ReadonlySet<string> = new Set(
+  [
+    ['io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', 'currentMetrics'],
+    ['io.k8s.api.certificates.v1beta1.PodCertificateRequestSpec', 'stubPKCS10Request'],
+    ['io.k8s.api.core.v1.ContainerImage', 'names'],
+    ['io.k8s.api.core.v1.ProjectedVolumeSource', 'sources'],
+    ['io.k8s.api.discovery.v1.EndpointSlice', 'ports'],
+    ['io.k8s.api.flowcontrol.v1.ResourcePolicyRule', 'namespaces'],
+    ['io.k8s.api.rbac.v1.ClusterRole', 'rules'],
+    ['io.k8s.api.rbac.v1.Role', 'rules'],
+    ['io.k8s.api.resource.v1.AllocatedDeviceStatus', 'conditions'],
+    ['io.k8s.api.resource.v1.DeviceClaim', 'requests'],
+    ['io.k8s.api.resource.v1beta1.AllocatedDeviceStatus', 'conditions'],
+    ['io.k8s.api.resource.v1beta1.DeviceClaim', 'requests'],
+    ['io.k8s.api.resource.v1beta2.AllocatedDeviceStatus', 'conditions'],
+    ['io.k8s.api.resource.v1beta2.DeviceClaim', 'requests'],
+    ['io.k8s.api.storage.v1.CSINodeDriver', 'topologyKeys'],
+    ['io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus', 'conditions'],
+    ['io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus', 'storedVersions'],
+  ].map(([schema, field]) => `${schema}.${field}`),
+);
+
 /** Per struct node: its declared list and map fields that are not required (omitempty in Go). */
 const omittable = new WeakMap<TypeNode, ReadonlySet<string>>();
 
@@ -38,7 +66,7 @@ function omittableOf(t: TypeNode): ReadonlySet<string> {
     const names = new Set<string>();
     for (const name of t.propertyNames()) {
       const ft = t.property(name);
-      if (ft && !required.has(name) && (ft.type === 'array' || isGoMap(ft))) names.add(name);
+      if (ft && !required.has(name) && (ft.type === 'array' || isGoMap(ft)) && !KEEP_EMPTY.has(`${t.name}.${name}`)) names.add(name);
     }
     set = names;
     omittable.set(t, set);

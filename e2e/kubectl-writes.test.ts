@@ -130,6 +130,18 @@ spec:
       expect(changed.stdout).not.toMatch(/annotations/);
     });
 
+    // kubectl debug patches pods/ephemeralcontainers; the pod-update rule that freezes the spec
+    // does not apply there, only that existing ephemeral containers stay as they are.
+    it('debug adds an ephemeral container through the sub-resource; an existing one cannot be changed', async () => {
+      expect((await k(['run', 'dbg', '--image=nginx:1.27'])).code).toBe(0);
+      const debug = await k(['debug', 'dbg', '--image=busybox', '--target=dbg', '--container=probe', '--attach=false', '--profile=general', '-q']);
+      expect(debug.code, debug.stderr).toBe(0);
+      expect((await k(['get', 'pod', 'dbg', '-o', 'jsonpath={.spec.ephemeralContainers[0].name} {.spec.ephemeralContainers[0].targetContainerName}'])).stdout).toBe('probe dbg');
+      const change = await k(['patch', 'pod', 'dbg', '--subresource=ephemeralcontainers', '--type=json', '-p', '[{"op":"replace","path":"/spec/ephemeralContainers/0/image","value":"alpine"}]']);
+      expect(change.code).toBe(1);
+      expect(change.stderr).toContain('existing ephemeral containers "probe" may not be changed');
+    });
+
     it('create --dry-run=server -o yaml shows the defaulted object and stores nothing', async () => {
       const r = await k(['create', 'deployment', 'dry', '--image=nginx', '--dry-run=server', '-o', 'yaml']);
       expect(r.code).toBe(0);

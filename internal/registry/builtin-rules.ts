@@ -16,6 +16,7 @@ import { validateObjectMetaCreate, validateObjectMetaUpdate } from '../validatio
 import { pruneUnknownFields, validateAgainstSchema } from '../validation/schema.js';
 import { CUSTOM_ROOT_SCHEMA, customSchemaCompiler, type SchemaCompiler } from '../validation/schema-compile.js';
 import { validateObject } from '../validation/validate-object.js';
+import { validatePodEphemeralContainersUpdate } from '../validation/kinds/pod.js';
 import { compileCrdRules, newBudget, ratchetSchemaErrors, type RuleNode, validateCrdRules } from '../validation/crd-cel.js';
 import type { FieldError } from '../apierrors/field-errors.js';
 import type { JsonObject, ObjectRules } from './object-rules.js';
@@ -68,8 +69,11 @@ export function builtinRules(naming: Naming): ObjectRules {
       if (!r.custom) return validateObject(r, obj, { naming });
       return [...customErrors(r, obj), ...validateObjectMetaCreate(obj.metadata, { resource: r, naming, custom: true })];
     },
-    validateUpdate(r, obj, old) {
-      if (!r.custom) return validateObject(r, obj, { old, naming });
+    validateUpdate(r, obj, old, subresource) {
+      if (!r.custom) {
+        if (subresource === 'ephemeralcontainers' && r.upstreamGroup === '' && r.kind === 'Pod') return validatePodEphemeralContainersUpdate(obj, old);
+        return validateObject(r, obj, { old, naming });
+      }
       return [...customErrors(r, obj, old), ...validateObjectMetaUpdate(obj.metadata, old.metadata, { resource: r, naming, custom: true })];
     },
     pruneUnknownFields(r, obj) {

@@ -777,7 +777,7 @@ export class GenericRegistry {
         await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'mutate');
         if (this.deps.admission.mutates) omitEmpty(r, obj);
         // A binding sets spec.nodeName, which pod updates may not change: it is its own rule.
-        if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old));
+        if (subresource !== 'binding') this.invalid(r, name, this.deps.rules.validateUpdate(r, obj, old, subresource));
         await this.admit('UPDATE', r, subresource, ctx, name, obj, old, 'validate');
 
         const unchanged = equalButVersion(obj, old);

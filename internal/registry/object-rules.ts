@@ -21,8 +21,12 @@ export interface ObjectRules {
   prepareForUpdate(resource: ResourceInfo, obj: JsonObject, old: JsonObject): void;
   /** Every rule for a new object: metadata, schema, kind-specific. Must not mutate. */
   validateCreate(resource: ResourceInfo, obj: JsonObject): FieldError[];
-  /** Every rule for a changed object, including immutability. Must not mutate. */
-  validateUpdate(resource: ResourceInfo, obj: JsonObject, old: JsonObject): FieldError[];
+  /**
+   * Every rule for a changed object, including immutability. Must not mutate. `subresource`
+   * names the sub-resource written through ('' or absent: the object itself), for the kinds
+   * whose sub-resources have rules of their own (pods/ephemeralcontainers).
+   */
+  validateUpdate(resource: ResourceInfo, obj: JsonObject, old: JsonObject, subresource?: string): FieldError[];
   /**
    * Removes fields the schema does not know from `obj` (in place) and returns their paths
    * (`.spec.foo`), for fieldValidation. Kinds that preserve unknown fields return [].

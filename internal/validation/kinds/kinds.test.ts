@@ -9,6 +9,7 @@ import { cloneJson } from '../plain-json.js';
 import { validateObject } from '../validate-object.js';
 import { cronScheduleError, isValidTimeZone } from './cron.js';
 import { hasKindValidator, validateKind } from './index.js';
+import { validatePodEphemeralContainersUpdate } from './pod.js';
 
 const cluster = createNaming('cluster');
 const kube = createNaming('kubernetes');
@@ -141,6 +142,29 @@ describe('Pod', () => {
     ['a negative grace period fixed to 1', podSpec({ terminationGracePeriodSeconds: -1 }), podSpec({ terminationGracePeriodSeconds: 1 }), undefined],
     ['a grace period changed otherwise', podSpec({ terminationGracePeriodSeconds: 30 }), podSpec({ terminationGracePeriodSeconds: 1 }), forbidden],
   ])('update: %s', (_n, oldSpec, spec, expected) => expectCase(check('/v1/Pod', pod(spec), pod(oldSpec)), expected));
+});
+
+// pods/ephemeralcontainers (kubectl debug): the registry keeps all but the ephemeral containers.
+describe('Pod ephemeral containers sub-resource', () => {
+  const debug = (name: string, extra: Obj = {}) => ({ name, image: 'busybox', targetContainerName: 'app', ...extra });
+  const withEphemeral = (ephemeral: Obj[], m: Obj = meta('p')): Obj => ({ ...pod(podSpec({ ephemeralContainers: ephemeral })), metadata: m });
+  const podResource = catalogs.cluster.resourceForKind('', 'v1', 'Pod')!;
+  const errors = (next: Obj, old: Obj) =>
+    validatePodEphemeralContainersUpdate(applyDefaults(podResource, cloneJson(next), cluster), applyDefaults(podResource, cloneJson(old), cluster)).map(formatFieldError);
+  it.each<[string, Obj[], Obj[], string[]]>([
+    ['the first one added', [], [debug('d1')], []],
+    ['another added beside one that stays', [debug('d1')], [debug('d1'), debug('d2')], []],
+    ['one removed', [debug('d1')], [debug('d2')], ['spec.ephemeralContainers: Forbidden: existing ephemeral containers "d1" may not be removed']],
+    ['one changed', [debug('d1')], [debug('d1', { image: 'alpine' })], ['spec.ephemeralContainers[d1]: Forbidden: existing ephemeral containers "d1" may not be changed']],
+    ['one with ports (not allowed for an ephemeral container)', [], [debug('d1', { ports: [{ containerPort: 80 }] })], ['spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container']],
+    ['one named as a regular container', [], [debug('app')], ['spec.ephemeralContainers[0].name: Duplicate value: "app"']],
+  ])('%s', (_n, before, after, want) => {
+    expect(errors(withEphemeral(after), withEphemeral(before))).toEqual(want);
+  });
+  it('refuses a static (mirror) pod', () => {
+    const m = { ...meta('p'), annotations: { 'kubernetes.io/config.mirror': 'x' } };
+    expect(errors(withEphemeral([debug('d1')], m), withEphemeral([], m))).toEqual(['Forbidden: static pods do not support ephemeral containers']);
+  });
 });
 
 const service = (spec: Obj, name = 'web'): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: meta(name), spec });

@@ -610,4 +610,35 @@ export const validatePod: KindValidator = (pod, old) => {
   return errs;
 };
 
+/**
+ * An update through pods/ephemeralcontainers, as upstream validates it: the registry took
+ * everything but spec.ephemeralContainers from the stored pod, so the spec is validated as a
+ * whole (the new containers with the rules for ephemeral ones, names unique across all
+ * containers), and the ephemeral containers already there may be neither changed nor removed.
+ * The pod-update rule that freezes the spec does not apply: adding them is this sub-resource's
+ * purpose (`kubectl debug`).
+ */
+export function validatePodEphemeralContainersUpdate(pod: JsonObject, old: JsonObject): FieldError[] {
+  const errs = validatePodSpec(pod.spec, 'spec', { template: false });
+  const oldMeta = obj(old, 'metadata');
+  const annotations = oldMeta ? obj(oldMeta, 'annotations') : undefined;
+  if (annotations && Object.hasOwn(annotations, MIRROR_POD_ANNOTATION)) {
+    return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
+  }
+  const path = 'spec.ephemeralContainers';
+  const byName = new Map<string, unknown>();
+  for (const c of list(obj(pod, 'spec') ?? {}, 'ephemeralContainers')) if (isObject(c)) byName.set(str(c, 'name'), c);
+  for (const c of list(obj(old, 'spec') ?? {}, 'ephemeralContainers')) {
+    if (!isObject(c)) continue;
+    const name = str(c, 'name');
+    const now = byName.get(name);
+    if (now === undefined) errs.push(fieldErrors.forbidden(path, `existing ephemeral containers ${JSON.stringify(name)} may not be removed`));
+    else if (!jsonEqual(c, now)) errs.push(fieldErrors.forbidden(`${path}[${name}]`, `existing ephemeral containers ${JSON.stringify(name)} may not be changed`));
+  }
+  return errs;
+}
+
+/** The annotation of a mirror pod (a kubelet's static pod): upstream's kubernetes.io/config.mirror. */
+const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+
 export const validatePodTemplate: KindValidator = (template) => validatePodTemplateSpec(template.template, 'template');

@@ -99,27 +99,10 @@ function visit(v: JsonValue, t: TypeNode): void {
     return;
   }
   const drop = omittableOf(t);
+  // ObjectMeta's managedFields: the field manager decides what an empty list there means.
+  const meta = t.name === OBJECT_META;
   for (const key of Object.keys(v)) {
-    const ft = t.property(key);
-    if (!ft) continue;
-    const value = v[key]!;
-    if (drop.has(key) && isEmpty(value, ft)) {
-      delete v[key];
-      continue;
-    }
-    if (ft.name === OBJECT_META) visitMeta(value, ft);
-    else visit(value, ft);
-  }
-}
-
-const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-
-/** ObjectMeta, but for managedFields: the field manager decides what an empty list there means. */
-function visitMeta(v: JsonValue, t: TypeNode): void {
-  if (!isJsonObject(v)) return;
-  const drop = omittableOf(t);
-  for (const key of Object.keys(v)) {
-    if (key === 'managedFields') continue;
+    if (meta && key === 'managedFields') continue;
     const ft = t.property(key);
     if (!ft) continue;
     const value = v[key]!;
@@ -127,6 +110,8 @@ function visitMeta(v: JsonValue, t: TypeNode): void {
     else visit(value, ft);
   }
 }
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /** Null, or an empty value of the field's own kind (a mistyped value is validation's to refuse). */
 function isEmpty(v: JsonValue, t: TypeNode): boolean {

@@ -600,14 +600,34 @@ export class ClusterReplica {
       return undefined;
     }
     const to = records?.get(best.id)?.name ?? this.founderNames.get(best.id) ?? String(best.id);
-    try {
-      await this.replicator.raft.transferLeadership(best.id);
+    // Signals sent together reach processes apart: a voter asked a moment before its own
+    // SIGTERM was handled looks up. Asked again while the transfer runs, it says it is stopping
+    // too, and waiting out the transfer (two election timeouts) would only stall this stop.
+    const api = records?.get(best.id)?.apiAddress;
+    const transfer = this.replicator.raft.transferLeadership(best.id).then(
+      () => 'moved' as const,
+      (e: unknown) => e,
+    );
+    let watching = true;
+    const targetStopping = (async (): Promise<'stopping' | undefined> => {
+      while (api && watching) {
+        await sleep(TRANSFER_TARGET_POLL_MS);
+        if (watching && (await this.isStopping(api))) return 'stopping';
+      }
+      return undefined;
+    })();
+    const outcome = await Promise.race([transfer, targetStopping.then((r) => r ?? transfer)]);
+    watching = false;
+    if (outcome === 'moved') {
       this.deps.log.warn('handed leadership over before stopping', { to });
       return best.id;
-    } catch (e) {
-      this.deps.log.warn('could not hand leadership over before stopping; the others elect a leader', { to, error: e instanceof Error ? e.message : String(e) });
+    }
+    if (outcome === 'stopping') {
+      this.deps.log.info('not handing leadership over before stopping: the voter chosen began stopping too', { to });
       return undefined;
     }
+    this.deps.log.warn('could not hand leadership over before stopping; the others elect a leader', { to, error: outcome instanceof Error ? outcome.message : String(outcome) });
+    return undefined;
   }
 
   /** Whether the replica serving the API at `api` says it is shutting down (or refuses connections). */
@@ -631,6 +651,9 @@ export class ClusterReplica {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** How often a stopping leader asks its transfer target whether it began stopping too. */
+const TRANSFER_TARGET_POLL_MS = 100;
 
 /** A request to another replica's API with the admin certificate every replica holds. */
 export function adminRequest(pki: PkiPaths, method: string, url: string, body?: string, timeoutMs = 3000): Promise<{ status: number; body: string }> {

@@ -71,7 +71,7 @@ export function builtinRules(naming: Naming): ObjectRules {
     },
     validateUpdate(r, obj, old, subresource) {
       if (!r.custom) {
-        if (subresource === 'ephemeralcontainers' && r.upstreamGroup === '' && r.kind === 'Pod') return validatePodEphemeralContainersUpdate(obj, old);
+        if (subresource === 'ephemeralcontainers' && r.upstreamGroup === '' && r.kind === 'Pod') return validatePodEphemeralContainersUpdate(obj, old, naming);
         return validateObject(r, obj, { old, naming });
       }
       return [...customErrors(r, obj, old), ...validateObjectMetaUpdate(obj.metadata, old.metadata, { resource: r, naming, custom: true })];

@@ -150,7 +150,7 @@ describe('Pod ephemeral containers sub-resource', () => {
   const withEphemeral = (ephemeral: Obj[], m: Obj = meta('p')): Obj => ({ ...pod(podSpec({ ephemeralContainers: ephemeral })), metadata: m });
   const podResource = catalogs.cluster.resourceForKind('', 'v1', 'Pod')!;
   const errors = (next: Obj, old: Obj) =>
-    validatePodEphemeralContainersUpdate(applyDefaults(podResource, cloneJson(next), cluster), applyDefaults(podResource, cloneJson(old), cluster)).map(formatFieldError);
+    validatePodEphemeralContainersUpdate(applyDefaults(podResource, cloneJson(next), cluster), applyDefaults(podResource, cloneJson(old), cluster), cluster).map(formatFieldError);
   it.each<[string, Obj[], Obj[], string[]]>([
     ['the first one added', [], [debug('d1')], []],
     ['another added beside one that stays', [debug('d1')], [debug('d1'), debug('d2')], []],
@@ -162,7 +162,7 @@ describe('Pod ephemeral containers sub-resource', () => {
     expect(errors(withEphemeral(after), withEphemeral(before))).toEqual(want);
   });
   it('refuses a static (mirror) pod', () => {
-    const m = { ...meta('p'), annotations: { 'kubernetes.io/config.mirror': 'x' } };
+    const m = { ...meta('p'), annotations: { [cluster.label('config.mirror')]: 'x' } };
     expect(errors(withEphemeral([debug('d1')], m), withEphemeral([], m))).toEqual(['Forbidden: static pods do not support ephemeral containers']);
   });
 });

@@ -23,6 +23,7 @@ import { validateAnnotations, validateLabels } from '../object-meta.js';
 import { arrayAt, isObject, jsonEqual, type JsonObject } from '../plain-json.js';
 import { compareQuantities, formatQuantity, parseQuantity } from '../quantity.js';
 import { list, obj, str, type KindValidator } from './common.js';
+import type { Naming } from '../../naming/naming.js';
 
 const child = fieldPath.child;
 const index = fieldPath.index;
@@ -618,13 +619,14 @@ export const validatePod: KindValidator = (pod, old) => {
  * The pod-update rule that freezes the spec does not apply: adding them is this sub-resource's
  * purpose (`kubectl debug`).
  */
-export function validatePodEphemeralContainersUpdate(pod: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validatePodSpec(pod.spec, 'spec', { template: false });
+export function validatePodEphemeralContainersUpdate(pod: JsonObject, old: JsonObject, naming: Naming): FieldError[] {
+  // A kubelet's static pod (its mirror carries the config.mirror annotation) takes none.
   const oldMeta = obj(old, 'metadata');
   const annotations = oldMeta ? obj(oldMeta, 'annotations') : undefined;
-  if (annotations && Object.hasOwn(annotations, MIRROR_POD_ANNOTATION)) {
+  if (annotations && Object.hasOwn(annotations, naming.label('config.mirror'))) {
     return [fieldErrors.forbidden('', 'static pods do not support ephemeral containers')];
   }
+  const errs = validatePodSpec(pod.spec, 'spec', { template: false });
   const path = 'spec.ephemeralContainers';
   const byName = new Map<string, unknown>();
   for (const c of list(obj(pod, 'spec') ?? {}, 'ephemeralContainers')) if (isObject(c)) byName.set(str(c, 'name'), c);
@@ -637,8 +639,5 @@ export function validatePodEphemeralContainersUpdate(pod: JsonObject, old: JsonO
   }
   return errs;
 }
-
-/** The annotation of a mirror pod (a kubelet's static pod): upstream's kubernetes.io/config.mirror. */
-const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
 export const validatePodTemplate: KindValidator = (template) => validatePodTemplateSpec(template.template, 'template');

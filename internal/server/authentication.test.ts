@@ -1,7 +1,10 @@
 // Integration tests of the authentication chain as the server builds it from flags: a client
 // CA file holding several CAs, and the TokenRequest sub-resource's validation, defaults and
 // bound objects (in-process server, real TLS).
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
+import { once } from 'node:events';
+import { connect as h2connect } from 'node:http2';
+import { TLSSocket } from 'node:tls';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,5 +168,58 @@ describe('legacy service-account token secrets', () => {
       if (label === undefined) await new Promise((r) => setTimeout(r, 50));
     }
     expect(label).toBe(today);
+  });
+});
+
+describe('client certificates over HTTP/2', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  // kubectl and client-go multiplex their requests over one HTTP/2 connection. Each request's
+  // own socket is a proxy node:http2 makes per stream; the certificate must be parsed once per
+  // connection, not once per request (twice the server's CPU for a GET, measured).
+  it('reads the certificate once per connection and still identifies every request', async () => {
+    const p = pkiPaths(t.dataDir);
+    const session = h2connect(t.server.url, { ca: readFileSync(p.caCert), cert: readFileSync(p.adminCert), key: readFileSync(p.adminKey) });
+    await once(session, 'connect');
+    const clientPort = (session.socket as TLSSocket).localPort;
+    let reads = 0;
+    const original = TLSSocket.prototype.getPeerCertificate;
+    const spy = vi.spyOn(TLSSocket.prototype, 'getPeerCertificate').mockImplementation(function (this: TLSSocket, ...args: [boolean?]) {
+      // Only the server's end of this test's connection: the client checks the server's too.
+      if (this.remotePort === clientPort) reads++;
+      return original.apply(this, args as [boolean]);
+    } as typeof original);
+    try {
+      const request = (path: string, body?: unknown): Promise<{ status: number; json: Obj }> =>
+        new Promise((resolve, reject) => {
+          const headers: Record<string, string> = { ':path': path, ':method': body ? 'POST' : 'GET', accept: 'application/json' };
+          if (body) headers['content-type'] = 'application/json';
+          const req = session.request(headers);
+          let status = 0;
+          const chunks: Buffer[] = [];
+          req.on('response', (h) => (status = Number(h[':status'])));
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('end', () => resolve({ status, json: JSON.parse(Buffer.concat(chunks).toString()) as Obj }));
+          req.on('error', reject);
+          req.end(body ? JSON.stringify(body) : undefined);
+        });
+      for (let i = 0; i < 5; i++) {
+        const r = await request(WHOAMI, whoamiBody);
+        expect(r.status).toBe(200);
+        expect(r.json.status.userInfo).toEqual({ username: 'admin', groups: ['system:masters', 'system:authenticated'] });
+      }
+      const list = await request('/api/v1/namespaces');
+      expect(list.status).toBe(200);
+      expect(reads).toBe(1);
+    } finally {
+      spy.mockRestore();
+      session.close();
+    }
   });
 });

@@ -17,10 +17,14 @@ import { errorResponse } from '../respond.js';
  */
 const byConnection = new WeakMap<TLSSocket, PeerCertificate | null>();
 
-/** Reads the peer certificate of the request's TLS socket (HTTP/1.1 and HTTP/2 alike). */
+/**
+ * Reads the peer certificate of the request's TLS socket (HTTP/1.1 and HTTP/2 alike). Over
+ * HTTP/2 the connection is the session's socket: a request's own `socket` is a proxy node:http2
+ * makes per stream, so keyed on it the certificate was parsed again for every request.
+ */
 export function peerCertificateOf(env: Env['Bindings'] | undefined): PeerCertificate | undefined {
   const incoming = env?.incoming as { socket?: TLSSocket; stream?: { session?: { socket?: TLSSocket } } } | undefined;
-  const socket = incoming?.socket ?? incoming?.stream?.session?.socket;
+  const socket = incoming?.stream?.session?.socket ?? incoming?.socket;
   if (!socket || typeof socket.getPeerCertificate !== 'function') return undefined;
   const known = byConnection.get(socket);
   if (known !== undefined) return known ?? undefined;

@@ -151,7 +151,7 @@ export class BenchContext {
    */
   async measure(label: string, job: HttpJob | EtcdJob, targetPid: number, options: { split?: boolean } = {}): Promise<Measured> {
     const what = job.requests !== undefined ? `${job.requests} requests` : `${(job.durationMs ?? 0) / 1000} s`;
-    const conns = job.kind === 'http' ? `${job.connections} connections` : `${job.inFlight} in flight`;
+    const conns = job.kind === 'etcd' ? `${job.inFlight} in flight` : job.streamsPerConnection !== undefined ? `${job.connections} HTTP/2 streams, ${job.streamsPerConnection} per connection` : `${job.connections} connections`;
     const split = options.split === true && job.kind === 'http' && job.connections >= 2;
     this.progress.step(`${label}: ${what}, ${conns}${split ? ' from two generator processes' : ''}`);
     if (split && job.kind === 'http') {

@@ -39,6 +39,7 @@ describe('make bench harness (tiny mode)', () => {
       'startup to /readyz 200, nothing stored',
       'idle RSS after start',
       'get one object (2 KB pod), 64 connections',
+      'get one object (2 KB pod) over HTTP/2, 16 streams per connection',
       'authenticated GETs: service-account token vs client certificate',
       'authorized reads: RoleBinding user among RBAC objects vs system:masters',
       'create pods, 32 in flight, fsync on',
@@ -72,6 +73,10 @@ describe('make bench harness (tiny mode)', () => {
     }
     const measured = (scenario: string, figure: string) => json.rows.find((r) => r.scenario.startsWith(scenario) && r.figure === figure)?.value;
     expect(measured('get one object', 'requests/s')).toBeGreaterThan(0);
+    // Both sides of the HTTP/2 row answered (only successful requests count).
+    const h2 = json.rows.find((r) => r.scenario.startsWith('get one object (2 KB pod) over HTTP/2') && r.figure === 'requests/s');
+    expect(h2?.value).toBeGreaterThan(0);
+    expect(h2?.baseline?.value).toBeGreaterThan(0);
     expect(measured('authenticated GETs', 'requests/s (token, cache hit)')).toBeGreaterThan(0);
     expect(measured('authorized reads', 'GET one pod: requests/s (RBAC user)')).toBeGreaterThan(0);
     expect(measured('authorized reads', 'LIST of 10 pods: requests/s (RBAC user)')).toBeGreaterThan(0);

@@ -1,8 +1,11 @@
-// bench/load/http-load owns the closed-loop HTTP/1.1 load generator: a node:https keep-alive
-// agent with one socket per connection, each connection sending its next request as soon as
-// the previous response has been read completely. Runs inside a generator process.
+// bench/load/http-load owns the closed-loop HTTP load generator: over HTTP/1.1 a node:https
+// keep-alive agent with one socket per connection, each connection sending its next request as
+// soon as the previous response has been read completely; over HTTP/2 (a job with
+// streamsPerConnection) node:http2 sessions, each carrying that many such request loops as
+// streams, as kubectl and client-go multiplex their requests. Runs inside a generator process.
 // Imports: load/protocol, load/request-template, support/latency.
 
+import { connect as connectHttp2, type ClientHttp2Session } from 'node:http2';
 import { Agent, request } from 'node:https';
 import { LatencyRecorder } from '../support/latency.js';
 import type { HttpJob, HttpLoadResult, TlsMaterial } from './protocol.js';
@@ -58,9 +61,70 @@ export function exchange(agent: Agent, base: URL, r: RenderedRequest, keepBody =
   });
 }
 
+/** One request on an HTTP/2 session; resolves when the whole response has arrived. */
+function exchangeHttp2(session: ClientHttp2Session, r: RenderedRequest): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ':method': r.method, ':path': r.path };
+    for (const [k, v] of Object.entries(r.headers ?? {})) headers[k.toLowerCase()] = v;
+    const stream = session.request(headers, { endStream: r.body === undefined });
+    let status = 0;
+    let bytes = 0;
+    let keep = false;
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => {
+      status = Number(h[':status'] ?? 0);
+      keep = status >= 300;
+    });
+    stream.on('data', (c: Buffer) => {
+      bytes += c.length;
+      if (keep && bytes <= 4096) chunks.push(c);
+    });
+    stream.on('end', () => resolve({ status, bytes, ...(keep ? { body: Buffer.concat(chunks) } : {}) }));
+    stream.on('error', reject);
+    if (r.body !== undefined) stream.end(r.body);
+  });
+}
+
+/** How a job's request loops reach the server: loop `i` sends on its own connection or stream. */
+interface Transport {
+  send(loop: number, r: RenderedRequest): Promise<Exchange>;
+  /** The connections' count, each to be primed once. */
+  readonly connections: number;
+  sendOn(connection: number, r: RenderedRequest): Promise<Exchange>;
+  close(): void;
+}
+
+function http1Transport(job: HttpJob, base: URL): Transport {
+  const agent = tlsAgent(job.tls, job.connections);
+  return {
+    connections: job.connections,
+    send: (_loop, r) => exchange(agent, base, r),
+    sendOn: (_connection, r) => exchange(agent, base, r),
+    close: () => agent.destroy(),
+  };
+}
+
+function http2Transport(job: HttpJob, streams: number): Transport {
+  const count = Math.max(1, Math.ceil(job.connections / streams));
+  const sessions = Array.from({ length: count }, () => {
+    const s = connectHttp2(job.baseUrl, tlsOptions(job.tls));
+    // A failed session fails its requests, which are counted; the event must not be unhandled.
+    s.on('error', () => undefined);
+    return s;
+  });
+  return {
+    connections: count,
+    send: (loop, r) => exchangeHttp2(sessions[Math.floor(loop / streams) % count]!, r),
+    sendOn: (connection, r) => exchangeHttp2(sessions[connection]!, r),
+    close: () => {
+      for (const s of sessions) s.destroy();
+    },
+  };
+}
+
 export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
   const base = new URL(job.baseUrl);
-  const agent = tlsAgent(job.tls, job.connections);
+  const transport = job.streamsPerConnection !== undefined ? http2Transport(job, Math.max(1, job.streamsPerConnection)) : http1Transport(job, base);
   const render = compileTemplate(job.request, job.modulo ?? 1);
   const ok = new Set(job.okStatus);
   const latency = new LatencyRecorder();
@@ -73,13 +137,13 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
   let bytesIn = 0;
 
   if (job.prime) {
-    // One request per connection at once opens them all; the agent keeps them for the run.
+    // One request per connection at once opens them all; they are kept for the run.
     const prime = compileTemplate(job.prime)(0);
-    await Promise.all(Array.from({ length: job.connections }, () => exchange(agent, base, prime).catch(() => undefined)));
+    await Promise.all(Array.from({ length: transport.connections }, (_, i) => transport.sendOn(i, prime).catch(() => undefined)));
   }
   const measuring = new MeasurementWindow(job);
 
-  const loop = async () => {
+  const loop = async (index: number) => {
     for (;;) {
       const now = performance.now();
       if (next >= last || !measuring.beforeRequest(now)) return;
@@ -88,7 +152,7 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
       let outcome: string;
       let bytes = 0;
       try {
-        const r = await exchange(agent, base, render(n));
+        const r = await transport.send(index, render(n));
         bytes = r.bytes;
         outcome = ok.has(r.status) ? 'ok' : String(r.status);
         if (outcome !== 'ok') firstError ??= `status ${r.status} for request ${n}: ${r.body?.toString('utf8').slice(0, 400) ?? ''}`;
@@ -108,9 +172,9 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
       }
     }
   };
-  await Promise.all(Array.from({ length: job.connections }, loop));
+  await Promise.all(Array.from({ length: job.connections }, (_, i) => loop(i)));
   const { elapsedMs, generatorCpu } = measuring.close();
-  agent.destroy();
+  transport.close();
   return {
     requests: measured,
     ok: okCount,

@@ -28,12 +28,18 @@ export interface RequestTemplate {
   body?: { template: string } | { etcdKey: string; etcdValue?: string };
 }
 
-/** Closed-loop HTTP/1.1 load: `connections` keep-alive connections, one request each at a time. */
+/**
+ * Closed-loop HTTP load: `connections` keep-alive HTTP/1.1 connections, one request each at a
+ * time; or, with `streamsPerConnection`, HTTP/2 as kubectl and client-go speak it: `connections`
+ * requests in flight as streams, `streamsPerConnection` of them on each HTTP/2 connection.
+ */
 export interface HttpJob {
   kind: 'http';
   baseUrl: string;
   tls: TlsMaterial;
   connections: number;
+  /** HTTP/2: requests in flight on each connection (see above); absent: HTTP/1.1. */
+  streamsPerConnection?: number;
   /** Requests completing before this are not measured (connection set-up, JIT warm-up). */
   warmupMs: number;
   /** Measure for this long after the warm-up... */

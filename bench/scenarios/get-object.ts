@@ -2,7 +2,9 @@
 // requests/s and latency of GET on one pod, next to the ceiling answering the same path with
 // the bytes the server returned. Both are driven from two generator processes (one process
 // alone saturates before the ceiling does) and alternate in rounds, after the unmeasured JIT
-// warm-up of both (BenchPlan.jitWarmupMs). It also owns the
+// warm-up of both (BenchPlan.jitWarmupMs). The same GETs over HTTP/2, as kubectl and client-go
+// send theirs (streams multiplexed on a few connections), next to the ceiling's HTTP/2 server:
+// a per-request cost of clusterd's HTTP/2 path shows there and nowhere else. It also owns the
 // authentication row of the same run: the same GETs authenticated by a service-account token
 // (minted once by TokenRequest, so every request after the first takes the verification
 // cache's hit path) against a client certificate, alternating on the same server and path.
@@ -14,6 +16,9 @@ import { ApiClient } from '../../internal/testserver/api-client.js';
 
 const NAMESPACE = 'bench';
 const SCENARIO = 'get one object (2 KB pod), 64 connections';
+const H2_SCENARIO = 'get one object (2 KB pod) over HTTP/2, 16 streams per connection';
+/** HTTP/2 streams in flight on each connection of the HTTP/2 GET row. */
+const H2_STREAMS = 16;
 const AUTHN_SCENARIO = 'authenticated GETs: service-account token vs client certificate';
 const READER = 'bench-reader';
 
@@ -85,6 +90,19 @@ export async function getObjectScenario(ctx: BenchContext): Promise<void> {
   ctx.add({ scenario: SCENARIO, figure: 'requests/s', unit: '/s', value: o.okPerSecond, baseline: { name: 'ceiling', value: c.okPerSecond }, ratio: rps, target: '≥ 0.7 × ceiling', holds: rps === null ? null : rps >= 0.7, note });
   ctx.add({ scenario: SCENARIO, figure: 'p50 latency', unit: 'ms', value: o.latency.p50Ms, baseline: { name: 'ceiling', value: c.latency.p50Ms }, ratio: ratioOf(o.latency.p50Ms, c.latency.p50Ms), target: 'reported', holds: null });
   ctx.add({ scenario: SCENARIO, figure: 'p99 latency', unit: 'ms', value: o.latency.p99Ms, baseline: { name: 'ceiling', value: c.latency.p99Ms }, ratio: ratioOf(o.latency.p99Ms, c.latency.p99Ms), target: 'reported', holds: null });
+
+  // The same GETs over HTTP/2: the request count in flight as streams, H2_STREAMS per connection.
+  const h2Url = await ctx.ceiling.http2Url();
+  const h2Job = { ...job, streamsPerConnection: H2_STREAMS };
+  const [ours2, ceiling2] = await ctx.alternate(plan.rounds, [
+    (r: number) => ctx.measure(`get over HTTP/2: clusterd, ${roundLabel(r)}`, ctx.serverJob(ctx.timing(r, h2Job)), ctx.server.pid, { split: true }),
+    (r: number) => ctx.measure(`get over HTTP/2: ceiling, ${roundLabel(r)}`, { kind: 'http', baseUrl: h2Url, tls: ctx.tls, ...ctx.timing(r, h2Job) }, ctx.ceiling.pid, { split: true }),
+  ]);
+  const o2 = ours2!.result;
+  const c2 = ceiling2!.result;
+  const note2 = `${job.connections} requests in flight as HTTP/2 streams, ${H2_STREAMS} per connection, from two generator processes; the ceiling is a bare node:http2 server with the same certificate check and bytes; ${plan.rounds} alternating rounds; ${cpuNote('clusterd', ours2!)}; ${cpuNote('ceiling', ceiling2!)}; over HTTP/1.1 above: ${Math.round(o.okPerSecond)}/s`;
+  ctx.add({ scenario: H2_SCENARIO, figure: 'requests/s', unit: '/s', value: o2.okPerSecond, baseline: { name: 'ceiling (HTTP/2)', value: c2.okPerSecond }, ratio: ratioOf(o2.okPerSecond, c2.okPerSecond), target: 'reported', holds: null, note: note2 });
+  ctx.add({ scenario: H2_SCENARIO, figure: 'p99 latency', unit: 'ms', value: o2.latency.p99Ms, baseline: { name: 'ceiling (HTTP/2)', value: c2.latency.p99Ms }, ratio: ratioOf(o2.latency.p99Ms, c2.latency.p99Ms), target: 'reported', holds: null });
 
   // The same GETs, same connections, authenticated two ways in alternating rounds.
   const reader = await serviceAccountReader(ctx, path);

@@ -177,7 +177,7 @@ async function ceilingFanOut(
     .replace(/"resourceVersion":"\d+"/, '"resourceVersion":"{rv}"')
     .replace(/("bench\/sent-at":")[^"]*"/, '$1{ts}"');
   if (!pod.includes('{rv}') || !pod.includes('{ts}')) throw new Error('ceiling fan-out: the served pod lacks resourceVersion or the send-time annotation');
-  const url = await ctx.ceiling.watchUrl();
+  const url = await ctx.ceiling.http2Url();
   ctx.progress.step(`watch fan-out, ceiling: opening ${plan.watchers} watchers on a bare node:http2 server`);
   const { openedEach } = await openFleet(ctx, url, `${collection}?watch=1`);
   ctx.progress.step(`watch fan-out, ceiling: emitting ${events} events at ${ratePerSec.toFixed(0)}/s`);

@@ -2,7 +2,8 @@
 // server with the real server's certificate, key and client-certificate check, answering each
 // route with bytes captured from the real server's response (status, headers, body) and
 // doing nothing else. What it measures is the cost of TLS, HTTP/1.1 and the bytes themselves.
-// For the watch scenario it also serves watch streams over HTTP/2 and emits, at a given rate,
+// Its HTTP/2 server answers the same routes (for the HTTP/2 GET row: TLS, HTTP/2 framing and the
+// bytes). For the watch scenario that server also serves watch streams and emits, at a given rate,
 // events made from a captured event's bytes: each batch of due events is built once and the
 // same Buffer written to every stream as soon as the loop is free; a stream with more than
 // 256 KiB buffered holds its batches (shared, not copied) until `drain`, as clusterd's watch
@@ -73,6 +74,20 @@ function writeBatch(stream: ServerHttp2Stream, held: Buffer[], batch: Buffer): v
 }
 const send = (m: FromCeiling) => process.send!(m);
 
+/** HTTP/1.1 headers HTTP/2 forbids (RFC 9113 §8.2.2): a captured response may carry them. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+
+/** A route's captured response on an HTTP/2 stream, after draining any request body. */
+function answerStream(stream: ServerHttp2Stream, route: { status: number; headers: Record<string, string>; body: Buffer }): void {
+  const headers: Record<string, string | number> = { ':status': route.status };
+  for (const [k, v] of Object.entries(route.headers)) if (!CONNECTION_HEADERS.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+  headers['content-length'] = route.body.length;
+  stream.on('error', () => undefined);
+  stream.resume();
+  stream.respond(headers);
+  stream.end(route.body);
+}
+
 process.on('message', (raw) => {
   const m = raw as ToCeiling;
   try {
@@ -99,7 +114,12 @@ process.on('message', (raw) => {
     } else if (m.type === 'watch-listen') {
       if (!tls) throw new Error('watch-listen before listen');
       watchServer = createSecureServer({ ...tls, ...servingCipherPreference, requestCert: true, rejectUnauthorized: true });
-      watchServer.on('stream', (stream) => {
+      watchServer.on('stream', (stream, headers) => {
+        const route = routes.get(`${String(headers[':method'])} ${String(headers[':path'])}`);
+        if (route) {
+          answerStream(stream, route);
+          return;
+        }
         stream.respond({ ':status': 200, 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
         watchStreams.set(stream, []);
         stream.on('close', () => watchStreams.delete(stream));

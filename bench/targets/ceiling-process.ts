@@ -46,8 +46,8 @@ export class CeilingProcess {
     if (m.type !== 'routed') throw new Error(`ceiling: ${JSON.stringify(m)}`);
   }
 
-  /** Starts the HTTP/2 watch server (once); its URL. */
-  async watchUrl(): Promise<string> {
+  /** Starts the HTTP/2 server (once): the routes, and watch streams on any other path; its URL. */
+  async http2Url(): Promise<string> {
     if (this.watchPort === undefined) {
       const m = await ask(this.child, { type: 'watch-listen' });
       if (m.type !== 'listening') throw new Error(`ceiling: ${JSON.stringify(m)}`);

@@ -19,6 +19,7 @@ import { wantsPretty } from './respond.js';
 import { indentJson } from '../codec/json/json-codec.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { CHUNK_BYTES, listChunkPool, type ChunkPool } from './chunk-pool.js';
+import { jsonMetadataTable, jsonPartialList } from './metadata-views.js';
 import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListChunks, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
 
 export type View = 'full' | 'table' | 'partial';
@@ -225,11 +226,15 @@ export function writeEntry(c: Context<Env>, deps: HttpDeps, rep: Representation,
 export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, resource: ResourceInfo, meta: ListMeta, items: readonly Item[]): Response {
   const naming = viewNaming(deps, rep);
   if (rep.view === 'table') {
-    const table = { ...tableFor(resource, items.map(itemObject), { naming, includeObject: includeObjectOf(c.get('query')), listMeta: meta }), apiVersion: metaApiVersionOf(deps, rep) };
+    const includeObject = includeObjectOf(c.get('query'));
+    // kubectl's default: each row's metadata copied from the cached bytes (metadata-views).
+    if (rep.serializer.name === 'json' && includeObject === 'Metadata') return respond(c, deps, jsonMetadataTable(resource, items, naming, metaApiVersionOf(deps, rep), meta), contentTypeOf(rep, deps), 200);
+    const table = { ...tableFor(resource, items.map(itemObject), { naming, includeObject, listMeta: meta }), apiVersion: metaApiVersionOf(deps, rep) };
     return respond(c, deps, rep.serializer.object(table as unknown as JsonObject), contentTypeOf(rep, deps), 200);
   }
   if (rep.view === 'partial') {
     const apiVersion = metaApiVersionOf(deps, rep);
+    if (rep.serializer.name === 'json') return respond(c, deps, jsonPartialList(items, naming, apiVersion, meta), contentTypeOf(rep, deps), 200);
     const partial = items.map((i) => ({ object: { ...partialObjectMetadata(itemObject(i), naming), apiVersion } as unknown as JsonObject }));
     const body = rep.serializer.list('PartialObjectMetadataList', apiVersion, meta, partial, schemasOf(resource, 'partial'));
     return respond(c, deps, body, contentTypeOf(rep, deps), 200);

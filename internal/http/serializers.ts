@@ -75,6 +75,23 @@ function listMetaObject(meta: ListMeta): JsonObject {
 
 const jsonItemBytes = (item: Item): Buffer => ('entry' in item ? item.entry.bytes : Buffer.from(JSON.stringify(item.object)));
 
+/** A JSON list (`{"kind":…,"items":[…]}` and a newline) of items already encoded as JSON. */
+export function jsonListOfItemBytes(kind: string, apiVersion: string, meta: ListMeta, items: readonly Buffer[]): Buffer {
+  const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
+  const parts: Buffer[] = [head];
+  let size = head.length + 2;
+  items.forEach((b, i) => {
+    if (i > 0) {
+      parts.push(COMMA);
+      size++;
+    }
+    parts.push(b);
+    size += b.length;
+  });
+  parts.push(LIST_TAIL);
+  return Buffer.concat(parts, size + 1);
+}
+
 const jsonEventHeads = new Map<string, Buffer>();
 const JSON_EVENT_TAIL = Buffer.from('}\n');
 
@@ -141,20 +158,7 @@ export const jsonSerializer: Serializer = {
   watchMediaType: 'application/json',
   object: (obj) => Buffer.from(`${JSON.stringify(obj)}\n`),
   list(kind, apiVersion, meta, items) {
-    const head = Buffer.from(`{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(listMetaObject(meta))},"items":[`);
-    const parts: Buffer[] = [head];
-    let size = head.length + 2;
-    items.forEach((item, i) => {
-      if (i > 0) {
-        parts.push(COMMA);
-        size++;
-      }
-      const b = jsonItemBytes(item);
-      parts.push(b);
-      size += b.length;
-    });
-    parts.push(LIST_TAIL);
-    return Buffer.concat(parts, size + 1);
+    return jsonListOfItemBytes(kind, apiVersion, meta, items.map(jsonItemBytes));
   },
   watchEvent: (type, item) => Buffer.concat(jsonWatchEventParts(type, item)),
   watchEventParts: jsonWatchEventParts,

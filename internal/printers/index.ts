@@ -6,6 +6,7 @@ export {
   type TableOptions,
   tableFor,
   rowsFor,
+  printedRows,
   columnDefinitionsFor,
   hasCustomTable,
   partialObjectMetadata,

@@ -82,11 +82,27 @@ export function partialObjectMetadata(obj: unknown, naming: Naming): { kind: 'Pa
  * name and `<unknown>` cells, so one bad object cannot break a list.
  */
 export function rowsFor(r: TableResource, objects: readonly unknown[], opts: TableOptions): TableRow[] {
+  const include = opts.includeObject ?? 'Metadata';
+  return printedRows(r, objects, opts).map(({ row, index }) => {
+    const o = objects[index];
+    if (include === 'Object') row.object = o;
+    else if (include === 'Metadata') row.object = partialObjectMetadata(o, opts.naming);
+    return row;
+  });
+}
+
+/**
+ * rowsFor's rows without their objects (cells and conditions only), each with the index in
+ * `objects` of the object it prints: the rows may be in another order. For a writer that
+ * adds each row's object itself (from the object's bytes).
+ */
+export function printedRows(r: TableResource, objects: readonly unknown[], opts: Omit<TableOptions, 'includeObject'>): Array<{ row: TableRow; index: number }> {
   const printer = printerFor(r);
   const ctx: PrintContext = { naming: opts.naming, now: opts.now ?? new Date(), version: r.version };
-  const include = opts.includeObject ?? 'Metadata';
-  const ordered = printer.compare && objects.length > 1 ? [...objects].sort((a, b) => printer.compare!(a, b)) : objects;
-  return ordered.map((o) => {
+  const indices = objects.map((_, i) => i);
+  if (printer.compare && objects.length > 1) indices.sort((a, b) => printer.compare!(objects[a], objects[b]));
+  return indices.map((index) => {
+    const o = objects[index];
     let row: TableRow;
     try {
       const printed = printer.row(o, ctx);
@@ -95,9 +111,7 @@ export function rowsFor(r: TableResource, objects: readonly unknown[], opts: Tab
     } catch {
       row = { cells: [nameOf(o), ...printer.columns.slice(1).map(() => '<unknown>')] };
     }
-    if (include === 'Object') row.object = o;
-    else if (include === 'Metadata') row.object = partialObjectMetadata(o, opts.naming);
-    return row;
+    return { row, index };
   });
 }
 

@@ -182,11 +182,9 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
   if (bytes[i] === 0x7d || names.length === 0) return out; // '{}'
   let found = 0;
   for (;;) {
-    if (bytes[i] !== 0x22) return undefined;
-    const keyEnd = skipCompactValue(bytes, i);
-    if (keyEnd < 0 || bytes[keyEnd] !== 0x3a) return undefined; // ':'
-    const valueEnd = skipCompactValue(bytes, keyEnd + 1);
+    const valueEnd = memberEnd(bytes, i);
     if (valueEnd < 0) return undefined;
+    const keyEnd = lastKeyEnd;
     // JSON.stringify escapes no letter, so a wanted (plain) name appears as itself; most
     // members differ in length from every wanted name and cost no string.
     const length = keyEnd - i - 2;
@@ -203,6 +201,41 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
     if (bytes[valueEnd] !== 0x2c) return undefined; // ','
     i = valueEnd + 1;
   }
+}
+
+/**
+ * The top-level metadata of stored or serving bytes as the bytes they hold (a view, not a
+ * copy): the compact JSON JSON.stringify wrote, which is what JSON.stringify of the parsed
+ * metadata gives again. Found by walking the top-level members from the start, so a nested
+ * `metadata` (a template's) is never taken for it. Undefined when the bytes are not in that
+ * shape as far as they are read, or have no metadata object.
+ */
+export function metadataBytes(bytes: Buffer): Buffer | undefined {
+  if (bytes[0] !== 0x7b) return undefined; // '{'
+  let i = 1;
+  for (;;) {
+    const valueEnd = memberEnd(bytes, i);
+    if (valueEnd < 0) return undefined;
+    const keyEnd = lastKeyEnd;
+    if (keyEnd - i === 10 && bytes.toString('latin1', i, keyEnd) === '"metadata"') return bytes[keyEnd + 1] === 0x7b ? bytes.subarray(keyEnd + 1, valueEnd) : undefined;
+    if (bytes[valueEnd] !== 0x2c) return undefined; // ',': no more members
+    i = valueEnd + 1;
+  }
+}
+
+/** Where the key of the member memberEnd read last ends (just after its closing quote). */
+let lastKeyEnd = 0;
+
+/**
+ * The index just after the value of the compact JSON member (`"key":value`) starting at `i`, or
+ * -1 when there is none; the key's end is left in lastKeyEnd (no pair allocated per member).
+ */
+function memberEnd(bytes: Buffer, i: number): number {
+  if (bytes[i] !== 0x22) return -1;
+  const keyEnd = skipCompactValue(bytes, i);
+  if (keyEnd < 0 || bytes[keyEnd] !== 0x3a) return -1; // ':'
+  lastKeyEnd = keyEnd;
+  return skipCompactValue(bytes, keyEnd + 1);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { partialObjectMetadata, tableFor, type TableResource } from '../printers/index.js';
-import { encodeStored, metadataBytes, withResourceVersion } from '../storedobject/stored-object.js';
+import { encodeStored, metadataBytes, withoutManagedFieldsBytes, withResourceVersion } from '../storedobject/stored-object.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { jsonMetadataTable, jsonPartialList } from './metadata-views.js';
 import { itemObject, jsonSerializer, type Item, type ListMeta } from './serializers.js';
@@ -57,6 +57,27 @@ describe('metadataBytes', () => {
     const nestedFirst = Buffer.from('{"spec":{"template":{"metadata":{"name":"inner"}}},"metadata":{"name":"outer"}}');
     expect(metadataBytes(nestedFirst)?.toString()).toBe('{"name":"outer"}');
     for (const bad of ['{"kind":"Pod"}', '[]', '{ "metadata":{}}', '{"metadata":"x"}', '{"metadata":{"name":"x"', '']) expect(metadataBytes(Buffer.from(bad)), bad).toBeUndefined();
+  });
+});
+
+describe('withoutManagedFieldsBytes', () => {
+  const mf = [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } }];
+  it.each([
+    ['first', { managedFields: mf, name: 'a', labels: { managedFields: 'a label' } }],
+    ['in the middle', { name: 'a', managedFields: mf, uid: 'u' }],
+    ['last', { name: 'a', uid: 'u', managedFields: mf }],
+    ['alone', { managedFields: mf }],
+  ])('cuts managedFields %s, and only it', (_, metadata) => {
+    const obj = { kind: 'Pod', apiVersion: 'v1', metadata, spec: { template: { metadata: { managedFields: mf } } } };
+    const cut = withoutManagedFieldsBytes(withResourceVersion(encodeStored(obj), 7))!;
+    const { managedFields: _mf, ...rest } = metadata as Obj;
+    expect(cut.toString()).toBe(JSON.stringify({ ...obj, metadata: { resourceVersion: '7', ...rest } }));
+  });
+
+  it('is undefined without managedFields or for bytes it cannot read', () => {
+    expect(withoutManagedFieldsBytes(withResourceVersion(encodeStored(pod('p')), 1))).toBeUndefined();
+    expect(withoutManagedFieldsBytes(Buffer.from('{"kind":"Pod","metadata":{}}'))).toBeUndefined();
+    expect(withoutManagedFieldsBytes(Buffer.from('{"metadata":{"managedFields":[}'))).toBeUndefined();
   });
 });
 

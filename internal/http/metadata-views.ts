@@ -2,20 +2,28 @@
 // each row's PartialObjectMetadata, which is what `kubectl get` asks for, and a
 // PartialObjectMetadataList, what metadata informers ask for) written from the cached objects'
 // bytes: an object's metadata, managedFields and all, is copied from its serving bytes instead of
-// being parsed and encoded again, and a metadata list parses nothing. The bytes are what
+// being parsed and encoded again, a metadata list parses nothing, and a Table's printers get the
+// object parsed without its managedFields. The bytes are what
 // JSON.stringify of the objects built by printers/table gives (the cache holds compact JSON), so
 // the answer is the same. Objects that are not cache entries (converted to another version) are
 // encoded as before. Imports: printers, storedobject, http/serializers.
 
 import type { Naming } from '../naming/naming.js';
 import { partialObjectMetadata, printedRows, tableFor, type TableResource } from '../printers/index.js';
-import { metadataBytes } from '../storedobject/stored-object.js';
+import { metadataBytes, withoutManagedFieldsBytes } from '../storedobject/stored-object.js';
 import { itemObject, jsonListOfItemBytes, type Item, type ListMeta } from './serializers.js';
 
 /** The metadata of an item as JSON bytes: a view of a cache entry's, or encoded from the object. */
 function metadataJson(item: Item, parsed: unknown, naming: Naming): Buffer {
   const fromBytes = 'entry' in item ? metadataBytes(item.entry.bytes) : undefined;
   return fromBytes ?? Buffer.from(JSON.stringify(partialObjectMetadata(parsed ?? itemObject(item), naming).metadata));
+}
+
+/** The object a printer reads: a cache entry's parsed without its managedFields when they can be cut. */
+function forPrinting(item: Item): unknown {
+  if (!('entry' in item)) return item.object;
+  const bytes = item.entry.bytes;
+  return JSON.parse((withoutManagedFieldsBytes(bytes) ?? bytes).toString('utf8'));
 }
 
 /** `{"kind":"PartialObjectMetadata","apiVersion":…,"metadata":` — the bytes before an item's metadata. */
@@ -45,7 +53,9 @@ export function jsonPartialList(items: readonly Item[], naming: Naming, apiVersi
  * printers/table does.
  */
 export function jsonMetadataTable(r: TableResource, items: readonly Item[], naming: Naming, apiVersion: string, meta: ListMeta): Buffer {
-  const objects = items.map(itemObject);
+  // The printers read no managedFields, and the rows' metadata comes from the bytes: a cached
+  // object is parsed without it (half the parse of a typical pod).
+  const objects = items.map(forPrinting);
   // The table without rows, as the general path encodes it, open at its rows.
   const empty = JSON.stringify({ ...tableFor(r, [], { naming, listMeta: meta }), apiVersion });
   if (!empty.endsWith('"rows":[]}')) throw new Error('unexpected Table encoding');

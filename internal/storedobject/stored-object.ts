@@ -223,6 +223,29 @@ export function metadataBytes(bytes: Buffer): Buffer | undefined {
   }
 }
 
+/**
+ * Stored or serving bytes without their metadata's managedFields (a copy), for readers that
+ * never look at it and would otherwise parse it (often half an object's bytes); undefined when
+ * there is none or the bytes are not in the compact shape JSON.stringify writes.
+ */
+export function withoutManagedFieldsBytes(bytes: Buffer): Buffer | undefined {
+  const meta = metadataBytes(bytes);
+  if (meta === undefined || meta.length === 2) return undefined;
+  const base = meta.byteOffset - bytes.byteOffset;
+  let i = base + 1;
+  for (;;) {
+    const valueEnd = memberEnd(bytes, i);
+    if (valueEnd < 0) return undefined;
+    if (lastKeyEnd - i === 15 && bytes.toString('latin1', i, lastKeyEnd) === '"managedFields"') {
+      // The member and one comma beside it: the one after it, or before it when it is last.
+      const [from, to] = bytes[valueEnd] === 0x2c ? [i, valueEnd + 1] : i > base + 1 ? [i - 1, valueEnd] : [i, valueEnd];
+      return Buffer.concat([bytes.subarray(0, from), bytes.subarray(to)]);
+    }
+    if (bytes[valueEnd] !== 0x2c) return undefined;
+    i = valueEnd + 1;
+  }
+}
+
 /** Where the key of the member memberEnd read last ends (just after its closing quote). */
 let lastKeyEnd = 0;
 

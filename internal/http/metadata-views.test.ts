@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import { createNaming } from '../naming/naming.js';
 import { partialObjectMetadata, tableFor, type TableResource } from '../printers/index.js';
-import { encodeStored, metadataBytes, withoutManagedFieldsBytes, withResourceVersion } from '../storedobject/stored-object.js';
+import { encodeStored, metadataAndRest, metadataBytes, withResourceVersion } from '../storedobject/stored-object.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { jsonMetadataTable, jsonPartialList } from './metadata-views.js';
 import { itemObject, jsonSerializer, type Item, type ListMeta } from './serializers.js';
@@ -60,7 +60,7 @@ describe('metadataBytes', () => {
   });
 });
 
-describe('withoutManagedFieldsBytes', () => {
+describe('metadataAndRest', () => {
   const mf = [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } }];
   it.each([
     ['first', { managedFields: mf, name: 'a', labels: { managedFields: 'a label' } }],
@@ -69,15 +69,19 @@ describe('withoutManagedFieldsBytes', () => {
     ['alone', { managedFields: mf }],
   ])('cuts managedFields %s, and only it', (_, metadata) => {
     const obj = { kind: 'Pod', apiVersion: 'v1', metadata, spec: { template: { metadata: { managedFields: mf } } } };
-    const cut = withoutManagedFieldsBytes(withResourceVersion(encodeStored(obj), 7))!;
+    const bytes = withResourceVersion(encodeStored(obj), 7);
+    const at = metadataAndRest(bytes)!;
     const { managedFields: _mf, ...rest } = metadata as Obj;
-    expect(cut.toString()).toBe(JSON.stringify({ ...obj, metadata: { resourceVersion: '7', ...rest } }));
+    expect(at.withoutManagedFields.toString()).toBe(JSON.stringify({ ...obj, metadata: { resourceVersion: '7', ...rest } }));
+    expect(at.metadata.toString()).toBe(JSON.stringify({ resourceVersion: '7', ...metadata }));
   });
 
-  it('is undefined without managedFields or for bytes it cannot read', () => {
-    expect(withoutManagedFieldsBytes(withResourceVersion(encodeStored(pod('p')), 1))).toBeUndefined();
-    expect(withoutManagedFieldsBytes(Buffer.from('{"kind":"Pod","metadata":{}}'))).toBeUndefined();
-    expect(withoutManagedFieldsBytes(Buffer.from('{"metadata":{"managedFields":[}'))).toBeUndefined();
+  it('leaves bytes without managedFields as they are, and refuses bytes it cannot read', () => {
+    const plain = withResourceVersion(encodeStored(pod('p')), 1);
+    expect(metadataAndRest(plain)?.withoutManagedFields).toBe(plain);
+    const empty = Buffer.from('{"kind":"Pod","metadata":{}}');
+    expect(metadataAndRest(empty)).toEqual({ metadata: Buffer.from('{}'), withoutManagedFields: empty });
+    for (const bad of ['{"metadata":{"managedFields":[}', '{"metadata":{"a":1,}}', '{"metadata":{"a":1']) expect(metadataAndRest(Buffer.from(bad)), bad).toBeUndefined();
   });
 });
 

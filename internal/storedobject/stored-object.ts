@@ -203,47 +203,73 @@ export function metadataMembers(bytes: Buffer, names: readonly string[]): Record
   }
 }
 
+/** Where the top-level metadata lies in compact JSON bytes, and its managedFields member if any. */
+interface MetadataLayout {
+  /** The metadata object's `{` … just after its `}`. */
+  start: number;
+  end: number;
+  /** The managedFields member with one comma beside it (after it, or before it when last). */
+  managedFields?: [from: number, to: number];
+}
+
 /**
- * The top-level metadata of stored or serving bytes as the bytes they hold (a view, not a
- * copy): the compact JSON JSON.stringify wrote, which is what JSON.stringify of the parsed
- * metadata gives again. Found by walking the top-level members from the start, so a nested
- * `metadata` (a template's) is never taken for it. Undefined when the bytes are not in that
- * shape as far as they are read, or have no metadata object.
+ * Finds the top-level metadata by walking the top-level members from the start, so a nested
+ * `metadata` (a template's) is never taken for it, then walks the metadata's own members (one
+ * pass over its bytes). Undefined when the bytes are not in the compact shape JSON.stringify
+ * writes, as far as they are read, or have no metadata object.
  */
-export function metadataBytes(bytes: Buffer): Buffer | undefined {
+function metadataLayout(bytes: Buffer): MetadataLayout | undefined {
   if (bytes[0] !== 0x7b) return undefined; // '{'
   let i = 1;
   for (;;) {
+    if (bytes[i] !== 0x22) return undefined;
+    const keyEnd = skipCompactValue(bytes, i);
+    if (keyEnd < 0 || bytes[keyEnd] !== 0x3a) return undefined; // ':'
+    if (keyEnd - i === 10 && bytes.toString('latin1', i, keyEnd) === '"metadata"') return bytes[keyEnd + 1] === 0x7b ? metadataMembersLayout(bytes, keyEnd + 1) : undefined;
+    const valueEnd = skipCompactValue(bytes, keyEnd + 1);
+    if (valueEnd < 0 || bytes[valueEnd] !== 0x2c) return undefined; // ',': no more members
+    i = valueEnd + 1;
+  }
+}
+
+function metadataMembersLayout(bytes: Buffer, start: number): MetadataLayout | undefined {
+  if (bytes[start + 1] === 0x7d) return { start, end: start + 2 }; // '{}'
+  let managedFields: [number, number] | undefined;
+  let i = start + 1;
+  for (;;) {
     const valueEnd = memberEnd(bytes, i);
     if (valueEnd < 0) return undefined;
-    const keyEnd = lastKeyEnd;
-    if (keyEnd - i === 10 && bytes.toString('latin1', i, keyEnd) === '"metadata"') return bytes[keyEnd + 1] === 0x7b ? bytes.subarray(keyEnd + 1, valueEnd) : undefined;
-    if (bytes[valueEnd] !== 0x2c) return undefined; // ',': no more members
+    const last = bytes[valueEnd] === 0x7d; // '}'
+    if (lastKeyEnd - i === 15 && bytes.toString('latin1', i, lastKeyEnd) === '"managedFields"') {
+      managedFields = !last ? [i, valueEnd + 1] : i > start + 1 ? [i - 1, valueEnd] : [i, valueEnd];
+    }
+    if (last) return managedFields ? { start, end: valueEnd + 1, managedFields } : { start, end: valueEnd + 1 };
+    if (bytes[valueEnd] !== 0x2c) return undefined;
     i = valueEnd + 1;
   }
 }
 
 /**
- * Stored or serving bytes without their metadata's managedFields (a copy), for readers that
- * never look at it and would otherwise parse it (often half an object's bytes); undefined when
- * there is none or the bytes are not in the compact shape JSON.stringify writes.
+ * The top-level metadata of stored or serving bytes as the bytes they hold (a view, not a
+ * copy): the compact JSON JSON.stringify wrote, which is what JSON.stringify of the parsed
+ * metadata gives again. Undefined when it cannot be found (see metadataLayout).
  */
-export function withoutManagedFieldsBytes(bytes: Buffer): Buffer | undefined {
-  const meta = metadataBytes(bytes);
-  if (meta === undefined || meta.length === 2) return undefined;
-  const base = meta.byteOffset - bytes.byteOffset;
-  let i = base + 1;
-  for (;;) {
-    const valueEnd = memberEnd(bytes, i);
-    if (valueEnd < 0) return undefined;
-    if (lastKeyEnd - i === 15 && bytes.toString('latin1', i, lastKeyEnd) === '"managedFields"') {
-      // The member and one comma beside it: the one after it, or before it when it is last.
-      const [from, to] = bytes[valueEnd] === 0x2c ? [i, valueEnd + 1] : i > base + 1 ? [i - 1, valueEnd] : [i, valueEnd];
-      return Buffer.concat([bytes.subarray(0, from), bytes.subarray(to)]);
-    }
-    if (bytes[valueEnd] !== 0x2c) return undefined;
-    i = valueEnd + 1;
-  }
+export function metadataBytes(bytes: Buffer): Buffer | undefined {
+  const at = metadataLayout(bytes);
+  return at && bytes.subarray(at.start, at.end);
+}
+
+/**
+ * An object's metadata bytes (as metadataBytes) and, for readers that never look at
+ * managedFields and would otherwise parse it (often half an object's bytes), the object's bytes
+ * without that member (a copy; the bytes themselves when it has none). Undefined when the
+ * metadata cannot be found.
+ */
+export function metadataAndRest(bytes: Buffer): { metadata: Buffer; withoutManagedFields: Buffer } | undefined {
+  const at = metadataLayout(bytes);
+  if (!at) return undefined;
+  const mf = at.managedFields;
+  return { metadata: bytes.subarray(at.start, at.end), withoutManagedFields: mf ? Buffer.concat([bytes.subarray(0, mf[0]), bytes.subarray(mf[1])]) : bytes };
 }
 
 /** Where the key of the member memberEnd read last ends (just after its closing quote). */

@@ -6,8 +6,8 @@ import { createNaming } from '../naming/naming.js';
 import { partialObjectMetadata, tableFor, type TableResource } from '../printers/index.js';
 import { encodeStored, metadataAndRest, metadataBytes, withResourceVersion } from '../storedobject/stored-object.js';
 import type { CacheEntry } from '../watchcache/types.js';
-import { jsonMetadataTable, jsonPartialList } from './metadata-views.js';
-import { itemObject, jsonSerializer, type Item, type ListMeta } from './serializers.js';
+import { jsonMetadataTable, jsonPartialList, partialObjectMetadataJson } from './metadata-views.js';
+import { itemObject, jsonSerializer, ProtobufSerializer, type Item, type ListMeta } from './serializers.js';
 
 type Obj = Record<string, unknown>;
 
@@ -131,5 +131,20 @@ describe('jsonPartialList', () => {
       expect(jsonPartialList(items, naming, apiVersion, META).toString()).toBe(general.toString());
     }
     expect(jsonPartialList([], naming, 'meta.k8s.io/v1', { resourceVersion: '1' }).toString()).toBe('{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"1"},"items":[]}\n');
+  });
+});
+
+describe('a protobuf PartialObjectMetadataList from the items’ metadata JSON', () => {
+  it('is what the protobuf list of the parsed items gives', () => {
+    const naming = createNaming('kubernetes');
+    const protobuf = new ProtobufSerializer(naming);
+    const schema = { item: 'io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata', list: 'io.k8s.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList' };
+    const items: Item[] = [...ODD_PODS.map((p, i) => entryItem(p, 10 + i)), { object: pod('converted', { resourceVersion: '99' }) }];
+    for (const apiVersion of ['meta.k8s.io/v1', 'meta.k8s.io/v1beta1']) {
+      const general = protobuf.list('PartialObjectMetadataList', apiVersion, META, items.map((i) => ({ object: { ...partialObjectMetadata(itemObject(i), naming), apiVersion } as unknown as Obj })), schema);
+      const ours = protobuf.listOfJsonItems('PartialObjectMetadataList', apiVersion, META, partialObjectMetadataJson(items, naming, apiVersion), schema);
+      expect(ours.equals(general)).toBe(true);
+      expect(ours.length).toBeGreaterThan(items.length * 50);
+    }
   });
 });

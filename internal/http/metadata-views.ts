@@ -2,7 +2,8 @@
 // each row's PartialObjectMetadata, which is what `kubectl get` asks for, and a
 // PartialObjectMetadataList, what metadata informers ask for) written from the cached objects'
 // bytes: an object's metadata, managedFields and all, is copied from its serving bytes instead of
-// being parsed and encoded again, a metadata list parses nothing, and a Table's printers get the
+// being parsed and encoded again, a metadata list parses nothing (in protobuf, each item's JSON
+// is transcoded, as cached objects' are), and a Table's printers get the
 // object parsed without its managedFields. The bytes are what JSON.stringify of the objects
 // built by printers/table gives (the cache holds compact JSON), so the answer is the same.
 // Objects that are not cache entries (converted to another version) are encoded as before.
@@ -28,18 +29,21 @@ const CLOSE2 = Buffer.from('}}');
 const COMMA = Buffer.from(',');
 const TABLE_TAIL = Buffer.from(']}\n');
 
-/** A PartialObjectMetadataList of the items in `apiVersion` (the meta group and version asked for). */
-export function jsonPartialList(items: readonly Item[], naming: Naming, apiVersion: string, meta: ListMeta): Buffer {
+/**
+ * Each item as the JSON of its PartialObjectMetadata in `apiVersion` (the meta group and version
+ * asked for): what a PartialObjectMetadataList holds, in JSON, or for a format to transcode.
+ */
+export function partialObjectMetadataJson(items: readonly Item[], naming: Naming, apiVersion: string): Buffer[] {
   const head = partialHead(apiVersion);
-  return jsonListOfItemBytes(
-    'PartialObjectMetadataList',
-    apiVersion,
-    meta,
-    items.map((item) => {
-      const fromBytes = 'entry' in item ? metadataBytes(item.entry.bytes) : undefined;
-      return Buffer.concat([head, metadataJson(fromBytes, fromBytes ? undefined : itemObject(item), naming), CLOSE]);
-    }),
-  );
+  return items.map((item) => {
+    const fromBytes = 'entry' in item ? metadataBytes(item.entry.bytes) : undefined;
+    return Buffer.concat([head, metadataJson(fromBytes, fromBytes ? undefined : itemObject(item), naming), CLOSE]);
+  });
+}
+
+/** A PartialObjectMetadataList of the items in `apiVersion`, as JSON. */
+export function jsonPartialList(items: readonly Item[], naming: Naming, apiVersion: string, meta: ListMeta): Buffer {
+  return jsonListOfItemBytes('PartialObjectMetadataList', apiVersion, meta, partialObjectMetadataJson(items, naming, apiVersion));
 }
 
 /**

@@ -19,8 +19,8 @@ import { wantsPretty } from './respond.js';
 import { indentJson } from '../codec/json/json-codec.js';
 import type { CacheEntry } from '../watchcache/types.js';
 import { CHUNK_BYTES, listChunkPool, type ChunkPool } from './chunk-pool.js';
-import { jsonMetadataTable, jsonPartialList } from './metadata-views.js';
-import { itemObject, jsonSerializer, yamlSerializer, type Item, type JsonObject, type ListChunks, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
+import { jsonMetadataTable, jsonPartialList, partialObjectMetadataJson } from './metadata-views.js';
+import { itemObject, jsonSerializer, ProtobufSerializer, yamlSerializer, type Item, type JsonObject, type ListChunks, type ListMeta, type SchemaNames, type Serializer } from './serializers.js';
 
 export type View = 'full' | 'table' | 'partial';
 
@@ -235,6 +235,8 @@ export function writeList(c: Context<Env>, deps: HttpDeps, rep: Representation, 
   if (rep.view === 'partial') {
     const apiVersion = metaApiVersionOf(deps, rep);
     if (rep.serializer.name === 'json') return respond(c, deps, jsonPartialList(items, naming, apiVersion, meta), contentTypeOf(rep, deps), 200);
+    // Metadata informers' first choice: each item's metadata JSON transcoded, nothing parsed.
+    if (rep.serializer instanceof ProtobufSerializer) return respond(c, deps, rep.serializer.listOfJsonItems('PartialObjectMetadataList', apiVersion, meta, partialObjectMetadataJson(items, naming, apiVersion), schemasOf(resource, 'partial')), contentTypeOf(rep, deps), 200);
     const partial = items.map((i) => ({ object: { ...partialObjectMetadata(itemObject(i), naming), apiVersion } as unknown as JsonObject }));
     const body = rep.serializer.list('PartialObjectMetadataList', apiVersion, meta, partial, schemasOf(resource, 'partial'));
     return respond(c, deps, body, contentTypeOf(rep, deps), 200);

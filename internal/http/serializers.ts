@@ -357,6 +357,19 @@ export class ProtobufSerializer implements Serializer {
     return Buffer.concat([...this.listChunks(kind, apiVersion, meta, items, schema)]);
   }
 
+  /**
+   * The list of items given as their compact JSON (not cache entries: nothing is kept), each
+   * transcoded from its bytes as a cached object's first encoding is: the same bytes as list()
+   * of the parsed items.
+   */
+  listOfJsonItems(kind: string, apiVersion: string, meta: ListMeta, items: readonly Buffer[], schema: SchemaNames): Buffer {
+    if (!schema.item || !schema.list) throw errors.notAcceptable(['application/json']);
+    const n = items.length;
+    const sources = items.map((bytes) => this.codec.encodeStoredRaw(bytes, schema.item!));
+    const lengths = Int32Array.from(sources, (s) => s.length);
+    return Buffer.concat([...this.codec.encodeListChunks(apiVersion, kind, schema.list, listMetaObject(meta), sources, new Int32Array(n), lengths)]);
+  }
+
   listChunks(kind: string, apiVersion: string, meta: ListMeta, items: readonly Item[], schema?: SchemaNames, take?: () => Buffer): ListChunks {
     if (!schema?.item || !schema.list) throw errors.notAcceptable(['application/json']);
     // Where each item's message is: a cached one's slab and place in it (no object per item).

@@ -3,7 +3,8 @@
 // (`as=Table;g=meta.<domain>;v=v1`; upstream's `meta.k8s.io` under either naming, answered in the
 // group and version asked for) or metadata only (`as=PartialObjectMetadata[List]`) — chosen
 // from Accept among what this resource supports, and the writing of objects, lists and watch
-// events in that representation. Imports: http (negotiation, serializers), printers, schema.
+// events in that representation. Imports: http (negotiation, serializers, metadata-views),
+// printers, schema.
 
 import type { Context } from 'hono';
 import { createGzip, gzipSync } from 'node:zlib';

@@ -85,12 +85,13 @@ function exchangeHttp2(session: ClientHttp2Session, r: RenderedRequest): Promise
   });
 }
 
-/** How a job's request loops reach the server: loop `i` sends on its own connection or stream. */
+/** How a job's request loops reach the server: each loop sends on a connection of its own, or as a stream on a shared one. */
 interface Transport {
-  send(loop: number, r: RenderedRequest): Promise<Exchange>;
   /** The connections' count, each to be primed once. */
   readonly connections: number;
-  sendOn(connection: number, r: RenderedRequest): Promise<Exchange>;
+  /** The connection request loop `loop` sends on. */
+  connectionOf(loop: number): number;
+  send(connection: number, r: RenderedRequest): Promise<Exchange>;
   close(): void;
 }
 
@@ -98,8 +99,9 @@ function http1Transport(job: HttpJob, base: URL): Transport {
   const agent = tlsAgent(job.tls, job.connections);
   return {
     connections: job.connections,
-    send: (_loop, r) => exchange(agent, base, r),
-    sendOn: (_connection, r) => exchange(agent, base, r),
+    // The agent gives each request a free socket of its own.
+    connectionOf: (loop) => loop,
+    send: (_connection, r) => exchange(agent, base, r),
     close: () => agent.destroy(),
   };
 }
@@ -114,8 +116,8 @@ function http2Transport(job: HttpJob, streams: number): Transport {
   });
   return {
     connections: count,
-    send: (loop, r) => exchangeHttp2(sessions[Math.floor(loop / streams) % count]!, r),
-    sendOn: (connection, r) => exchangeHttp2(sessions[connection]!, r),
+    connectionOf: (loop) => Math.floor(loop / streams) % count,
+    send: (connection, r) => exchangeHttp2(sessions[connection]!, r),
     close: () => {
       for (const s of sessions) s.destroy();
     },
@@ -139,11 +141,12 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
   if (job.prime) {
     // One request per connection at once opens them all; they are kept for the run.
     const prime = compileTemplate(job.prime)(0);
-    await Promise.all(Array.from({ length: transport.connections }, (_, i) => transport.sendOn(i, prime).catch(() => undefined)));
+    await Promise.all(Array.from({ length: transport.connections }, (_, i) => transport.send(i, prime).catch(() => undefined)));
   }
   const measuring = new MeasurementWindow(job);
 
   const loop = async (index: number) => {
+    const connection = transport.connectionOf(index);
     for (;;) {
       const now = performance.now();
       if (next >= last || !measuring.beforeRequest(now)) return;
@@ -152,7 +155,7 @@ export async function runHttpLoad(job: HttpJob): Promise<HttpLoadResult> {
       let outcome: string;
       let bytes = 0;
       try {
-        const r = await transport.send(index, render(n));
+        const r = await transport.send(connection, render(n));
         bytes = r.bytes;
         outcome = ok.has(r.status) ? 'ok' : String(r.status);
         if (outcome !== 'ok') firstError ??= `status ${r.status} for request ${n}: ${r.body?.toString('utf8').slice(0, 400) ?? ''}`;

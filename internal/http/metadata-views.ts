@@ -27,6 +27,7 @@ function partialHead(apiVersion: string): Buffer {
 const CLOSE = Buffer.from('}');
 const CLOSE2 = Buffer.from('}}');
 const COMMA = Buffer.from(',');
+const ROW_OBJECT = Buffer.from(',"object":');
 const TABLE_TAIL = Buffer.from(']}\n');
 
 /**
@@ -68,13 +69,12 @@ export function jsonMetadataTable(r: TableResource, items: readonly Item[], nami
   const empty = JSON.stringify({ ...tableFor(r, [], { naming, listMeta: meta }), apiVersion });
   if (!empty.endsWith('"rows":[]}')) throw new Error('unexpected Table encoding');
   const parts: Buffer[] = [Buffer.from(empty.slice(0, -2))];
-  const rowObjectHead = Buffer.from(`,"object":`);
   const head = partialHead(`${naming.metaGroup}/v1`);
   printedRows(r, objects, { naming }).forEach(({ row, index }, n) => {
     if (n > 0) parts.push(COMMA);
     const printed = JSON.stringify(row);
     // The row's own members, then its object where the general path puts it (last).
-    parts.push(Buffer.from(printed.slice(0, -1)), rowObjectHead, head, metadataJson(metadata[index], objects[index], naming), CLOSE2);
+    parts.push(Buffer.from(printed.slice(0, -1)), ROW_OBJECT, head, metadataJson(metadata[index], objects[index], naming), CLOSE2);
   });
   parts.push(TABLE_TAIL);
   return Buffer.concat(parts);

@@ -28,6 +28,12 @@ export interface SnapshotableStore {
   /** The same image as chunks (captured at the call), so that it is never whole in memory. */
   captureImageStream(): AsyncIterable<Uint8Array>;
   restoreImageStream(chunks: AsyncIterable<Uint8Array>): Promise<void>;
+  /** Whether the store outlives the process: then Raft's periodic snapshots are in place (persistThrough). */
+  readonly durable?: boolean;
+  /** Makes the state durable and records it holds the log's state at `index` (StateMachine.persist). */
+  persistThrough?(index: number): Promise<void>;
+  /** Whether the state at `index` or a later one is held (StateMachine.holds). */
+  holdsThrough?(index: number): boolean;
 }
 
 export interface RaftReplicatorOptions {
@@ -91,6 +97,14 @@ export class RaftReplicator implements Replicator {
       snapshotStream: () => this.store!.captureImageStream(),
       restoreStream: (chunks) => this.store!.restoreImageStream(chunks),
     };
+    // A store on disk is its own snapshot: the periodic ones write no image of it (which took
+    // the whole data through the loop and onto disk again every snapshotEntries writes), and
+    // an image is captured only for a member that needs one.
+    const { persistThrough, holdsThrough } = store;
+    if (store.durable && persistThrough && holdsThrough) {
+      sm.persist = (index) => persistThrough.call(store, index);
+      sm.holds = (index) => holdsThrough.call(store, index);
+    }
     const onFatal = this.options.node.onFatal;
     this.node = await RaftNode.start({
       ...this.options.node,

@@ -384,7 +384,7 @@ const FLAGS: FlagSpec[] = [
   },
   {
     name: 'snapshot-count', value: 'n', default: '10000',
-    help: 'Applied Raft entries between two snapshots of the store, as etcd\'s flag of that name: a snapshot lets the log before it be dropped and is what a member too far behind receives. At least 1.',
+    help: 'Applied Raft entries between two snapshots of the store, as etcd\'s flag of that name: a snapshot makes the store durable through its index and lets the log before it be dropped; an image of the store is taken only for a member too far behind the log, or a new one. At least 1.',
     apply: (c, v) => {
       c.snapshotCount = count('snapshot-count', v);
       if (c.snapshotCount < 1) throw new FlagError('--snapshot-count must be at least 1');

@@ -2,6 +2,7 @@
 //   h/<key>\0<revision: 12 hex digits>  → record (a put's value with its generation and, when
 //                                          known, its watch-cache attributes; or a tombstone)
 //   m/revision, m/compacted, m/applied  → store metadata, written in the same batch as the data
+//   m/held                              → the Raft index an in-place snapshot recorded as held
 // The \0 separator sorts a key's revisions before any longer key sharing its prefix, and
 // fixed-width hex revisions sort numerically. Imports: nothing from the project.
 
@@ -11,6 +12,12 @@ export const META_COMPACTED = 'm/compacted';
 export const META_APPLIED = 'm/applied';
 /** Present while a snapshot image replaces the data: a store opened with it holds nothing usable. */
 export const META_RESTORING = 'm/restoring';
+/**
+ * The Raft log index whose state this store holds durably, recorded by an in-place Raft snapshot
+ * (LevelRevisionStore.persistThrough): entries after the last command (no-ops, membership
+ * changes) move it past m/applied.
+ */
+export const META_HELD = 'm/held';
 /** The naming mode the data was written with; switching it on existing data is refused. */
 export const META_NAMING = 'm/naming';
 

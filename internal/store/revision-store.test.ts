@@ -40,6 +40,44 @@ describe('LevelRevisionStore', () => {
     }
   });
 
+  it('records durably that it holds the state at a Raft index (persistThrough), until an image replaces its state', async () => {
+    const dir = tempDir();
+    try {
+      let store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
+      await store.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/k', value: enc('1') }] });
+      expect(store.holdsThrough(1)).toBe(false);
+      await store.persistThrough(12);
+      // A lower index later changes nothing.
+      await store.persistThrough(5);
+      expect(store.holdsThrough(12)).toBe(true);
+      expect(store.holdsThrough(13)).toBe(false);
+      await store.close();
+      store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
+      expect(store.holdsThrough(12)).toBe(true);
+      expect(store.holdsThrough(13)).toBe(false);
+      // An image from another replica replaces the state: what it held before means nothing.
+      const other = await LevelRevisionStore.open({ storage: 'memory' });
+      await other.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/o', value: enc('x') }] });
+      const image = Buffer.from(await other.captureImage());
+      image.writeDoubleBE(9, 'clusterd-store-image/1\n'.length);
+      await store.restoreImage(image);
+      expect(store.holdsThrough(9)).toBe(true);
+      expect(store.holdsThrough(10)).toBe(false);
+      await store.close();
+      store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
+      expect(store.holdsThrough(9)).toBe(true);
+      expect(store.holdsThrough(10)).toBe(false);
+      await store.close();
+      await other.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const memory = await LevelRevisionStore.open({ storage: 'memory' });
+    expect(memory.durable).toBe(false);
+    await expect(memory.persistThrough(1)).rejects.toThrow(/in memory/);
+    await memory.close();
+  });
+
   it('captures an image and installs it on another store, history included; a store already past it keeps its state', async () => {
     const a = await LevelRevisionStore.open({ storage: 'memory' });
     const b = await LevelRevisionStore.open({ storage: 'memory' });

@@ -17,6 +17,7 @@ import {
   isValidKey,
   META_APPLIED,
   META_COMPACTED,
+  META_HELD,
   META_NAMING,
   META_RESTORING,
   META_REVISION,
@@ -69,6 +70,8 @@ export class LevelRevisionStore implements RevisionStore {
   private durableRevision: number;
   /** Reads below this fail even while a compaction is still being written. */
   private readFloor: number;
+  /** The Raft index whose state is held durably, as persistThrough() recorded it (0: none). */
+  private heldIndex = 0;
 
   private constructor(
     private readonly db: LevelDb,
@@ -111,7 +114,7 @@ export class LevelRevisionStore implements RevisionStore {
         // the log store holds durably) is installed again before anything is served.
         await wipeState(db);
       }
-      const [rev, compacted, applied] = await db.getMany([META_REVISION, META_COMPACTED, META_APPLIED]);
+      const [rev, compacted, applied, heldAt] = await db.getMany([META_REVISION, META_COMPACTED, META_APPLIED, META_HELD]);
       const index = new KeyIndex();
       // Keys as bytes: the index keeps strings of their own (see parseHistoryKeyBytes). Entries
       // gathered up to 1,000 per read from the native side: at the default 16 KiB a read brought
@@ -149,7 +152,9 @@ export class LevelRevisionStore implements RevisionStore {
       const state = { revision: decodeNumber(rev), compacted: decodeNumber(compacted), applied: decodeNumber(applied) };
       latest?.done(state.revision);
       const applier = new Applier(db, index, state);
-      return new LevelRevisionStore(db, index, applier, options.replicator ?? new LocalReplicator(), options.sync ?? true, options.storage === 'leveldb');
+      const store = new LevelRevisionStore(db, index, applier, options.replicator ?? new LocalReplicator(), options.sync ?? true, options.storage === 'leveldb');
+      store.heldIndex = decodeNumber(heldAt);
+      return store;
     } catch (e) {
       await db.close();
       throw e;
@@ -380,6 +385,29 @@ export class LevelRevisionStore implements RevisionStore {
     return results;
   }
 
+  /** Whether the data outlives the process (a database on disk): what persistThrough() needs. */
+  get durable(): boolean {
+    return this.onDisk;
+  }
+
+  /**
+   * Makes every applied batch durable and records that this store holds the Raft log's state at
+   * `index`: an in-place Raft snapshot, for which the store itself is the snapshot (etcd's
+   * backend), instead of an image of everything written to a file every few thousand writes.
+   * Called between applies (every batch before it has been written): one synced write, since
+   * LevelDB syncs its log, and every earlier write in it, with it.
+   */
+  async persistThrough(index: number): Promise<void> {
+    if (!this.onDisk) throw new StoreError('STORE_UNAVAILABLE', 'a store in memory holds nothing durably');
+    await this.db.put(META_HELD, encodeNumber(Math.max(index, this.heldIndex)), { sync: true });
+    this.heldIndex = Math.max(index, this.heldIndex);
+  }
+
+  /** Whether this store holds the state at Raft index `index` or a later one (see persistThrough). */
+  holdsThrough(index: number): boolean {
+    return this.applier.state.applied >= index || this.heldIndex >= index;
+  }
+
   /**
    * An image of the whole state (history in the retention window and the store's metadata) for
    * a Raft snapshot. The state is captured before this returns (an explicit database snapshot
@@ -475,6 +503,7 @@ export class LevelRevisionStore implements RevisionStore {
       this.applier.state.revision = img.revision;
       this.applier.state.compacted = img.compacted;
       this.applier.state.applied = img.applied;
+      this.heldIndex = 0;
       this.durableRevision = img.revision;
       this.readFloor = img.compacted;
       const reset: AppliedBatch = { revision: img.revision, events: [], reset: true };
@@ -593,7 +622,7 @@ async function wipeState(db: LevelDb, clearMarker = true): Promise<void> {
       batch = db.batch();
     }
   }
-  batch.del(META_REVISION).del(META_COMPACTED).del(META_APPLIED);
+  batch.del(META_REVISION).del(META_COMPACTED).del(META_APPLIED).del(META_HELD);
   if (clearMarker) batch.del(META_RESTORING);
   await batch.write({ sync: true });
 }

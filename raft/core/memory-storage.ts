@@ -68,6 +68,16 @@ export class MemoryStorage implements LogStorage {
   }
 
   /**
+   * Driver: replace the data of the latest snapshot, at index i, with another image of the same
+   * state (an in-place snapshot, which holds no image, by one that does: see RaftNode).
+   */
+  replaceSnapshotData(i: number, data: Uint8Array): Snapshot {
+    if (i !== this.snap.metadata.index) throw new RaftInvariantError(`snapshot data for ${i} cannot replace the snapshot at ${this.snap.metadata.index}`);
+    this.snap = { metadata: this.snap.metadata, data };
+    return this.snap;
+  }
+
+  /**
    * Application: record a snapshot of its state machine at applied index i (cs is the
    * membership as of i). Does not drop entries; call compact for that. Entries after i stay,
    * so followers that are only a little behind can still be caught up from the log.

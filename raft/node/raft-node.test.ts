@@ -4,7 +4,8 @@
 // snapshot catch-up of a new member, removal, leadership transfer, the precise rejection
 // codes of proposals (DROPPED vs OUTCOME_UNKNOWN), membership changes refused before they
 // are proposed or ignored when an old log holds one the membership cannot take, and state
-// machines applied in batches (StateMachine.applyBatch), and the bound on pending proposals.
+// machines applied in batches (StateMachine.applyBatch), the bound on pending proposals, and
+// state machines that are their own snapshot (StateMachine.persist: in-place snapshots).
 
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
@@ -1444,5 +1445,161 @@ describe('RaftNode and a member removed while it was stopped', () => {
       cluster = null;
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * A map kept on a "disk" of its own (one per member, surviving restarts) that holds what
+ * persist() made durable: a state machine that is its own snapshot, as the API server's store
+ * is. A restart loses what was applied after the last persist(), as an unsynced write would.
+ */
+class InPlaceKv extends KvStateMachine {
+  persists = 0;
+  images = 0;
+  restores = 0;
+  private held: number;
+
+  constructor(
+    private readonly id: NodeId,
+    private readonly disks: Map<NodeId, { data: Map<string, string>; applied: number; held: number }>,
+  ) {
+    super();
+    const disk = disks.get(id);
+    for (const [k, v] of disk?.data ?? []) this.data.set(k, v);
+    this.lastApplied = disk?.applied ?? 0;
+    this.held = disk?.held ?? 0;
+  }
+
+  override apply(c: Parameters<KvStateMachine['apply']>[0]): string | null {
+    // Entries after the snapshot that the disk already holds come again after a restart.
+    if (c.index <= this.lastApplied) return null;
+    return super.apply(c);
+  }
+
+  async persist(index: number): Promise<void> {
+    this.persists++;
+    this.held = Math.max(this.held, index);
+    this.disks.set(this.id, { data: new Map(this.data), applied: this.lastApplied, held: this.held });
+  }
+
+  holds(index: number): boolean {
+    return this.lastApplied >= index || this.held >= index;
+  }
+
+  override snapshot(): Promise<Uint8Array> {
+    this.images++;
+    return super.snapshot();
+  }
+
+  override restore(image: Uint8Array): void {
+    this.restores++;
+    super.restore(image);
+    this.held = 0;
+    this.disks.set(this.id, { data: new Map(this.data), applied: this.lastApplied, held: 0 });
+  }
+}
+
+describe('RaftNode with a state machine that is its own snapshot (StateMachine.persist)', () => {
+  const inPlace = (c: Cluster, id: NodeId): InPlaceKv => c.sms.get(id) as InPlaceKv;
+  /** The snapshots a member's store was asked to record, as (index, in place?). */
+  const recorded = (c: Cluster, id: NodeId): { index: number; inPlace: boolean }[] =>
+    c.writes
+      .get(id)!
+      .flatMap((w) => (w.kind === 'save' && w.batch.snapshot ? [w.batch.snapshot] : []))
+      .map((s) => ({ index: s.metadata.index, inPlace: s.data[0] === 2 }));
+
+  it('records periodic snapshots without an image, compacts the log behind them, and restarts from the state it holds', async () => {
+    const disks = new Map();
+    const c = (cluster = new Cluster({ snapshotEntries: 4, catchUpEntries: 1, stateMachine: (id) => new InPlaceKv(id, disks) }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    // The bootstrap snapshot at index 1 is an image (of the empty state).
+    for (const id of c.nodes.keys()) inPlace(c, id).images = 0;
+    for (let i = 0; i < 12; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
+    const follower = [...c.nodes.values()].find((n) => n !== leader)!;
+    await c.runUntil(() => c.sms.get(follower.id)!.get('k11') === '11');
+    await c.runUntil(() => [...c.nodes.keys()].every((id) => recorded(c, id).some((r) => r.index > 5)));
+    for (const id of c.nodes.keys()) {
+      expect(inPlace(c, id).images).toBe(0);
+      expect(inPlace(c, id).persists).toBeGreaterThan(0);
+      // (Index 1: the bootstrap snapshot.)
+      const snaps = recorded(c, id).filter((s) => s.index > 1);
+      expect(snaps.length).toBeGreaterThan(0);
+      expect(snaps.every((s) => s.inPlace)).toBe(true);
+      expect(c.writes.get(id)!.some((w) => w.kind === 'compact')).toBe(true);
+    }
+    expect(follower.status().snapshotIndex).toBeGreaterThan(5);
+
+    // Restarted, it takes the state from its own "disk" (what the last persist() held) and
+    // the log after the snapshot: no image is restored.
+    await follower.stop();
+    const again = await c.start(follower.id);
+    const sm = inPlace(c, follower.id);
+    await c.runUntil(() => sm.get('k11') === '11');
+    expect(sm.restores).toBe(0);
+    expect(sm.data.size).toBe(12);
+    await c.drive(again.propose(put('k12', '12')));
+    await c.runUntil(() => sm.get('k12') === '12');
+  });
+
+  it('a member down past the compaction is caught up by an image taken for it, even with nothing written after it is back', async () => {
+    const disks = new Map();
+    // A snapshot after every entry: when the member comes back, the latest snapshot is at the
+    // leader's applied index, so the image has to replace an in-place snapshot at that index.
+    const c = (cluster = new Cluster({ snapshotEntries: 1, catchUpEntries: 0, stateMachine: (id) => new InPlaceKv(id, disks) }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    for (const id of c.nodes.keys()) inPlace(c, id).images = 0;
+    const down = [...c.nodes.values()].find((n) => n !== leader)!;
+    await c.drive(leader.propose(put('before', 'x')));
+    await c.runUntil(() => c.sms.get(down.id)!.get('before') === 'x');
+    await down.stop();
+    for (let i = 0; i < 8; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
+    const applied = leader.status().applied;
+    await c.runUntil(() => leader.status().snapshotIndex === applied && recorded(c, leader.id).some((r) => r.index === applied && r.inPlace));
+    expect(inPlace(c, leader.id).images).toBe(0);
+
+    await c.start(down.id);
+    const sm = inPlace(c, down.id);
+    await c.runUntil(() => sm.get('k7') === '7', 2_000);
+    expect(sm.restores).toBe(1);
+    expect(sm.data.size).toBe(9);
+    // One image, at the index the in-place snapshot held: the leader's applied index did not move.
+    expect(inPlace(c, leader.id).images).toBe(1);
+    expect(leader.status().applied).toBe(applied);
+    const snaps = recorded(c, leader.id);
+    expect(snaps[snaps.length - 1]).toEqual({ index: applied, inPlace: false });
+    // The next periodic snapshot is in place again.
+    await c.drive(leader.propose(put('after', 'y')));
+    await c.runUntil(() => recorded(c, leader.id).some((r) => r.index > applied && r.inPlace));
+    await c.runUntil(() => sm.get('after') === 'y');
+  });
+
+  it('a member added later is caught up by an image', async () => {
+    const disks = new Map();
+    const c = (cluster = new Cluster({ snapshotEntries: 3, catchUpEntries: 0, stateMachine: (id) => new InPlaceKv(id, disks) }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    for (let i = 0; i < 10; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
+    await c.drive(leader.addMember(4, 'local://4'));
+    await c.start(4, new Map([...c.peers, [4, 'local://4']]), true);
+    await c.runUntil(() => c.sms.get(4)?.get('k9') === '9', 2_000);
+    expect(inPlace(c, 4).restores).toBe(1);
+    expect(c.sms.get(4)!.data.size).toBe(10);
+  });
+
+  it('refuses to start from an in-place snapshot whose state the state machine does not hold', async () => {
+    const disks = new Map<NodeId, { data: Map<string, string>; applied: number; held: number }>();
+    const c = (cluster = new Cluster({ snapshotEntries: 3, catchUpEntries: 0, stateMachine: (id) => new InPlaceKv(id, disks) }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    for (let i = 0; i < 8; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
+    const victim = [...c.nodes.values()].find((n) => n !== leader)!;
+    await c.runUntil(() => recorded(c, victim.id).some((r) => r.index > 3 && r.inPlace));
+    await victim.stop();
+    // Its state machine's storage is gone; its Raft log says the state is there.
+    disks.delete(victim.id);
+    await expect(c.start(victim.id)).rejects.toThrow(/in place, and the state machine does not hold that state/);
+    c.nodes.delete(victim.id);
   });
 });

@@ -37,7 +37,10 @@
 //     store may sync it on the loop rather than cross to libuv's pool and back (LogSaveBatch);
 //   - read barriers share requests: one read-index request in flight covers every read that
 //     arrived before it was sent (readIndex);
-//   - snapshots are captured on the loop but encoded, written and compacted beside it.
+//   - snapshots are captured on the loop but encoded, written and compacted beside it; a
+//     state machine with durable storage of its own (StateMachine.persist) is its own
+//     snapshot: the periodic ones record no image, and one is taken only for a member that
+//     needs it (send() holds back the core's in-place snapshot and asks for one).
 //
 // Removed members (etcd's "removed member"): RaftNode remembers which members it saw removed
 // and at which log index (`removed`, kept across snapshots by RaftNodeOptions.removedMembers).
@@ -66,7 +69,7 @@ import type { SnapshotStatus, Transport, TransportHandler } from '../transport/t
 import { RaftNodeError } from './node-errors.js';
 import { INCARNATION_BYTES, proposalSeqKey, sameIncarnation, unwrapCommand, wrapCommand } from './proposal-envelope.js';
 import { proposalContextTerm } from '../core/messages.js';
-import { unwrapSnapshot, unwrapSnapshotStream, wrapSnapshot, wrapSnapshotStream } from './snapshot-envelope.js';
+import { isInPlaceSnapshotData, unwrapSnapshot, unwrapSnapshotStream, wrapInPlaceSnapshot, wrapSnapshot, wrapSnapshotStream } from './snapshot-envelope.js';
 import { concatChunks, decodeSnapshotRef, snapshotDataChunks } from '../storage/snapshot-ref.js';
 import type { RemovedMembersStore } from '../storage/removed-members.js';
 
@@ -122,6 +125,22 @@ export interface StateMachine {
   snapshotStream?(): AsyncIterable<Uint8Array>;
   /** Optional. restore() from chunks (used for images held in files); consumes them once. */
   restoreStream?(image: AsyncIterable<Uint8Array>): Promise<void>;
+  /**
+   * Optional, for a state machine that keeps its state in durable storage of its own (etcd's
+   * backend): makes every command applied so far durable, and records that the state at
+   * `index` is held (the node's applied index: no-ops and membership changes after the last
+   * command count). With it, the periodic snapshots are in place: they record no image, and
+   * the log before them is dropped once this resolves; an image (snapshotStream or snapshot)
+   * is captured only when a member needs one (one too far behind the log, or a member just
+   * added). Called between applies, like snapshot().
+   */
+  persist?(index: number): Promise<void>;
+  /**
+   * With persist: whether the state at `index` or a later one of the same log is held. A member
+   * restarted from an in-place snapshot at `index` checks it; false is fatal (the state
+   * machine's storage was lost or replaced: the member must be caught up as a new one).
+   */
+  holds?(index: number): boolean;
 }
 
 export interface Clock {
@@ -405,9 +424,14 @@ export class RaftNode {
   /** Its persisting and compacting part, which stop() lets finish before closing the store. */
   private snapshotPersisting: Promise<void> | null = null;
   /** An encoded snapshot waiting for the loop to persist it (see persistPreparedSnapshot). */
-  private preparedSnapshot: { index: number; confState: ConfState; data: Uint8Array } | null = null;
-  /** Set when a snapshot should be taken before the usual interval (see applyEntry). */
+  private preparedSnapshot: { index: number; confState: ConfState; data: Uint8Array; inPlace?: boolean } | null = null;
+  /**
+   * Set when a snapshot with an image should be taken before the usual interval: a member was
+   * added (see applyEntry), or a follower needs the image an in-place snapshot does not hold.
+   */
   private snapshotWanted = false;
+  /** The index of the latest snapshot when it is in place (StateMachine.persist), else 0. */
+  private inPlaceSnapshotIndex = 0;
   private confState: ConfState = { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
   /**
    * Members whose removal this member applied, with the log index of the removal; a member
@@ -524,9 +548,12 @@ export class RaftNode {
     for (const [id, url] of o.peers) this.peers.set(id, url);
     for (const [id, at] of (await o.removedMembers?.load()) ?? []) this.removed.set(id, at);
     if (state.snapshot) {
-      const members = await this.restoreStateMachine(state.snapshot.data);
+      const members = await this.restoreStateMachine(state.snapshot.data, state.snapshot.metadata.index);
       for (const [id, url] of members) this.peers.set(id, url);
-      this.memory.applySnapshot(state.snapshot);
+      // An in-place snapshot's data is kept inline (a few bytes, not a file reference), so that
+      // send() knows it by its bytes.
+      const snapshot = this.inPlaceSnapshotIndex !== 0 ? { ...state.snapshot, data: wrapInPlaceSnapshot(members) } : state.snapshot;
+      this.memory.applySnapshot(snapshot);
       this.applied = this.snapshotIndex = state.snapshot.metadata.index;
       this.confState = state.snapshot.metadata.confState;
     }
@@ -1011,11 +1038,36 @@ export class RaftNode {
     });
   }
 
+  /**
+   * Hands messages to the transport, except a snapshot that is in place (it holds no image):
+   * the core hears that it failed, and a snapshot with an image is taken (maybeSnapshot), which
+   * the core sends when it tries again.
+   */
+  private send(msgs: Message[]): void {
+    const holdsNoImage = (m: Message): boolean => m.type === MessageType.Snap && m.snapshot !== undefined && isInPlaceSnapshotData(m.snapshot.data);
+    if (!msgs.some(holdsNoImage)) {
+      this.transport.send(msgs);
+      return;
+    }
+    const out: Message[] = [];
+    for (const m of msgs) {
+      if (holdsNoImage(m)) {
+        this.snapshotWanted = true;
+        const to = m.to;
+        this.input(() => this.rn.reportSnapshot(to, false));
+      } else {
+        out.push(m);
+      }
+    }
+    if (out.length > 0) this.transport.send(out);
+    if (this.snapshotWanted) this.kick();
+  }
+
   /** Sends what the core allows to go out before the outstanding Ready's write (RawNode.takeEarlyMessages). */
   private sendEarlyMessages(): void {
     const msgs = this.rn.takeEarlyMessages({ term: this.term, vote: this.vote, leader: this.readyMessagesSent });
     if (msgs.length === 0) return;
-    this.transport.send(msgs);
+    this.send(msgs);
     this.counters.messagesSent += msgs.length;
   }
 
@@ -1146,10 +1198,10 @@ export class RaftNode {
     // would be dropped although nothing was lost.
     let afterWrite = rd.messages;
     if (sendEarly) {
-      if (rd.messages.length > 0) this.transport.send(rd.messages);
+      if (rd.messages.length > 0) this.send(rd.messages);
       afterWrite = [];
     } else if (rd.messages.some(isForwardedToLeader)) {
-      this.transport.send(rd.messages.filter(isForwardedToLeader));
+      this.send(rd.messages.filter(isForwardedToLeader));
       afterWrite = rd.messages.filter((m) => !isForwardedToLeader(m));
     }
     this.readyMessagesSent = afterWrite.length === 0;
@@ -1213,7 +1265,7 @@ export class RaftNode {
       }
       this.notePlacements(rd.entries);
       // 2. Send.
-      if (afterWrite.length > 0) this.transport.send(afterWrite);
+      if (afterWrite.length > 0) this.send(afterWrite);
       c.messagesSent += rd.messages.length;
       this.readyMessagesSent = true;
       // What inputs produced meanwhile and may go now need not wait for the applies below.
@@ -1368,22 +1420,35 @@ export class RaftNode {
     for (const w of [...this.leaderWaiters]) w();
   }
 
-  /** Restores the state machine from snapshot data (inline, or a file reference) and returns the members it lists. */
-  private async restoreStateMachine(data: Uint8Array): Promise<Map<NodeId, string>> {
+  /**
+   * Restores the state machine from the data of a snapshot at `index` (inline, or a file
+   * reference) and returns the members it lists. An in-place snapshot holds no image: the state
+   * machine must hold that state already (a restart).
+   */
+  private async restoreStateMachine(data: Uint8Array, index: number): Promise<Map<NodeId, string>> {
     const sm = this.o.stateMachine;
+    let inPlace: boolean;
+    let members: Map<NodeId, string>;
     if (!decodeSnapshotRef(data)) {
-      const { members, app } = unwrapSnapshot(data);
-      await sm.restore(app);
-      return members;
+      const unwrapped = unwrapSnapshot(data);
+      ({ members, inPlace } = unwrapped);
+      if (!inPlace) await sm.restore(unwrapped.app);
+    } else {
+      const unwrapped = await unwrapSnapshotStream(snapshotDataChunks(data));
+      ({ members, inPlace } = unwrapped);
+      if (inPlace) await unwrapped.app.return(undefined);
+      else if (sm.restoreStream) await sm.restoreStream(unwrapped.app);
+      else await sm.restore(await concatChunks(unwrapped.app));
     }
-    const { members, app } = await unwrapSnapshotStream(snapshotDataChunks(data));
-    if (sm.restoreStream) await sm.restoreStream(app);
-    else await sm.restore(await concatChunks(app));
+    if (inPlace && !sm.holds?.(index)) {
+      throw new RaftNodeError('FATAL', `the snapshot at ${index} is in place, and the state machine does not hold that state: its storage was lost or replaced`);
+    }
+    this.inPlaceSnapshotIndex = inPlace ? index : 0;
     return members;
   }
 
   private async installSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<void> {
-    const members = await this.restoreStateMachine(data);
+    const members = await this.restoreStateMachine(data, index);
     const before = this.memberList();
     this.applied = this.snapshotIndex = index;
     this.confState = confState;
@@ -1670,7 +1735,9 @@ export class RaftNode {
     // that image would apply the batch a second time.
     if (this.snapshotInFlight || this.applyingAhead || this.applied > this.memory.lastIndex()) return;
     const due = this.applied - this.snapshotIndex >= this.o.snapshotEntries;
-    if (!due && !(this.snapshotWanted && this.applied > this.snapshotIndex)) return;
+    // An image is wanted: a later state, or the same one when the latest snapshot holds none.
+    const wanted = this.snapshotWanted && (this.applied > this.snapshotIndex || (this.inPlaceSnapshotIndex !== 0 && this.inPlaceSnapshotIndex === this.applied));
+    if (!due && !wanted) return;
     this.snapshotWanted = false;
     const t0 = performance.now();
     const index = this.applied;
@@ -1678,6 +1745,15 @@ export class RaftNode {
     // The address book as of `index`, like the state machine's image.
     const members = new Map(this.peers);
     const sm = this.o.stateMachine;
+    if (sm.persist && !wanted) {
+      this.snapshotIndex = index;
+      this.counters.snapshotMs += performance.now() - t0;
+      this.snapshotInFlight = this.prepareInPlaceSnapshot(sm.persist.bind(sm), index, confState, members).catch((err: unknown) => {
+        this.snapshotInFlight = null;
+        if (!this.stopped) this.die(err as Error);
+      });
+      return;
+    }
     const stageStream = this.o.store.stageSnapshotStream?.bind(this.o.store);
     if (sm.snapshotStream && stageStream) {
       const term = this.memory.term(index);
@@ -1725,6 +1801,18 @@ export class RaftNode {
     this.kick();
   }
 
+  /** prepareSnapshot() for an in-place snapshot: the state machine makes its state durable; the data is the address book. */
+  private async prepareInPlaceSnapshot(
+    persist: (index: number) => Promise<void>,
+    index: number,
+    confState: ConfState,
+    members: ReadonlyMap<NodeId, string>,
+  ): Promise<void> {
+    await persist(index);
+    this.preparedSnapshot = { index, confState, data: wrapInPlaceSnapshot(members), inPlace: true };
+    this.kick();
+  }
+
   /** prepareSnapshot() for a state machine that streams its image: straight into the store's file. */
   private async prepareStreamedSnapshot(
     stage: (metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>) => Promise<Uint8Array>,
@@ -1753,12 +1841,16 @@ export class RaftNode {
     const p = this.preparedSnapshot;
     if (!p) return;
     this.preparedSnapshot = null;
+    const current = this.memory.snapshot().metadata.index;
+    // An image of the state an in-place snapshot records: it takes that snapshot's place.
+    const replaces = current === p.index && this.inPlaceSnapshotIndex === p.index && !p.inPlace;
     // A newer snapshot from the leader was installed while the image was being encoded.
-    if (this.memory.snapshot().metadata.index >= p.index) {
+    if (current >= p.index && !replaces) {
       this.snapshotInFlight = null;
       return;
     }
-    const snap = this.memory.createSnapshot(p.index, p.confState, p.data);
+    const snap = replaces ? this.memory.replaceSnapshotData(p.index, p.data) : this.memory.createSnapshot(p.index, p.confState, p.data);
+    this.inPlaceSnapshotIndex = p.inPlace ? p.index : 0;
     this.snapshotInFlight = this.snapshotPersisting = this.persistSnapshot(snap)
       .catch((err: unknown) => this.die(err as Error))
       .finally(() => (this.snapshotInFlight = this.snapshotPersisting = null));

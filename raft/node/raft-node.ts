@@ -1054,7 +1054,8 @@ export class RaftNode {
       if (holdsNoImage(m)) {
         this.snapshotWanted = true;
         const to = m.to;
-        this.input(() => this.rn.reportSnapshot(to, false));
+        // Not from inside send(): its callers are in the middle of handling a Ready.
+        queueMicrotask(() => this.input(() => this.rn.reportSnapshot(to, false)));
       } else {
         out.push(m);
       }

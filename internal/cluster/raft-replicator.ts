@@ -100,10 +100,9 @@ export class RaftReplicator implements Replicator {
     // A store on disk is its own snapshot: the periodic ones write no image of it (which took
     // the whole data through the loop and onto disk again every snapshotEntries writes), and
     // an image is captured only for a member that needs one.
-    const { persistThrough, holdsThrough } = store;
-    if (store.durable && persistThrough && holdsThrough) {
-      sm.persist = (index) => persistThrough.call(store, index);
-      sm.holds = (index) => holdsThrough.call(store, index);
+    if (store.durable && store.persistThrough && store.holdsThrough) {
+      sm.persist = (index) => store.persistThrough!(index);
+      sm.holds = (index) => store.holdsThrough!(index);
     }
     const onFatal = this.options.node.onFatal;
     this.node = await RaftNode.start({

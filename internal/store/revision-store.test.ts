@@ -49,24 +49,23 @@ describe('LevelRevisionStore', () => {
       await store.persistThrough(12);
       // A lower index later changes nothing.
       await store.persistThrough(5);
-      expect(store.holdsThrough(12)).toBe(true);
-      expect(store.holdsThrough(13)).toBe(false);
-      await store.close();
-      store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
-      expect(store.holdsThrough(12)).toBe(true);
-      expect(store.holdsThrough(13)).toBe(false);
+      // Held up to `last`, before and after a reopen.
+      const heldUpTo = async (last: number): Promise<void> => {
+        expect(store.holdsThrough(last)).toBe(true);
+        expect(store.holdsThrough(last + 1)).toBe(false);
+        await store.close();
+        store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
+        expect(store.holdsThrough(last)).toBe(true);
+        expect(store.holdsThrough(last + 1)).toBe(false);
+      };
+      await heldUpTo(12);
       // An image from another replica replaces the state: what it held before means nothing.
       const other = await LevelRevisionStore.open({ storage: 'memory' });
       await other.execute({ type: 'txn', compares: [], ops: [{ type: 'put', key: '/o', value: enc('x') }] });
       const image = Buffer.from(await other.captureImage());
       image.writeDoubleBE(9, 'clusterd-store-image/1\n'.length);
       await store.restoreImage(image);
-      expect(store.holdsThrough(9)).toBe(true);
-      expect(store.holdsThrough(10)).toBe(false);
-      await store.close();
-      store = await LevelRevisionStore.open({ storage: 'leveldb', path: dir });
-      expect(store.holdsThrough(9)).toBe(true);
-      expect(store.holdsThrough(10)).toBe(false);
+      await heldUpTo(9);
       await store.close();
       await other.close();
     } finally {

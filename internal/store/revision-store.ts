@@ -399,8 +399,9 @@ export class LevelRevisionStore implements RevisionStore {
    */
   async persistThrough(index: number): Promise<void> {
     if (!this.onDisk) throw new StoreError('STORE_UNAVAILABLE', 'a store in memory holds nothing durably');
-    await this.db.put(META_HELD, encodeNumber(Math.max(index, this.heldIndex)), { sync: true });
-    this.heldIndex = Math.max(index, this.heldIndex);
+    const held = Math.max(index, this.heldIndex);
+    await this.db.put(META_HELD, encodeNumber(held), { sync: true });
+    this.heldIndex = held;
   }
 
   /** Whether this store holds the state at Raft index `index` or a later one (see persistThrough). */

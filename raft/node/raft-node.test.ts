@@ -1453,6 +1453,8 @@ describe('RaftNode and a member removed while it was stopped', () => {
  * persist() made durable: a state machine that is its own snapshot, as the API server's store
  * is. A restart loses what was applied after the last persist(), as an unsynced write would.
  */
+type Disks = Map<NodeId, { data: Map<string, string>; applied: number; held: number }>;
+
 class InPlaceKv extends KvStateMachine {
   persists = 0;
   images = 0;
@@ -1461,7 +1463,7 @@ class InPlaceKv extends KvStateMachine {
 
   constructor(
     private readonly id: NodeId,
-    private readonly disks: Map<NodeId, { data: Map<string, string>; applied: number; held: number }>,
+    private readonly disks: Disks,
   ) {
     super();
     const disk = disks.get(id);
@@ -1501,6 +1503,18 @@ class InPlaceKv extends KvStateMachine {
 
 describe('RaftNode with a state machine that is its own snapshot (StateMachine.persist)', () => {
   const inPlace = (c: Cluster, id: NodeId): InPlaceKv => c.sms.get(id) as InPlaceKv;
+  /**
+   * Three members over InPlaceKv with a leader elected; their image counts start from 0 (the
+   * bootstrap snapshot at index 1 is an image of the empty state).
+   */
+  const startInPlace = async (snapshotEntries: number, catchUpEntries: number): Promise<{ c: Cluster; leader: RaftNode; disks: Disks }> => {
+    const disks: Disks = new Map();
+    const c = (cluster = new Cluster({ snapshotEntries, catchUpEntries, stateMachine: (id) => new InPlaceKv(id, disks) }));
+    await c.startAll(3);
+    const leader = await c.electLeader();
+    for (const id of c.nodes.keys()) inPlace(c, id).images = 0;
+    return { c, leader, disks };
+  };
   /** The snapshots a member's store was asked to record, as (index, in place?). */
   const recorded = (c: Cluster, id: NodeId): { index: number; inPlace: boolean }[] =>
     c.writes
@@ -1509,12 +1523,7 @@ describe('RaftNode with a state machine that is its own snapshot (StateMachine.p
       .map((s) => ({ index: s.metadata.index, inPlace: s.data[0] === 2 }));
 
   it('records periodic snapshots without an image, compacts the log behind them, and restarts from the state it holds', async () => {
-    const disks = new Map();
-    const c = (cluster = new Cluster({ snapshotEntries: 4, catchUpEntries: 1, stateMachine: (id) => new InPlaceKv(id, disks) }));
-    await c.startAll(3);
-    const leader = await c.electLeader();
-    // The bootstrap snapshot at index 1 is an image (of the empty state).
-    for (const id of c.nodes.keys()) inPlace(c, id).images = 0;
+    const { c, leader } = await startInPlace(4, 1);
     for (let i = 0; i < 12; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
     const follower = [...c.nodes.values()].find((n) => n !== leader)!;
     await c.runUntil(() => c.sms.get(follower.id)!.get('k11') === '11');
@@ -1543,13 +1552,9 @@ describe('RaftNode with a state machine that is its own snapshot (StateMachine.p
   });
 
   it('a member down past the compaction is caught up by an image taken for it, even with nothing written after it is back', async () => {
-    const disks = new Map();
     // A snapshot after every entry: when the member comes back, the latest snapshot is at the
     // leader's applied index, so the image has to replace an in-place snapshot at that index.
-    const c = (cluster = new Cluster({ snapshotEntries: 1, catchUpEntries: 0, stateMachine: (id) => new InPlaceKv(id, disks) }));
-    await c.startAll(3);
-    const leader = await c.electLeader();
-    for (const id of c.nodes.keys()) inPlace(c, id).images = 0;
+    const { c, leader } = await startInPlace(1, 0);
     const down = [...c.nodes.values()].find((n) => n !== leader)!;
     await c.drive(leader.propose(put('before', 'x')));
     await c.runUntil(() => c.sms.get(down.id)!.get('before') === 'x');
@@ -1576,10 +1581,7 @@ describe('RaftNode with a state machine that is its own snapshot (StateMachine.p
   });
 
   it('a member added later is caught up by an image', async () => {
-    const disks = new Map();
-    const c = (cluster = new Cluster({ snapshotEntries: 3, catchUpEntries: 0, stateMachine: (id) => new InPlaceKv(id, disks) }));
-    await c.startAll(3);
-    const leader = await c.electLeader();
+    const { c, leader } = await startInPlace(3, 0);
     for (let i = 0; i < 10; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
     await c.drive(leader.addMember(4, 'local://4'));
     await c.start(4, new Map([...c.peers, [4, 'local://4']]), true);
@@ -1589,10 +1591,7 @@ describe('RaftNode with a state machine that is its own snapshot (StateMachine.p
   });
 
   it('refuses to start from an in-place snapshot whose state the state machine does not hold', async () => {
-    const disks = new Map<NodeId, { data: Map<string, string>; applied: number; held: number }>();
-    const c = (cluster = new Cluster({ snapshotEntries: 3, catchUpEntries: 0, stateMachine: (id) => new InPlaceKv(id, disks) }));
-    await c.startAll(3);
-    const leader = await c.electLeader();
+    const { c, leader, disks } = await startInPlace(3, 0);
     for (let i = 0; i < 8; i++) await c.drive(leader.propose(put(`k${i}`, String(i))));
     const victim = [...c.nodes.values()].find((n) => n !== leader)!;
     await c.runUntil(() => recorded(c, victim.id).some((r) => r.index > 3 && r.inPlace));

@@ -353,6 +353,8 @@ interface ConfContext {
 
 /** Messages a follower passes to its leader for it (MsgProp, MsgReadIndex): they rest on nothing this member writes. */
 const isForwardedToLeader = (m: Message): boolean => m.type === MessageType.Prop || m.type === MessageType.ReadIndex;
+/** A snapshot message whose snapshot is in place: it holds no image to ship (see send()). */
+const holdsNoImage = (m: Message): boolean => m.type === MessageType.Snap && m.snapshot !== undefined && isInPlaceSnapshotData(m.snapshot.data);
 
 /**
  * A running Raft replica. Create with RaftNode.start(); every method is safe to call at any
@@ -424,14 +426,17 @@ export class RaftNode {
   /** Its persisting and compacting part, which stop() lets finish before closing the store. */
   private snapshotPersisting: Promise<void> | null = null;
   /** An encoded snapshot waiting for the loop to persist it (see persistPreparedSnapshot). */
-  private preparedSnapshot: { index: number; confState: ConfState; data: Uint8Array; inPlace?: boolean } | null = null;
+  private preparedSnapshot: { index: number; confState: ConfState; data: Uint8Array } | null = null;
   /**
    * Set when a snapshot with an image should be taken before the usual interval: a member was
    * added (see applyEntry), or a follower needs the image an in-place snapshot does not hold.
    */
   private snapshotWanted = false;
   /** The index of the latest snapshot when it is in place (StateMachine.persist), else 0. */
-  private inPlaceSnapshotIndex = 0;
+  private get inPlaceSnapshotIndex(): number {
+    const snap = this.memory.snapshot();
+    return isInPlaceSnapshotData(snap.data) ? snap.metadata.index : 0;
+  }
   private confState: ConfState = { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
   /**
    * Members whose removal this member applied, with the log index of the removal; a member
@@ -548,11 +553,11 @@ export class RaftNode {
     for (const [id, url] of o.peers) this.peers.set(id, url);
     for (const [id, at] of (await o.removedMembers?.load()) ?? []) this.removed.set(id, at);
     if (state.snapshot) {
-      const members = await this.restoreStateMachine(state.snapshot.data, state.snapshot.metadata.index);
+      const { members, inPlace } = await this.restoreStateMachine(state.snapshot.data, state.snapshot.metadata.index);
       for (const [id, url] of members) this.peers.set(id, url);
       // An in-place snapshot's data is kept inline (a few bytes, not a file reference), so that
-      // send() knows it by its bytes.
-      const snapshot = this.inPlaceSnapshotIndex !== 0 ? { ...state.snapshot, data: wrapInPlaceSnapshot(members) } : state.snapshot;
+      // it is known by its bytes (inPlaceSnapshotIndex, send()).
+      const snapshot = inPlace ? { ...state.snapshot, data: wrapInPlaceSnapshot(members) } : state.snapshot;
       this.memory.applySnapshot(snapshot);
       this.applied = this.snapshotIndex = state.snapshot.metadata.index;
       this.confState = state.snapshot.metadata.confState;
@@ -1044,7 +1049,6 @@ export class RaftNode {
    * the core sends when it tries again.
    */
   private send(msgs: Message[]): void {
-    const holdsNoImage = (m: Message): boolean => m.type === MessageType.Snap && m.snapshot !== undefined && isInPlaceSnapshotData(m.snapshot.data);
     if (!msgs.some(holdsNoImage)) {
       this.transport.send(msgs);
       return;
@@ -1423,10 +1427,10 @@ export class RaftNode {
 
   /**
    * Restores the state machine from the data of a snapshot at `index` (inline, or a file
-   * reference) and returns the members it lists. An in-place snapshot holds no image: the state
-   * machine must hold that state already (a restart).
+   * reference) and returns the members it lists, and whether it was in place: such a snapshot
+   * holds no image, and the state machine must hold that state already (a restart).
    */
-  private async restoreStateMachine(data: Uint8Array, index: number): Promise<Map<NodeId, string>> {
+  private async restoreStateMachine(data: Uint8Array, index: number): Promise<{ members: Map<NodeId, string>; inPlace: boolean }> {
     const sm = this.o.stateMachine;
     let inPlace: boolean;
     let members: Map<NodeId, string>;
@@ -1444,12 +1448,11 @@ export class RaftNode {
     if (inPlace && !sm.holds?.(index)) {
       throw new RaftNodeError('FATAL', `the snapshot at ${index} is in place, and the state machine does not hold that state: its storage was lost or replaced`);
     }
-    this.inPlaceSnapshotIndex = inPlace ? index : 0;
-    return members;
+    return { members, inPlace };
   }
 
   private async installSnapshot(index: number, confState: ConfState, data: Uint8Array): Promise<void> {
-    const members = await this.restoreStateMachine(data, index);
+    const { members } = await this.restoreStateMachine(data, index);
     const before = this.memberList();
     this.applied = this.snapshotIndex = index;
     this.confState = confState;
@@ -1810,7 +1813,7 @@ export class RaftNode {
     members: ReadonlyMap<NodeId, string>,
   ): Promise<void> {
     await persist(index);
-    this.preparedSnapshot = { index, confState, data: wrapInPlaceSnapshot(members), inPlace: true };
+    this.preparedSnapshot = { index, confState, data: wrapInPlaceSnapshot(members) };
     this.kick();
   }
 
@@ -1844,14 +1847,13 @@ export class RaftNode {
     this.preparedSnapshot = null;
     const current = this.memory.snapshot().metadata.index;
     // An image of the state an in-place snapshot records: it takes that snapshot's place.
-    const replaces = current === p.index && this.inPlaceSnapshotIndex === p.index && !p.inPlace;
+    const replaces = current === p.index && this.inPlaceSnapshotIndex === p.index && !isInPlaceSnapshotData(p.data);
     // A newer snapshot from the leader was installed while the image was being encoded.
     if (current >= p.index && !replaces) {
       this.snapshotInFlight = null;
       return;
     }
     const snap = replaces ? this.memory.replaceSnapshotData(p.index, p.data) : this.memory.createSnapshot(p.index, p.confState, p.data);
-    this.inPlaceSnapshotIndex = p.inPlace ? p.index : 0;
     this.snapshotInFlight = this.snapshotPersisting = this.persistSnapshot(snap)
       .catch((err: unknown) => this.die(err as Error))
       .finally(() => (this.snapshotInFlight = this.snapshotPersisting = null));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryTarget, perDeliveryUs, sustainedRate } from './watch.js';
+import { deliveryTarget, perDeliveryUs, roundsDuring, sustainedRate } from './watch.js';
 
 describe('sustainedRate', () => {
   const cases: { name: string; run: Parameters<typeof sustainedRate>[0]; want: number }[] = [
@@ -48,4 +48,17 @@ describe('perDeliveryUs', () => {
       expect(perDeliveryUs(c.cpuMs, c.delivered)).toBe(c.want);
     });
   }
+});
+
+describe('roundsDuring', () => {
+  const before = { rounds: 10, lagSeconds: 0.01, roundSeconds: 0.005, woken: 30 };
+  it('describes the rounds between two readings', () => {
+    const after = { rounds: 510, lagSeconds: 0.01 + 500 * 0.014, roundSeconds: 0.005 + 500 * 0.0028, woken: 30 + 500 * 1005 };
+    expect(roundsDuring(before, after, 10_000)).toBe('500 rounds (50/s), 1005 streams written per round, mean wait of a change for its round 14.00 ms, mean round 2.80 ms');
+  });
+  it('says nothing without both readings or without a round between them', () => {
+    expect(roundsDuring(undefined, before, 1000)).toBeUndefined();
+    expect(roundsDuring(before, undefined, 1000)).toBeUndefined();
+    expect(roundsDuring(before, before, 1000)).toBeUndefined();
+  });
 });

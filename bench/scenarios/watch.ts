@@ -13,6 +13,7 @@ import { cpuMeter, machineMeter } from '../support/proc-stats.js';
 import { SENT_AT_ANNOTATION } from '../load/watch-load.js';
 import { mergeWatchResults } from '../load/merge.js';
 import { wallClockMs, type WatchResult, type WriterResult } from '../load/protocol.js';
+import { parseExposition, valueOf } from '../../internal/testserver/prometheus-text.js';
 
 type Shape = 'fan-out' | 'selective';
 
@@ -40,6 +41,7 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   // The first moments warm up every party (JIT, connection windows): counted, not measured.
   const warmUntil = wallClockMs() + plan.warmupMs;
   for (const g of ctx.watchGens) g.warmUntil(warmUntil);
+  const roundsBefore = await deliveryRounds(ctx);
   const serverCpu = cpuMeter(ctx.server.pid);
   const cpuFrom = performance.now();
   const machineCpu = machineMeter();
@@ -68,9 +70,11 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   ctx.progress.step(`watch ${shape}: ${writer.ok} writes acknowledged (p99 ${writer.latency.p99Ms} ms); waiting for ${Math.round(expected)} deliveries`);
   const watched: WatchResult = mergeWatchResults(await Promise.all(ctx.watchGens.map((g, i) => g.finishWatchers(Math.round(expectedOf(i)), 15_000))));
   const server = serverCpu.stop();
-  const serverCpuMs = server === undefined ? undefined : server * (performance.now() - cpuFrom);
+  const deliveredWithinMs = performance.now() - cpuFrom;
+  const serverCpuMs = server === undefined ? undefined : server * deliveredWithinMs;
   const machine = machineCpu.stop();
-  ctx.raw[`watch ${shape}`] = { opened, writer, watched };
+  const rounds = roundsDuring(roundsBefore, await deliveryRounds(ctx), deliveredWithinMs);
+  ctx.raw[`watch ${shape}`] = { opened, writer, watched, rounds };
   ctx.progress.step(`  delivered ${watched.delivered}/${watched.expected}, p50 ${watched.fromAck.p50Ms} ms, p99 ${watched.fromAck.p99Ms} ms`);
 
   const achievedRate = (writer.ok * 1000) / writer.elapsedMs;
@@ -81,7 +85,8 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
     `${opened.established}/${plan.watchers} watchers over HTTP/2 (${plan.watchClient} client); ${writer.ok} writes at ${achievedRate.toFixed(0)}/s ` +
     `(write p99 ${writer.latency.p99Ms} ms${errors ? `, errors ${errors}: ${writer.firstError}` : ''}${writer.late ? `, writer held back at ${writer.late} ticks` : ''}); ` +
     `delivered ${watched.delivered} of ${watched.expected} expected (${events}; ${watched.closedEarly} streams closed by the server); ` +
-    `CPU from the first write to the last delivery: clusterd ${pct(server)}${perDelivery(serverCpuMs, watched.delivered)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}`;
+    `CPU from the first write to the last delivery: clusterd ${pct(server)}${perDelivery(serverCpuMs, watched.delivered)}, watcher processes ${pct(watched.generatorCpu)} together, writer ${pct(writer.generatorCpu)}, whole machine ${machine === undefined ? '?' : `${machine.toFixed(2)} cores`}` +
+    (rounds ? `; clusterd's delivery rounds (its /metrics): ${rounds}` : '');
   const p99 = watched.fromAck.count ? watched.fromAck.p99Ms : null;
   // The ceiling runs twice: at the rate clusterd's writer achieved (the same load, for the
   // ratio) and, when that fell short, at the target rate (can this machine do it at all?).
@@ -137,6 +142,43 @@ async function watchShape(ctx: BenchContext, shape: Shape): Promise<void> {
   }
   ctx.add({ scenario, figure: 'delivery p50 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p50Ms : null, target: 'reported', holds: null });
   ctx.add({ scenario, figure: 'delivery p99 (from send time in the object)', unit: 'ms', value: got ? watched.fromSend.p99Ms : null, target: 'reported', holds: null, note: 'includes the write itself (fsync) before the event exists' });
+}
+
+/** clusterd's delivery-round figures from its /metrics (undefined when it does not serve them). */
+async function deliveryRounds(ctx: BenchContext): Promise<RoundFigures | undefined> {
+  const res = await ctx.admin.get('/metrics');
+  if (res.status !== 200) return undefined;
+  const e = parseExposition(res.text());
+  const read = (name: string) => valueOf(e, name, {});
+  const rounds = read('clusterd_watch_delivery_lag_seconds_count');
+  const lagSeconds = read('clusterd_watch_delivery_lag_seconds_sum');
+  const roundSeconds = read('clusterd_watch_delivery_round_duration_seconds_sum');
+  const woken = read('clusterd_watch_delivery_woken_total');
+  if (rounds === undefined || lagSeconds === undefined || roundSeconds === undefined || woken === undefined) return undefined;
+  return { rounds, lagSeconds, roundSeconds, woken };
+}
+
+interface RoundFigures {
+  rounds: number;
+  lagSeconds: number;
+  roundSeconds: number;
+  woken: number;
+}
+
+/**
+ * What the rounds did between two readings, in words: how many and how often, how many streams
+ * each wrote, the mean wait of a change for its round and the mean round. (Readings are made
+ * outside the measured phase; the /metrics request itself wakes nobody.)
+ */
+export function roundsDuring(before: RoundFigures | undefined, after: RoundFigures | undefined, elapsedMs: number): string | undefined {
+  if (!before || !after) return undefined;
+  const rounds = after.rounds - before.rounds;
+  if (rounds <= 0 || elapsedMs <= 0) return undefined;
+  const ms = (seconds: number) => ((seconds * 1000) / rounds).toFixed(2);
+  return (
+    `${rounds} rounds (${((rounds * 1000) / elapsedMs).toFixed(0)}/s), ${Math.round((after.woken - before.woken) / rounds)} streams written per round, ` +
+    `mean wait of a change for its round ${ms(after.lagSeconds - before.lagSeconds)} ms, mean round ${ms(after.roundSeconds - before.roundSeconds)} ms`
+  );
 }
 
 /** Opens the scenario's watchers on `path` at `baseUrl`, split between the watcher processes. */

@@ -3,7 +3,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { parseExposition, valueOf } from '../testserver/prometheus-text.js';
-import { CounterFamily, GaugeFamily, HistogramFamily } from './series.js';
+import { CounterFamily, GaugeFamily, HistogramFamily, ReadHistogram } from './series.js';
 
 describe('metric families', () => {
   it('format like prom-client metrics', async () => {
@@ -36,5 +36,25 @@ describe('metric families', () => {
     expect(valueOf(e, 'h_seconds_count', { op: 'get' })).toBe(4);
     expect(valueOf(e, 'h_seconds_sum', { op: 'get' })).toBeCloseTo(2.65);
     expect(e.types.has('hidden_total')).toBe(false);
+  });
+
+  it('reads a histogram kept elsewhere at each scrape, in the same form', async () => {
+    const registry = new Registry();
+    const kept = { counts: new Float64Array(3), sum: 0, count: 0 };
+    new ReadHistogram('r_seconds', 'Read at scrape.', [0.1, 1], () => kept, [registry]);
+    const before = parseExposition(await registry.metrics());
+    expect(valueOf(before, 'r_seconds_bucket', { le: '+Inf' })).toBe(0);
+    expect(valueOf(before, 'r_seconds_count', {})).toBe(0);
+    // As HistogramChild counts: per bucket, the last past every bound.
+    kept.counts.set([2, 1, 1]);
+    kept.sum = 2.65;
+    kept.count = 4;
+    const e = parseExposition(await registry.metrics());
+    expect(e.types.get('r_seconds')).toBe('histogram');
+    expect(valueOf(e, 'r_seconds_bucket', { le: '0.1' })).toBe(2);
+    expect(valueOf(e, 'r_seconds_bucket', { le: '1' })).toBe(3);
+    expect(valueOf(e, 'r_seconds_bucket', { le: '+Inf' })).toBe(4);
+    expect(valueOf(e, 'r_seconds_sum', {})).toBeCloseTo(2.65);
+    expect(valueOf(e, 'r_seconds_count', {})).toBe(4);
   });
 });

@@ -108,16 +108,52 @@ export class HistogramFamily extends Family<HistogramChild> {
   }
 
   protected values(): Array<MetricValue<string>> {
-    const out: Array<MetricValue<string> & { metricName: string }> = [];
-    for (const { labels, child } of this.children.values()) {
-      let cumulative = 0;
-      for (let i = 0; i <= this.bounds.length; i++) {
-        cumulative += child.counts[i]!;
-        out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: i < this.bounds.length ? String(this.bounds[i]) : '+Inf' }, value: cumulative });
-      }
-      out.push({ metricName: `${this.name}_sum`, labels, value: child.sum });
-      out.push({ metricName: `${this.name}_count`, labels, value: child.count });
-    }
+    const out: HistogramValue[] = [];
+    for (const { labels, child } of this.children.values()) pushHistogram(out, this.name, labels, this.bounds, child);
     return out;
+  }
+}
+
+type HistogramValue = MetricValue<string> & { metricName: string };
+
+/** One histogram's series in prom-client's form: cumulative buckets, then sum and count. */
+function pushHistogram(out: HistogramValue[], name: string, labels: Labels, bounds: readonly number[], h: HistogramReading): void {
+  let cumulative = 0;
+  for (let i = 0; i <= bounds.length; i++) {
+    cumulative += h.counts[i] ?? 0;
+    out.push({ metricName: `${name}_bucket`, labels: { ...labels, le: i < bounds.length ? String(bounds[i]) : '+Inf' }, value: cumulative });
+  }
+  out.push({ metricName: `${name}_sum`, labels, value: h.sum });
+  out.push({ metricName: `${name}_count`, labels, value: h.count });
+}
+
+/** Observations kept by their owner, as HistogramChild keeps them: per bucket (not cumulative, the last past every bound), sum and count. */
+export interface HistogramReading {
+  readonly counts: ArrayLike<number>;
+  readonly sum: number;
+  readonly count: number;
+}
+
+/**
+ * A histogram without labels whose observations another module keeps (one that must not
+ * import the metrics, such as the watch cache's delivery rounds): read at each scrape.
+ */
+export class ReadHistogram {
+  readonly type = 'histogram';
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+    private readonly read: () => HistogramReading,
+    registers: Registry[],
+  ) {
+    for (const r of registers) r.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+
+  get(): Exported {
+    const values: HistogramValue[] = [];
+    pushHistogram(values, this.name, {}, this.bounds, this.read());
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: 'sum' };
   }
 }

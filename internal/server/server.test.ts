@@ -3,6 +3,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createCertificateAuthority, issueCertificate } from '../pki/certificates.js';
 import { ApiClient } from '../testserver/api-client.js';
+import { parseExposition, valueOf } from '../testserver/prometheus-text.js';
 import { startTestServer, type TestServer } from '../testserver/test-server.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test bodies are free-form JSON
@@ -542,6 +543,29 @@ describe('metrics', () => {
     expect(text).toMatch(/apiserver_request_duration_seconds_bucket\{/);
     expect(text).toMatch(/apiserver_storage_objects\{resource="namespaces"\} \d+/);
     expect((await t.anonymous.get('/metrics')).status).toBe(403);
+  });
+
+  it('counts watch delivery rounds: the streams they wake, their lag and duration', async () => {
+    const scrape = async () => parseExposition((await t.admin.get('/metrics')).text());
+    const before = await scrape();
+    let added!: () => void;
+    const seen = new Promise<void>((resolve) => (added = resolve));
+    const w = t.admin.watch('/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3Ddelivery-metrics', (line) => {
+      if (line.includes('"ADDED"')) added();
+    });
+    try {
+      const created = await t.admin.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'delivery-metrics' } });
+      expect(created.status, created.text()).toBe(200);
+      await seen;
+    } finally {
+      w.stop();
+    }
+    const after = await scrape();
+    const grew = (name: string) => valueOf(after, name, {})! - (valueOf(before, name, {}) ?? 0);
+    expect(grew('clusterd_watch_delivery_woken_total')).toBeGreaterThanOrEqual(1);
+    expect(grew('clusterd_watch_delivery_lag_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(grew('clusterd_watch_delivery_round_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(valueOf(after, 'clusterd_watch_delivery_lag_seconds_bucket', { le: '+Inf' })).toBe(valueOf(after, 'clusterd_watch_delivery_lag_seconds_count', {}));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryRound, wakeInNextRound } from './delivery-rounds.js';
+import { deliveryRound, ROUND_STAT_BOUNDS, roundStats, wakeInNextRound, type RoundDistribution } from './delivery-rounds.js';
 
 const nextRound = () => new Promise<void>((resolve) => wakeInNextRound(resolve));
 
@@ -100,4 +100,41 @@ describe('delivery rounds', () => {
     await nextRound();
     expect(seen).toEqual(['after']);
   });
+
+  it('counts each round: its wakes, its lag from the first wake asked for, and its duration', async () => {
+    await quiet();
+    const stats = roundStats();
+    const before = { lag: snapshot(stats.lag), duration: snapshot(stats.duration), woken: stats.woken };
+    // Three wakes asked for, then the loop held for 12 ms before the round can run; the round
+    // itself spends 6 ms.
+    await new Promise<void>((resolve) => {
+      wakeInNextRound(() => undefined);
+      wakeInNextRound(() => busy(6));
+      wakeInNextRound(resolve);
+      busy(12);
+    });
+    expect(stats.woken - before.woken).toBe(3);
+    const lag = added(stats.lag, before.lag);
+    const duration = added(stats.duration, before.duration);
+    expect(lag.count).toBe(1);
+    expect(duration.count).toBe(1);
+    expect(lag.sum).toBeGreaterThanOrEqual(0.012);
+    expect(duration.sum).toBeGreaterThanOrEqual(0.006);
+    // Each observation lands in the first bucket whose bound it does not pass.
+    expect(lag.counts[bucketOf(lag.sum)]).toBe(1);
+    expect(duration.counts[bucketOf(duration.sum)]).toBe(1);
+  });
 });
+
+function snapshot(d: RoundDistribution): RoundDistribution {
+  return { counts: Float64Array.from(d.counts), sum: d.sum, count: d.count };
+}
+
+function added(now: RoundDistribution, before: RoundDistribution): RoundDistribution {
+  return { counts: now.counts.map((c, i) => c - before.counts[i]!), sum: now.sum - before.sum, count: now.count - before.count };
+}
+
+function bucketOf(seconds: number): number {
+  const i = ROUND_STAT_BOUNDS.findIndex((b) => seconds <= b);
+  return i < 0 ? ROUND_STAT_BOUNDS.length : i;
+}

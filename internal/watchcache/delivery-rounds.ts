@@ -10,6 +10,8 @@
 // under fan-out load fewer, larger rounds are what keeps the loop able to serve requests and
 // the sockets moving. Rounds that wake a few consumers (selective watches) have little to
 // amortise and are not held back by load. Idle, the latency is one loop turn.
+// It also counts what the rounds cost (roundStats), for /metrics: under a fan-out the wait
+// from a change to its round is where a saturated event loop shows first.
 // Imports: nothing from the project.
 
 /** The next round waits at most this long after the previous one ended. */
@@ -23,6 +25,8 @@ const BUSY_FULL = 0.9;
 const WIDE_ROUND = 256;
 
 let due: (() => void)[] = [];
+/** When the oldest wake in `due` was asked for (performance.now()). */
+let firstDueAt = 0;
 let scheduled = false;
 let round = 0;
 let lastEnd = 0;
@@ -31,8 +35,45 @@ let lastUtilization = performance.eventLoopUtilization();
 
 /** Runs `wake` in the next delivery round (each call once, in call order). */
 export function wakeInNextRound(wake: () => void): void {
+  if (due.length === 0) firstDueAt = performance.now();
   due.push(wake);
   if (!scheduled) schedule();
+}
+
+/** Upper bounds (seconds) of the buckets RoundStats counts its lags and durations in. */
+export const ROUND_STAT_BOUNDS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+/** One distribution: observations per bucket of ROUND_STAT_BOUNDS (not cumulative; the last is past every bound), their sum and count. */
+export interface RoundDistribution {
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** What the rounds have cost since the process started. */
+export interface RoundStats {
+  /** From the first wake a round serves being asked for to the round's start, in seconds. */
+  readonly lag: RoundDistribution;
+  /** How long each round ran (the consumers' own work: encoding, stream writes), in seconds. */
+  readonly duration: RoundDistribution;
+  /** Consumers woken, over all rounds (one per watch stream written to, in a fan-out). */
+  woken: number;
+}
+
+const distribution = (): RoundDistribution => ({ counts: new Float64Array(ROUND_STAT_BOUNDS.length + 1), sum: 0, count: 0 });
+const stats: RoundStats = { lag: distribution(), duration: distribution(), woken: 0 };
+
+function observe(d: RoundDistribution, seconds: number): void {
+  let i = 0;
+  while (i < ROUND_STAT_BOUNDS.length && seconds > ROUND_STAT_BOUNDS[i]!) i++;
+  d.counts[i]!++;
+  d.sum += seconds;
+  d.count++;
+}
+
+/** The process's round statistics (live: read them, do not change them). */
+export function roundStats(): Readonly<RoundStats> {
+  return stats;
 }
 
 /** The number of the round running now (or of the last one); changes between rounds only. */
@@ -53,6 +94,8 @@ function runRound(): void {
   const start = performance.now();
   const now = due;
   due = [];
+  observe(stats.lag, Math.max(0, start - firstDueAt) / 1000);
+  stats.woken += now.length;
   for (const wake of now) {
     try {
       wake();
@@ -61,6 +104,7 @@ function runRound(): void {
     }
   }
   lastEnd = performance.now();
+  observe(stats.duration, (lastEnd - start) / 1000);
   const utilization = performance.eventLoopUtilization();
   const busy = performance.eventLoopUtilization(utilization, lastUtilization).utilization;
   lastUtilization = utilization;

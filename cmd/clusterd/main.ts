@@ -3,13 +3,14 @@
 // that exits 0. When the first argument names an operator subcommand (pki, members), that runs
 // instead. The server is imported only to serve, so that subcommands start quickly.
 // Imports: internal/config, internal/cluster-cli (subcommands, the data directory check), internal/codecache (its hook),
-// internal/heap (releasing the start's memory), internal/server (lazily).
+// internal/heap (releasing the start's memory), internal/jit (tier-up), internal/server (lazily).
 
 import { FlagError, helpText, parseFlags } from '../../internal/config/flags.js';
 import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/cluster-cli/subcommands.js';
 import { checkDataDir } from '../../internal/cluster-cli/data-dir-check.js';
 import { bundleLoaderHook } from '../../internal/codecache/hook.js';
 import { idleSampler, lowMemoryCollection, releaseWhenIdle } from '../../internal/heap/release-memory.js';
+import { setServerTierUp } from '../../internal/jit/tier-up.js';
 import type { RunningServer } from '../../internal/server/server.js';
 
 async function main(): Promise<void> {
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
   // the data directory (when the bundle's own directory is read-only).
   const loader = bundleLoaderHook();
   loader?.useDataDir(config.dataDir);
+  // Before the server's code loads, so that its functions get the budget from the start.
+  setServerTierUp();
   const { startServer } = await import('../../internal/server/server.js');
   // What the flags name is checked against what the server has only when it starts (the
   // API data): a bad value is still a usage error.

@@ -49,8 +49,6 @@ async function main(): Promise<void> {
   // the data directory (when the bundle's own directory is read-only).
   const loader = bundleLoaderHook();
   loader?.useDataDir(config.dataDir);
-  // Before the server's code loads, so that its functions get the budget from the start.
-  setServerTierUp();
   const { startServer } = await import('../../internal/server/server.js');
   // What the flags name is checked against what the server has only when it starts (the
   // API data): a bad value is still a usage error.
@@ -86,6 +84,8 @@ async function main(): Promise<void> {
   };
   whenReady(server, () => {
     loader?.started();
+    // The start's code runs once: optimized sooner, it made the start slower (internal/jit).
+    setServerTierUp();
     if (stopped) return;
     stopReleasing = schedule(() => {
       void lowMemoryCollection().then(() => {

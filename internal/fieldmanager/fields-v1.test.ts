@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeStored } from '../storedobject/stored-object.js';
 import { FieldSet } from './field-set.js';
-import { decodeFieldsV1, encodeFieldsV1, fieldsV1String } from './fields-v1.js';
+import { decodeFieldsV1, encodeFieldsV1, fieldsV1String, sharedFieldsV1 } from './fields-v1.js';
 import {
   compareElements,
   fieldElement as f,
@@ -245,5 +245,40 @@ describe('FieldsV1 decoding of objects shaped like recent ones', () => {
   it('still refuses a value that is not an object after a well-formed object of the same keys', () => {
     decodeFieldsV1(fresh('{"f:a":{"f:b":{}}}'));
     expect(() => decodeFieldsV1(fresh('{"f:a":{"f:b":1}}'))).toThrow(/must be a JSON object/);
+  });
+});
+
+describe('sharedFieldsV1: one value per stored text', () => {
+  const text = '{"f:metadata":{"f:labels":{"f:shared-a":{}}},"f:spec":{"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{}}}}}';
+
+  it('gives the same frozen value for the same text, read as the same set as a fresh parse', () => {
+    const a = sharedFieldsV1(text);
+    const b = sharedFieldsV1(`${text}`);
+    expect(b).toBe(a);
+    expect(a).toEqual(JSON.parse(text));
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen((a as Record<string, Record<string, unknown>>)['f:metadata']!['f:labels'])).toBe(true);
+    // Nothing can change what every object decoded with this text holds.
+    expect(() => {
+      (a as Record<string, unknown>)['f:status'] = {};
+    }).toThrow(TypeError);
+    expect(decodeFieldsV1(a).equals(decodeFieldsV1(JSON.parse(text)))).toBe(true);
+    expect(decodeFieldsV1(a)).toBe(decodeFieldsV1(b));
+  });
+
+  it('is written back as its text', () => {
+    const entry = { manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: sharedFieldsV1(text) };
+    const bytes = encodeStored({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', managedFields: [entry] } });
+    expect(bytes.toString()).toContain(`"fieldsV1":${text}}`);
+    expect(JSON.parse(bytes.toString()).metadata.managedFields[0].fieldsV1).toEqual(JSON.parse(text));
+  });
+
+  it('gives values that are not objects as JSON.parse reads them, and throws for text that is not JSON', () => {
+    expect(sharedFieldsV1('"x"')).toBe('x');
+    expect(sharedFieldsV1('null')).toBe(null);
+    expect(() => sharedFieldsV1('{"f:a":')).toThrow(SyntaxError);
+    // A text JSON.stringify would not write: read, not remembered as the value's text.
+    const spaced = sharedFieldsV1('{ "f:spaced": {} }');
+    expect(encodeStored({ kind: 'K', apiVersion: 'v1', metadata: { managedFields: [{ fieldsV1: spaced }] } }).toString()).toContain('"fieldsV1":{"f:spaced":{}}');
   });
 });

@@ -55,6 +55,38 @@ const decoded = new WeakMap<object, FieldSet>();
 /** Recently decoded sets by their FieldsV1 text, oldest first; bounded. */
 const byText = new BoundedMap<string, FieldSet>(512);
 
+/** One deep-frozen FieldsV1 value per text, for stored objects decoded to be written; bounded. */
+const sharedByText = new BoundedMap<string, unknown>(256);
+
+/**
+ * The FieldsV1 value of `text` (a stored entry's, as storedobject's parseStored hands it over)
+ * for an object decoded to be written. Objects of one shape (the pods of one workload, every
+ * update of one object by the same writers) carry the same texts, so one value per text is
+ * shared by all of them: it is parsed once, its set decoded once (decodeFieldsV1 finds it by
+ * identity) and its text remembered, when it is what JSON.stringify writes, so that a write
+ * keeping it does not serialize it again. It is frozen, so that nothing can change what other
+ * objects hold. Throws SyntaxError for text that is not JSON.
+ */
+export function sharedFieldsV1(text: string): unknown {
+  const known = sharedByText.get(text);
+  if (known !== undefined) return known;
+  const value: unknown = JSON.parse(text);
+  if (!isJsonObject(value)) return value;
+  if (JSON.stringify(value) === text) rememberJsonText(value, text);
+  const set = byText.get(text);
+  if (set !== undefined) decoded.set(value, set);
+  sharedByText.set(text, deepFreeze(value));
+  return value;
+}
+
+function deepFreeze(v: JsonObject): JsonObject {
+  for (const key of Object.keys(v)) {
+    const child = v[key];
+    if (typeof child === 'object' && child !== null) deepFreeze(child as JsonObject);
+  }
+  return Object.freeze(v);
+}
+
 /** A FieldsV1 object decoded lately, its text and its set. */
 interface Recent {
   readonly fields: JsonObject;

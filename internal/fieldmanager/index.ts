@@ -14,7 +14,7 @@ export {
   type WriteOptions,
 } from './field-manager.js';
 export { FieldSet } from './field-set.js';
-export { decodeFieldsV1, encodeFieldsV1, fieldsV1String } from './fields-v1.js';
+export { decodeFieldsV1, encodeFieldsV1, fieldsV1String, sharedFieldsV1 } from './fields-v1.js';
 export {
   ANCIENT_CHANGES_MANAGER,
   DEFAULT_MAX_UPDATE_MANAGERS,

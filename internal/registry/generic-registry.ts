@@ -7,7 +7,7 @@
 // knows about HTTP.
 // Imports: apierrors, store (types), storedobject, watchcache (storage and types), admission,
 // schema, auth (types), strategy, object-rules, conversion, webhook-conversion, keys,
-// delete-options, validation (plain-json: cloneJson).
+// delete-options, validation (plain-json: cloneJson), fieldmanager (sharedFieldsV1).
 
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type Qualified } from '../apierrors/status.js';
@@ -16,7 +16,8 @@ import type { AdmissionChain, Operation } from '../admission/admission.js';
 import type { UserInfo } from '../auth/user.js';
 import type { CustomResourceWebhookConversion, ResourceInfo } from '../schema/catalog.js';
 import { isStoreError, StoreError, type Compare, type RevisionStore } from '../store/types.js';
-import { encodeStored, type JsonObject } from '../storedobject/stored-object.js';
+import { encodeStored, parseStored, type JsonObject } from '../storedobject/stored-object.js';
+import { sharedFieldsV1 } from '../fieldmanager/fields-v1.js';
 import type { CachedStorage, ReadMode, StorageList } from '../watchcache/storage.js';
 import type { CacheEntry, EntryFilter } from '../watchcache/types.js';
 import type { CacheWatcher } from '../watchcache/watcher.js';
@@ -180,6 +181,13 @@ export function translateStoreError(e: unknown): Error {
  * Null label and annotation values become "", as Go's decoder makes them (a JSON null into a
  * map[string]string value); stored as null they reached the watch cache's label index.
  */
+/**
+ * The stored object a write starts from. Its managed fields' fieldsV1 values are the field
+ * manager's shared ones for their texts (parseStored): the write reads them as sets, and
+ * parsing them was often half the decode.
+ */
+const decodeForWrite = (entry: CacheEntry): JsonObject => parseStored(entry.bytes, sharedFieldsV1);
+
 function nullStringMapValues(obj: JsonObject): void {
   const meta = obj.metadata;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return;
@@ -741,7 +749,7 @@ export class GenericRegistry {
       const entry = await this.readEntry(ctx.namespace, name, { kind: 'consistent' });
       if (entry?.corrupt) throw errors.internal(entry.corrupt);
       if (!entry) return op.onMissing();
-      const current = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const current = this.toVersion(r, decodeForWrite(entry));
       const old = current instanceof Promise ? await current : current;
       const oldMeta = metaOf(old);
       if (op.requestedRv !== undefined && op.requestedRv !== oldMeta.resourceVersion) throw this.conflict(r, name);
@@ -917,7 +925,7 @@ export class GenericRegistry {
         if (revision === undefined) continue;
         return { object: { kind: r.kind, apiVersion: r.apiVersion, metadata: { name, namespace: entry.namespace || undefined } }, deleted: true };
       }
-      const converted = this.toVersion(r, JSON.parse(entry.bytes.toString('utf8')) as JsonObject);
+      const converted = this.toVersion(r, decodeForWrite(entry));
       const obj = converted instanceof Promise ? await converted : converted;
       const meta = metaOf(obj);
       const pre = options.preconditions;

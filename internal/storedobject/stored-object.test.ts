@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { decodeStored, encodeStored, metadataMembers, rememberJsonText, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
+import { decodeStored, encodeStored, metadataMembers, parseStored, rememberJsonText, replaceResourceVersion, typeMetaOf, withResourceVersion } from './stored-object.js';
 
 describe('stored objects', () => {
   it('writes kind, apiVersion, metadata first and never a resourceVersion', () => {
@@ -116,5 +116,63 @@ describe('encodeStored with remembered fieldsV1 texts', () => {
   it.each(cases)('%s: the same bytes', (_name, make) => {
     const obj = make();
     expect(encodeStored(obj).toString('utf8')).toBe(reference(obj));
+  });
+});
+
+describe('parseStored: the managed fields fieldsV1 values from their texts', () => {
+  const fields = (name: string) => ({ 'f:metadata': { 'f:labels': { [`f:${name}`]: {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {} } } } });
+  const entry = (manager: string, extra: Record<string, unknown> = {}) => ({ manager, operation: 'Update', apiVersion: 'v1', time: '2026-12-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: fields(manager), ...extra });
+  const pod = (metadata: Record<string, unknown>, rest: Record<string, unknown> = {}) => Buffer.from(JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata, spec: { containers: [{ name: 'c', image: 'i' }] }, ...rest }));
+  // Tagged, so that the test sees which values came from the texts.
+  const tagged = (text: string) => ({ text });
+  const cases: Array<[string, Buffer, 'skipped' | 'parsed']> = [
+    ['one entry', pod({ name: 'p', managedFields: [entry('a')] }), 'skipped'],
+    ['entries with a subresource after fieldsV1', pod({ name: 'p', managedFields: [entry('a'), entry('b', { subresource: 'status' }), entry('a')] }), 'skipped'],
+    ['managedFields before other members', pod({ managedFields: [entry('a')], name: 'p', labels: { a: 'b' } }), 'skipped'],
+    ['a key with braces, quotes and non-ASCII', pod({ name: 'p', managedFields: [{ ...entry('a'), fieldsV1: { 'k:{"name":"é}{"}': {} } }] }), 'skipped'],
+    ['no managed fields', pod({ name: 'p' }), 'parsed'],
+    ['no entries', pod({ name: 'p', managedFields: [] }), 'parsed'],
+    ['an entry without fieldsV1', pod({ name: 'p', managedFields: [entry('a'), { manager: 'm', operation: 'Update' }] }), 'parsed'],
+    ['an entry that is not an object', pod({ name: 'p', managedFields: [entry('a'), null] }), 'parsed'],
+    ['a fieldsV1 that is not an object', pod({ name: 'p', managedFields: [{ ...entry('a'), fieldsV1: 'x' }] }), 'parsed'],
+    ['managedFields only in a nested object', pod({ name: 'p' }, { spec: { template: { metadata: { managedFields: [entry('a')] } } } }), 'parsed'],
+  ];
+
+  it.each(cases)('%s: what JSON.parse reads', (_name, bytes, how) => {
+    const texts: string[] = [];
+    const got = parseStored(bytes, (text) => (texts.push(text), tagged(text)));
+    const want = JSON.parse(bytes.toString()) as { metadata: { managedFields?: Array<{ fieldsV1?: unknown }> } };
+    if (how === 'parsed') {
+      expect(got).toEqual(want);
+      return;
+    }
+    // The same object, each fieldsV1 in the place of its own text's value.
+    const entries = want.metadata.managedFields!;
+    for (const e of entries) e.fieldsV1 = tagged(JSON.stringify(e.fieldsV1));
+    expect(got).toEqual(want);
+    expect(JSON.stringify(Object.keys(got.metadata as object))).toBe(JSON.stringify(Object.keys(want.metadata)));
+  });
+
+  it('asks once for a text met lately, and gives its value again', () => {
+    const ask: string[] = [];
+    const source = (text: string) => (ask.push(text), tagged(text));
+    const unique = `u${Date.now()}`;
+    const a = parseStored(pod({ name: 'a', managedFields: [entry(unique)] }), source) as { metadata: { managedFields: Array<{ fieldsV1: unknown }> } };
+    const b = parseStored(pod({ name: 'b', managedFields: [entry(unique)] }), source) as typeof a;
+    expect(ask).toEqual([JSON.stringify(fields(unique))]);
+    expect(b.metadata.managedFields[0]!.fieldsV1).toBe(a.metadata.managedFields[0]!.fieldsV1);
+  });
+
+  it('reads serving bytes (resourceVersion spliced in) and bytes of a slab the same way', () => {
+    const stored = encodeStored(JSON.parse(pod({ name: 'p', managedFields: [entry('a')] }).toString()));
+    const slab = Buffer.concat([Buffer.from('garbage'), withResourceVersion(stored, 7), Buffer.from('{"x":')]);
+    const view = slab.subarray(7, slab.length - 5);
+    const got = parseStored(view, (text) => JSON.parse(text));
+    expect(got).toEqual(JSON.parse(view.toString()));
+  });
+
+  it('throws as JSON.parse does for bytes that are not JSON', () => {
+    expect(() => parseStored(Buffer.from('{"kind":"Pod","metadata":{"managedFields":[{"fieldsV1":{}}]'), (t) => t)).toThrow(SyntaxError);
+    expect(() => parseStored(Buffer.from('{"metadata":{"managedFields":[{"fieldsV1":{"f:a":{}},"x":}]}}'), (t) => t)).toThrow(SyntaxError);
   });
 });

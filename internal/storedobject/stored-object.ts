@@ -272,6 +272,108 @@ export function metadataAndRest(bytes: Buffer): { metadata: Buffer; withoutManag
   return { metadata: bytes.subarray(at.start, at.end), withoutManagedFields: mf ? Buffer.concat([bytes.subarray(0, mf[0]), bytes.subarray(mf[1])]) : bytes };
 }
 
+/**
+ * JSON.parse of stored or serving bytes, except that no managedFields entry's `fieldsV1` is
+ * parsed: `fieldsV1` receives each one's text and returns the value the entry holds (the field
+ * manager's one shared value per text, whose set it decodes once). The fieldsV1 values are
+ * often half an object's bytes and most of its parse, and a write that decodes the stored
+ * object only reads them as sets. Bytes not in the compact shape JSON.stringify writes (as far
+ * as the managed fields go) are parsed whole, their fieldsV1 values as JSON.parse makes them.
+ */
+export function parseStored(bytes: Buffer, fieldsV1: (text: string) => unknown): JsonObject {
+  return parseSkippingFieldsV1(bytes, fieldsV1) ?? (JSON.parse(bytes.toString('utf8')) as JsonObject);
+}
+
+const MANAGED_FIELDS_OPEN = new BytePattern('"managedFields":[');
+const FIELDS_V1_OPEN = new BytePattern('"fieldsV1":{');
+
+/** Per source of values: fieldsV1 texts met lately (their bytes) and its values for them, latest first. */
+const recentFieldsV1 = new WeakMap<(text: string) => unknown, Array<{ bytes: Buffer; value: unknown }>>();
+const RECENT_FIELDS_V1 = 8;
+
+/**
+ * parseStored's fast path. The managed fields are found by native searches, not by walking the
+ * bytes: each entry's fieldsV1 value is compared with the texts met lately (one memcmp; equal
+ * bytes are the same complete object, so its end is known) and only walked when new. The
+ * values are replaced by `0` in the text JSON.parse reads and filled in afterwards. Whatever
+ * the searches found is checked against the parse (the placeholders must be exactly the
+ * entries' fieldsV1 members of the top-level metadata's managedFields); undefined when not,
+ * or when the bytes are not compact JSON, and the caller parses them whole.
+ */
+function parseSkippingFieldsV1(bytes: Buffer, fieldsV1: (text: string) => unknown): JsonObject | undefined {
+  const open = MANAGED_FIELDS_OPEN.indexIn(bytes);
+  if (open < 0) return undefined;
+  // [value start, value end, the value] of every entry's fieldsV1, in byte order.
+  const found: Array<[number, number, unknown]> = [];
+  let i = open + MANAGED_FIELDS_OPEN.length;
+  if (bytes[i] === 0x5d) return undefined; // ']': nothing to skip
+  for (;;) {
+    if (bytes[i] !== 0x7b) return undefined; // '{': entries are objects
+    const key = FIELDS_V1_OPEN.indexIn(bytes, i);
+    if (key < 0) return undefined;
+    const start = key + FIELDS_V1_OPEN.length - 1;
+    const [end, value] = fieldsV1At(bytes, start, fieldsV1);
+    if (end < 0) return undefined;
+    found.push([start, end, value]);
+    // The entry's members after fieldsV1 (a subresource), then the next entry or the end.
+    let j = end;
+    while (bytes[j] === 0x2c) {
+      j = memberEnd(bytes, j + 1);
+      if (j < 0) return undefined;
+    }
+    if (bytes[j] !== 0x7d) return undefined; // '}'
+    if (bytes[j + 1] === 0x5d) break; // ']'
+    if (bytes[j + 1] !== 0x2c) return undefined;
+    i = j + 2;
+  }
+  let text = '';
+  let at = 0;
+  for (const [start, end] of found) {
+    text += `${bytes.toString('utf8', at, start)}0`;
+    at = end;
+  }
+  text += bytes.toString('utf8', at);
+  let obj: JsonObject;
+  try {
+    obj = JSON.parse(text) as JsonObject;
+  } catch {
+    return undefined;
+  }
+  const meta = obj.metadata;
+  const entries = typeof meta === 'object' && meta !== null ? (meta as JsonObject).managedFields : undefined;
+  if (!Array.isArray(entries) || entries.length !== found.length) return undefined;
+  for (let k = 0; k < found.length; k++) {
+    const e = entries[k] as JsonObject;
+    if (e.fieldsV1 !== 0) return undefined;
+    e.fieldsV1 = found[k]![2];
+  }
+  return obj;
+}
+
+/** The end of the fieldsV1 object at `start` and its value, or [-1] when it does not end. */
+function fieldsV1At(bytes: Buffer, start: number, fieldsV1: (text: string) => unknown): [number, unknown] {
+  let recent = recentFieldsV1.get(fieldsV1);
+  if (recent === undefined) recentFieldsV1.set(fieldsV1, (recent = []));
+  for (let r = 0; r < recent.length; r++) {
+    const known = recent[r]!;
+    const end = start + known.bytes.length;
+    if (end <= bytes.length && bytes.compare(known.bytes, 0, known.bytes.length, start, end) === 0) {
+      if (r > 0) {
+        recent.splice(r, 1);
+        recent.unshift(known);
+      }
+      return [end, known.value];
+    }
+  }
+  const end = skipCompactValue(bytes, start);
+  if (end < 0) return [-1, undefined];
+  const value = fieldsV1(bytes.toString('utf8', start, end));
+  // A copy: the bytes may be a slab's, reused once their entry is gone.
+  recent.unshift({ bytes: Buffer.from(bytes.subarray(start, end)), value });
+  if (recent.length > RECENT_FIELDS_V1) recent.pop();
+  return [end, value];
+}
+
 /** Where the key of the member memberEnd read last ends (just after its closing quote). */
 let lastKeyEnd = 0;
 

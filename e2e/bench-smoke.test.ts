@@ -111,4 +111,21 @@ describe('make bench harness (tiny mode)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
   });
+
+  it('compares two builds side by side (ab-writes, this checkout against itself)', async () => {
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const args = ['--base', PROJECT_ROOT, '--slices', '2', '--slice-seconds', '0.3', '--warmup-seconds', '0.2', '--in-flight', '4'];
+      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'ab-writes.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^put: slice 2\/2: base \d+ µs, this \d+ µs$/m);
+    // One row per operation: both servers' CPU per request, their ratio and rates, every slice.
+    for (const op of ['create', 'put']) expect(run.stdout).toMatch(new RegExp(`^\\| ${op} \\| \\d+ µs \\| \\d+ µs \\| \\d+\\.\\d{3}× \\| \\d+/s \\| \\d+/s \\| \\d+ \\d+; \\d+ \\d+ \\|$`, 'm'));
+  }, 60_000);
 });

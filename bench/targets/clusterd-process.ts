@@ -32,6 +32,8 @@ export class ClusterdProcess {
     readonly dataDir: string,
     readonly port: number,
     readonly args: string[],
+    /** The server's entry module (another checkout's, for side-by-side runs); this build's by default. */
+    readonly entry: string | undefined,
   ) {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       // Keep the tail only: a long run must not grow the bench's own memory.
@@ -44,14 +46,17 @@ export class ClusterdProcess {
     this.pkiDir = pkiArg ? pkiArg.slice('--pki-dir='.length) : join(dataDir, 'pki');
   }
 
-  /** Starts the server and waits for /readyz; throws with its stderr if it exits first. */
-  static async start(dataDir: string, args: string[] = [], port?: number): Promise<ClusterdStart> {
+  /**
+   * Starts the server and waits for /readyz; throws with its stderr if it exits first. `entry`:
+   * another build's dist/cmd/clusterd/main.js (bench/ab-writes), this one's by default.
+   */
+  static async start(dataDir: string, args: string[] = [], port?: number, entry?: string): Promise<ClusterdStart> {
     const p = port ?? (await freePort());
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...serverNodeFlags(), distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args, ...serverArgs()], {
+    const child = spawn(process.execPath, [...serverNodeFlags(), entry ?? distModule('cmd/clusterd/main.js'), `--data-dir=${dataDir}`, `--secure-port=${p}`, '--bind-address=127.0.0.1', ...args, ...serverArgs()], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const server = new ClusterdProcess(child, dataDir, p, args);
+    const server = new ClusterdProcess(child, dataDir, p, args, entry);
     let exited = false;
     void server.exitCode.then(() => (exited = true));
     const deadline = t0 + 120_000;
@@ -128,7 +133,7 @@ export class ClusterdProcess {
   /** Stops and starts again on the same data directory and port. */
   async restart(): Promise<ClusterdStart> {
     await this.stop();
-    return ClusterdProcess.start(this.dataDir, this.args, this.port);
+    return ClusterdProcess.start(this.dataDir, this.args, this.port, this.entry);
   }
 }
 

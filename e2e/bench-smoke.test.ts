@@ -17,18 +17,29 @@ interface BenchJson {
   rows: { scenario: string; figure: string; value: number | null; baseline?: { name: string; value: number | null }; target: string; holds: boolean | null; note?: string }[];
 }
 
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one of the bench's built entry points (`dist/bench/<script>`) to its end. */
+function runBench(script: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 describe('make bench harness (tiny mode)', () => {
   it('runs every scenario against the server and its baselines and writes the table and the JSON', async () => {
     const outDir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), '--tiny', '--jit-warmup', '0.2', '--out-dir', outDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runBench('run.js', ['--tiny', '--jit-warmup', '0.2', '--out-dir', outDir]);
     expect(run.stderr).toMatch(/^\[00:\d\d\] clusterd bench \(tiny\)/m);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('share this machine');
@@ -101,28 +112,13 @@ describe('make bench harness (tiny mode)', () => {
     [['--jit-warmup', 'soon'], '--jit-warmup: soon is not a number of seconds'],
     [['--jit-warmup', '-1'], '--jit-warmup: -1 is not a number of seconds'],
   ])('refuses %j before starting anything', async (args, message) => {
-    const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'run.js'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+    const run = await runBench('run.js', args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
   });
 
   it('compares two builds side by side (ab-writes, this checkout against itself)', async () => {
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const args = ['--base', PROJECT_ROOT, '--slices', '2', '--slice-seconds', '0.3', '--warmup-seconds', '0.2', '--in-flight', '4'];
-      const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', 'ab-writes.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runBench('ab-writes.js', ['--base', PROJECT_ROOT, '--slices', '2', '--slice-seconds', '0.3', '--warmup-seconds', '0.2', '--in-flight', '4']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^put: slice 2\/2: base \d+ µs, this \d+ µs$/m);
     // One row per operation: both servers' CPU per request, their ratio and rates, every slice.

@@ -178,16 +178,16 @@ export function translateStoreError(e: unknown): Error {
 }
 
 /**
- * Null label and annotation values become "", as Go's decoder makes them (a JSON null into a
- * map[string]string value); stored as null they reached the watch cache's label index.
- */
-/**
  * The stored object a write starts from. Its managed fields' fieldsV1 values are the field
  * manager's shared ones for their texts (parseStored): the write reads them as sets, and
  * parsing them was often half the decode.
  */
 const decodeForWrite = (entry: CacheEntry): JsonObject => parseStored(entry.bytes, sharedFieldsV1);
 
+/**
+ * Null label and annotation values become "", as Go's decoder makes them (a JSON null into a
+ * map[string]string value); stored as null they reached the watch cache's label index.
+ */
 function nullStringMapValues(obj: JsonObject): void {
   const meta = obj.metadata;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return;

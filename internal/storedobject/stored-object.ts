@@ -305,6 +305,8 @@ function parseSkippingFieldsV1(bytes: Buffer, fieldsV1: (text: string) => unknow
   if (open < 0) return undefined;
   // [value start, value end, the value] of every entry's fieldsV1, in byte order.
   const found: Array<[number, number, unknown]> = [];
+  let recent = recentFieldsV1.get(fieldsV1);
+  if (recent === undefined) recentFieldsV1.set(fieldsV1, (recent = []));
   let i = open + MANAGED_FIELDS_OPEN.length;
   if (bytes[i] === 0x5d) return undefined; // ']': nothing to skip
   for (;;) {
@@ -312,7 +314,7 @@ function parseSkippingFieldsV1(bytes: Buffer, fieldsV1: (text: string) => unknow
     const key = FIELDS_V1_OPEN.indexIn(bytes, i);
     if (key < 0) return undefined;
     const start = key + FIELDS_V1_OPEN.length - 1;
-    const [end, value] = fieldsV1At(bytes, start, fieldsV1);
+    const [end, value] = fieldsV1At(bytes, start, fieldsV1, recent);
     if (end < 0) return undefined;
     found.push([start, end, value]);
     // The entry's members after fieldsV1 (a subresource), then the next entry or the end.
@@ -350,10 +352,11 @@ function parseSkippingFieldsV1(bytes: Buffer, fieldsV1: (text: string) => unknow
   return obj;
 }
 
-/** The end of the fieldsV1 object at `start` and its value, or [-1] when it does not end. */
-function fieldsV1At(bytes: Buffer, start: number, fieldsV1: (text: string) => unknown): [number, unknown] {
-  let recent = recentFieldsV1.get(fieldsV1);
-  if (recent === undefined) recentFieldsV1.set(fieldsV1, (recent = []));
+/**
+ * The end of the fieldsV1 object at `start` and its value, or [-1] when it does not end.
+ * `recent` is the source's list of texts met lately, kept up to date here.
+ */
+function fieldsV1At(bytes: Buffer, start: number, fieldsV1: (text: string) => unknown, recent: Array<{ bytes: Buffer; value: unknown }>): [number, unknown] {
   for (let r = 0; r < recent.length; r++) {
     const known = recent[r]!;
     const end = start + known.bytes.length;

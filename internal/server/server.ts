@@ -673,6 +673,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   });
   server.on('tlsClientError', (err) => log.debug('TLS handshake failed', { error: err.message }));
 
+  await metrics.prime();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.securePort, config.bindAddress, () => {

@@ -10,7 +10,7 @@ import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/clu
 import { checkDataDir } from '../../internal/cluster-cli/data-dir-check.js';
 import { bundleLoaderHook } from '../../internal/codecache/hook.js';
 import { idleSampler, lowMemoryCollection, releaseWhenIdle } from '../../internal/heap/release-memory.js';
-import { setServerTierUp } from '../../internal/jit/tier-up.js';
+import { setServerJitFlags } from '../../internal/jit/tier-up.js';
 import type { RunningServer } from '../../internal/server/server.js';
 
 async function main(): Promise<void> {
@@ -34,6 +34,8 @@ async function main(): Promise<void> {
     process.stdout.write(helpText() + subcommandsHelp());
     return;
   }
+  // Before the server's code is compiled: cheaper optimized compilations (internal/jit).
+  setServerJitFlags('start');
   // Before anything opens the directory: a replica's data started as a single server (or the
   // reverse, or under another --name) would part from its cluster's.
   try {
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
   whenReady(server, () => {
     loader?.started();
     // The start's code runs once: optimized sooner, it made the start slower (internal/jit).
-    setServerTierUp();
+    setServerJitFlags('ready');
     if (stopped) return;
     stopReleasing = schedule(() => {
       void lowMemoryCollection().then(() => {

@@ -1,22 +1,48 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { SERVER_INTERRUPT_BUDGET, setServerTierUp } from './tier-up.js';
+import { SERVER_INTERRUPT_BUDGET, setServerJitFlags } from './tier-up.js';
 
 describe('server tier-up', () => {
-  const ours = `--interrupt-budget=${SERVER_INTERRUPT_BUDGET}`;
+  const budget = `--interrupt-budget=${SERVER_INTERRUPT_BUDGET}`;
+  const inlineTotal = '--max-inlined-bytecode-size-cumulative=300';
+  const inlineOne = '--max-inlined-bytecode-size=200';
+  // In the order they are set: the inlining limits at start, the budget once ready.
+  const all = [inlineTotal, inlineOne, budget];
   const cases: Array<{ name: string; execArgv: string[]; set: string[] }> = [
-    { name: 'no flags', execArgv: [], set: [ours] },
-    { name: 'other node flags', execArgv: ['--max-old-space-size=2048', '--cpu-prof'], set: [ours] },
-    { name: 'a flag that only starts alike', execArgv: ['--interrupt-budget-for-feedback-allocation=100'], set: [ours] },
-    { name: 'the flag on the command line', execArgv: ['--interrupt-budget=67584'], set: [] },
-    { name: 'the flag spelt with underscores', execArgv: ['--interrupt_budget=1000'], set: [] },
-    { name: 'the flag among others', execArgv: ['--max-old-space-size=512', '--interrupt-budget=50000', '--cpu-prof'], set: [] },
+    { name: 'no flags', execArgv: [], set: all },
+    { name: 'other node flags', execArgv: ['--max-old-space-size=2048', '--cpu-prof'], set: all },
+    { name: 'a flag that only starts alike', execArgv: ['--interrupt-budget-for-feedback-allocation=100'], set: all },
+    { name: 'the budget on the command line', execArgv: ['--interrupt-budget=67584'], set: [inlineTotal, inlineOne] },
+    { name: 'the budget spelt with underscores', execArgv: ['--interrupt_budget=1000'], set: [inlineTotal, inlineOne] },
+    { name: 'the budget among others', execArgv: ['--max-old-space-size=512', '--interrupt-budget=50000', '--cpu-prof'], set: [inlineTotal, inlineOne] },
+    { name: 'one inlining limit (the other only starts alike)', execArgv: ['--max-inlined-bytecode-size-cumulative=920'], set: [inlineOne, budget] },
+    { name: 'the other inlining limit', execArgv: ['--max_inlined_bytecode_size=460'], set: [inlineTotal, budget] },
+    { name: 'all three', execArgv: ['--interrupt-budget=1', '--max-inlined-bytecode-size=1', '--max-inlined-bytecode-size-cumulative=1'], set: [] },
   ];
   it.each(cases)('$name', ({ execArgv, set }) => {
     const got: string[] = [];
-    const flag = setServerTierUp({ execArgv, set: (f) => got.push(f) });
+    const flags = [...setServerJitFlags('start', { execArgv, set: (f) => got.push(f) }), ...setServerJitFlags('ready', { execArgv, set: (f) => got.push(f) })];
     expect(got).toEqual(set);
-    expect(flag).toBe(set[0]);
+    expect(flags).toEqual(set);
+  });
+
+  it("inlines a callee of 272 bytes of bytecode by default, and not once the server's start limits are set at run time", () => {
+    // A fresh node compiles `caller` on the main thread and traces its inlining decisions;
+    // the flags are set from within, after start, as the server sets them.
+    const script = `
+      const v8 = require('node:v8');
+      for (const f of process.argv.slice(1)) v8.setFlagsFromString(f);
+      function callee(a) { let s = 0; for (let i = 0; i < 4; i++) { s += (a * i) ^ (s >>> 1); s -= (a + i) | 0; s ^= (s << 3) + a; s += (a % 7) * (i + 1); s = (s & 0xffff) + (s >>> 16); s += (a * 3 + i * 5) ^ (s >> 2); s -= (a >> 1) + (i << 2); s = (s ^ a) + (i * a) % 11; s += ((a | i) & 0xff) - ((a & i) | 1); s = (s * 31 + a) | 0; s ^= (a >>> 3) + (i * 7); s += (s & 7) * (a & 15); } return s; }
+      function caller(a) { return callee(a) + callee(a + 1); }
+      %PrepareFunctionForOptimization(callee); %PrepareFunctionForOptimization(caller);
+      for (let i = 0; i < 100; i++) caller(i);
+      %OptimizeFunctionOnNextCall(caller); caller(1);`;
+    const trace = (flags: string[]) =>
+      execFileSync(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--trace-turbo-inlining', '-e', script, ...flags], { encoding: 'utf8' });
+    const inlinesCallee = (out: string) => /Inlining .*<SharedFunctionInfo callee>} into .*<SharedFunctionInfo caller>/.test(out);
+    const serverFlags = setServerJitFlags('start', { execArgv: [], set: () => undefined });
+    expect(inlinesCallee(trace([]))).toBe(true);
+    expect(inlinesCallee(trace(serverFlags))).toBe(false);
   });
 
   it('gets a hot function optimized sooner when set at run time', () => {

@@ -2,11 +2,11 @@
 // ceiling, etcd when installed, the generator processes and every scenario run, and the table
 // and the JSON file come out with a row per figure. It asserts on the shape of the output, never
 // on the numbers (issue 7: figures stay out of tests).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runProcess, type ProcessRun } from './support/run-process.js';
 import { PROJECT_ROOT } from './support/server-process.js';
 
 interface BenchJson {
@@ -17,23 +17,9 @@ interface BenchJson {
   rows: { scenario: string; figure: string; value: number | null; baseline?: { name: string; value: number | null }; target: string; holds: boolean | null; note?: string }[];
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs one of the bench's built entry points (`dist/bench/<script>`) to its end. */
-function runBench(script: string, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runBench(script: string, args: string[]): Promise<ProcessRun> {
+  return runProcess(process.execPath, [join(PROJECT_ROOT, 'dist', 'bench', script), ...args]);
 }
 
 describe('make bench harness (tiny mode)', () => {

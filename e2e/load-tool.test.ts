@@ -4,38 +4,24 @@
 // every watcher), report no errors, and order its percentiles; a bad flag is exit 2 with a
 // message, an unreachable target exit 1 with one line.
 
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadSummary } from '../internal/loadtest/summary.js';
 import { REQUEST_OPS } from '../internal/loadtest/options.js';
 import { ClusterProcess } from './support/cluster-process.js';
+import { runProcess, type ProcessRun } from './support/run-process.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from './support/server-process.js';
 
 const TOOL = join(PROJECT_ROOT, 'dist', 'cmd', 'clusterd-load', 'main.js');
 const WATCHERS = 4;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runTool(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOOL, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runTool(args: string[]): Promise<ProcessRun> {
+  return runProcess(process.execPath, [TOOL, ...args]);
 }
 
 /** Runs the tool with the test's settings; `overrides` (--flag=value) replace the defaults of the same flag. */
-async function load(kubeconfigs: string[], namespace: string, overrides: string[] = []): Promise<{ run: Run; summary: LoadSummary }> {
+async function load(kubeconfigs: string[], namespace: string, overrides: string[] = []): Promise<{ run: ProcessRun; summary: LoadSummary }> {
   const defaults = [
     '--duration=3s',
     '--processes=2',

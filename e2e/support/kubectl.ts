@@ -1,13 +1,10 @@
 // e2e/support/kubectl owns running the kubectl installed on the machine against a server
 // process, capturing what it prints. Test-only.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { runProcess, type ProcessRun } from './run-process.js';
 
-export interface KubectlResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type KubectlResult = ProcessRun;
 
 /**
  * Whether kubectl runs here. Under CI=true a missing kubectl is an error, not a skip: the suites
@@ -24,16 +21,7 @@ export function kubectlAvailable(): boolean {
 }
 
 export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('kubectl', [`--kubeconfig=${kubeconfig}`, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBECACHEDIR: `${kubeconfig}.cache` } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
+  return runProcess('kubectl', [`--kubeconfig=${kubeconfig}`, ...args], { input, env: { ...process.env, KUBECACHEDIR: `${kubeconfig}.cache` } });
 }
 
 /** kubectl's stdout; a non-zero exit throws with `label` (such as the replica it went through) and stderr. */

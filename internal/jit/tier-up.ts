@@ -1,16 +1,15 @@
 // internal/jit/tier-up owns how soon V8 optimizes the server's hot code, and how much inlining
 // each optimization does. A fresh clusterd runs its request and apply paths in V8's interpreter
 // and baseline code for tens of seconds under load before the optimizing compiler takes them
-// (measured on the 2-core machine: a replica's
-// compiler threads were about 30 % of its CPU 8-20 s in, 9 % after a minute), so a started or
-// restarted server, or a replica that has just become leader, serves far below its steady
-// rate meanwhile. V8 optimizes a function once it has run through its interrupt budget
-// (bytecode executed since its last tiering decision); a quarter of the default budget gets
-// the hot paths there about four times sooner at the same steady state (README: Performance).
-// It is set once the server is ready: the start's own code (the store's load, the schemas,
-// the bootstrap) runs once, and optimizing it sooner made a start with 10,000 pods 14 % slower
-// and the idle server 3.5 MB larger. Functions that ran before keep the budget they have until
-// it runs out, and take the new one from then.
+// (measured on the 2-core machine: a replica's compiler threads were about 30 % of its CPU
+// 8-20 s in, 9 % after a minute), so a started or restarted server, or a replica that has
+// just become leader, serves far below its steady rate meanwhile. V8 optimizes a function once it
+// has run through its interrupt budget (bytecode executed since its last tiering decision); a
+// quarter of the default budget gets the hot paths there about four times sooner at the same
+// steady state (README: Performance). It is set once the server is ready: the start's own code
+// (the store's load, the schemas, the bootstrap) runs once, and optimizing it sooner made a
+// start with 10,000 pods 14 % slower and the idle server 3.5 MB larger. Functions that ran
+// before keep the budget they have until it runs out, and take the new one from then.
 // From the start, it also makes each optimized compilation cheaper by inlining less (a callee
 // of at most 200 bytes of bytecode instead of 460, at most 300 inlined bytes per function
 // instead of 920). A replica's compiler threads spent about 5 s of CPU in the first 5 s of load

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { areaOf, areaShares, sourceMapResolver, type CpuProfile } from './profile-areas.js';
+import { areaOf, areaShares, parseProfileAreasArgs, sourceMapResolver, type CpuProfile } from './profile-areas.js';
 
 describe('areaOf', () => {
   it.each([
@@ -69,5 +69,25 @@ describe('areaShares', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('parseProfileAreasArgs', () => {
+  it.each([
+    [['a.cpuprofile'], { per: undefined, files: ['a.cpuprofile'] }],
+    [['--per', '250', 'a.cpuprofile', 'b.cpuprofile'], { per: 250, files: ['a.cpuprofile', 'b.cpuprofile'] }],
+    [['--help'], 'help'],
+    [['a.cpuprofile', '-h'], 'help'],
+  ])('%j', (argv, want) => {
+    expect(parseProfileAreasArgs(argv)).toEqual(want);
+  });
+
+  it.each([
+    [[], /no profile named/],
+    [['--per', '0', 'a'], /--per needs a positive number/],
+    [['--per'], /--per needs a positive number/],
+    [['--bogus', 'a'], /unknown flag --bogus/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseProfileAreasArgs(argv)).toThrow(message);
   });
 });

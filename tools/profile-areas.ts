@@ -105,18 +105,47 @@ export function sourceMapResolver(root: string): SourceOf {
   };
 }
 
-function main(argv: string[]): void {
+const USAGE = `usage: node dist/tools/profile-areas.js [--per N] FILE.cpuprofile...
+
+Prints each V8 CPU profile's self time by source area (project directory, npm package, part of
+Node, garbage collector), the 30 largest areas per profile.
+
+flags:
+  --per N    also divide each area's milliseconds by N (e.g. the writes acknowledged in the run)
+  --help     this text
+`;
+
+/** The command line's files and divisor, or 'help'; throws an Error saying what is wrong. */
+export function parseProfileAreasArgs(argv: readonly string[]): { per: number | undefined; files: string[] } | 'help' {
   let per: number | undefined;
   const files: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--per') per = Number(argv[++i]);
-    else files.push(argv[i]!);
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--per') {
+      per = Number(argv[++i]);
+      if (!(per > 0)) throw new Error(`--per needs a positive number, not ${JSON.stringify(argv[i] ?? '')}`);
+    } else if (arg.startsWith('-')) throw new Error(`unknown flag ${arg}`);
+    else files.push(arg);
   }
-  if (files.length === 0 || (per !== undefined && !(per > 0))) {
-    process.stderr.write('usage: profile-areas [--per N] FILE.cpuprofile...\n');
+  if (files.length === 0) throw new Error('no profile named');
+  return { per, files };
+}
+
+function main(argv: string[]): void {
+  let parsed: ReturnType<typeof parseProfileAreasArgs>;
+  try {
+    parsed = parseProfileAreasArgs(argv);
+  } catch (err) {
+    process.stderr.write(`profile-areas: ${(err as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
+  if (parsed === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const { per, files } = parsed;
   // dist/tools/profile-areas.js: the project is two levels up.
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const sourceOf = sourceMapResolver(root);

@@ -297,9 +297,9 @@ describe('the certificates in use', () => {
 });
 
 describe('cmd/clusterd-pki cluster mode', () => {
-  const runHelper = (input: string) =>
+  const runHelper = (input: string, args: string[] = ['cluster']) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun, reject) => {
-      const child = spawnModule(import.meta.url, '../../cmd/clusterd-pki/main.ts', { args: ['cluster'], stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawnModule(import.meta.url, '../../cmd/clusterd-pki/main.ts', { args, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout!.on('data', (d: Buffer) => (stdout += String(d)));
@@ -319,5 +319,17 @@ describe('cmd/clusterd-pki cluster mode', () => {
     const bad = await runHelper(JSON.stringify({ op: 'issue', dir: join(dir, 'nothing'), replicas: [{ name: 'b', hosts: [] }] }));
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^clusterd-pki: .*nothing is not a cluster PKI directory/);
+  }, 60_000);
+
+  it('explains its flags on --help and refuses unknown ones with exit 2', async () => {
+    const help = await runHelper('', ['--help']);
+    expect(help.code).toBe(0);
+    for (const flag of ['--data-dir=DIR', '--bind-address=IP', 'cluster', '--help']) expect(help.stdout).toContain(flag);
+    const unknown = await runHelper('', [`--data-dir=${join(dir, 'unused')}`, '--bind=1.2.3.4']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^clusterd-pki: unknown flag --bind\n/);
+    const stray = await runHelper('', ['stray']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toMatch(/^clusterd-pki: unexpected argument stray\n/);
   }, 60_000);
 });

@@ -10,7 +10,7 @@
 // p99 is a tail of one put at a time and needs the samples (the table says how many).
 // Prints a Markdown table with ratios (clusterd / etcd) and writes JSON.
 //
-//   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--spread] [--out file]
+//   node --import ./raft/launch/ts-loader.mjs raft/bench/raft-bench.ts [--quick] [--spread] [--out file] [--help]
 //   (or from dist: node dist/raft/bench/raft-bench.js)
 // `make bench` calls runRaftBench(). etcd is looked up on PATH (Debian: apt-get install -y
 // etcd-server); without it only clusterd's figures are reported.
@@ -23,6 +23,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { readCpuMs } from '../../bench/support/proc-stats.js';
 import { closeClientConnections, kvPut, replicaStats } from '../node/testing/kv-client.js';
 import { ProcessCluster } from '../node/testing/process-cluster.js';
@@ -503,9 +504,43 @@ export async function runRaftBench(opts: RaftBenchOptions = {}): Promise<RaftBen
   return result;
 }
 
+const USAGE = `usage: node dist/raft/bench/raft-bench.js [--quick] [--spread] [--out FILE]
+
+Runs a three-member clusterd Raft cluster next to a three-member etcd (when etcd is on PATH)
+and prints a Markdown table of their ratios.
+
+flags:
+  --quick       shorter phases (1.5 s per level instead of 5 s), for smoke runs
+  --spread      puts spread over the three members instead of all to the leader (etcd's too)
+  --out FILE    where the JSON result goes (default bench/results/raft-bench.json)
+  --help        this text
+`;
+
+/** The command line's options, or 'help'; throws an Error saying what is wrong. */
+export function parseRaftBenchArgs(argv: readonly string[]): Pick<RaftBenchOptions, 'quick' | 'spread' | 'outFile'> | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: { quick: { type: 'boolean' }, spread: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return 'help';
+  if (values.out === '') throw new Error('--out needs a file name');
+  return { quick: values.quick === true, spread: values.spread === true, outFile: values.out };
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const args = process.argv.slice(2);
-  const outAt = args.indexOf('--out');
-  const result = await runRaftBench({ quick: args.includes('--quick'), spread: args.includes('--spread'), outFile: outAt >= 0 ? args[outAt + 1] : undefined });
-  process.stdout.write(`${result.markdown}\n`);
+  let parsed: ReturnType<typeof parseRaftBenchArgs>;
+  try {
+    parsed = parseRaftBenchArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`raft-bench: ${(err as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (parsed === 'help') {
+    process.stdout.write(USAGE);
+  } else {
+    const result = await runRaftBench(parsed);
+    process.stdout.write(`${result.markdown}\n`);
+  }
 }

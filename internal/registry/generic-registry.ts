@@ -1002,24 +1002,41 @@ export class GenericRegistry {
     }
   }
 
-  /** Deletes every object the list request selects; returns what was deleted (or marked). */
+  /**
+   * Deletes every object the list request selects; returns what was deleted (or marked), in
+   * the list's order. Up to DELETE_COLLECTION_WORKERS deletes are in flight at once (upstream's
+   * --delete-collection-workers), so that they share log writes instead of each waiting for its
+   * own: one at a time, a namespace of 20,000 ConfigMaps took 90 s to empty on three replicas.
+   * The first failure other than NotFound stops further deletes; those in flight finish, and
+   * it is what the request answers.
+   */
   async deleteCollection(r: ResourceInfo, ctx: RequestContext, list: ListRequest, options: DeleteOptions): Promise<{ revision: number; items: JsonObject[] }> {
     const optionErrors = validateDeleteOptions(options, this.deps.unsafeDeletionEnabled);
     if (optionErrors.length) throw errors.invalid({ group: '', name: 'DeleteOptions' }, '', optionErrors);
     const { entries, revision } = await this.list({ ...list, limit: 0, continueFrom: undefined });
-    const items: JsonObject[] = [];
-    for (const entry of entries) {
-      try {
-        const result = await this.delete(r, { ...ctx, namespace: entry.namespace }, entry.name, options);
-        items.push(result.object);
-      } catch (e) {
-        if (e instanceof StatusError && e.reason === 'NotFound') continue;
-        throw e;
+    const results: (JsonObject | undefined)[] = new Array<JsonObject | undefined>(entries.length);
+    let next = 0;
+    let failure: { error: unknown } | undefined;
+    const worker = async (): Promise<void> => {
+      while (failure === undefined && next < entries.length) {
+        const i = next++;
+        const entry = entries[i]!;
+        try {
+          results[i] = (await this.delete(r, { ...ctx, namespace: entry.namespace }, entry.name, options)).object;
+        } catch (e) {
+          if (e instanceof StatusError && e.reason === 'NotFound') continue;
+          failure ??= { error: e };
+        }
       }
-    }
-    return { revision, items };
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_COLLECTION_WORKERS, entries.length) }, worker));
+    if (failure !== undefined) throw failure.error;
+    return { revision, items: results.filter((o): o is JsonObject => o !== undefined) };
   }
 }
+
+/** Deletes of one delete-collection request in flight at once (see deleteCollection). */
+const DELETE_COLLECTION_WORKERS = 16;
 
 /** The strings of a list field (metadata.finalizers), ignoring anything else it holds. */
 function stringList(v: unknown): string[] {

@@ -345,6 +345,33 @@ describe('create, read, update, delete', () => {
     expect((await t.admin.get('/api/v1/namespaces/dc/configmaps')).json<Obj>().items).toEqual([]);
     expect((await t.admin.delete('/api/v1/namespaces/dc/configmaps?fieldSelector=spec.nope%3Dc')).status).toBe(400);
   });
+
+  it('deletes a collection larger than its workers in list order, marks what finalizers hold, and stops at a failure', async () => {
+    await t.admin.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dc-many' } });
+    const names = Array.from({ length: 50 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+    for (const name of names) {
+      const finalizers = name === 'm07' || name === 'm33' ? ['example.com/hold'] : undefined;
+      expect((await t.admin.post('/api/v1/namespaces/dc-many/configmaps', { ...cm(name), metadata: { name, finalizers } })).status).toBe(200);
+    }
+    // Every delete fails its precondition: the request answers the failure and deletes nothing.
+    const refused = await t.admin.delete('/api/v1/namespaces/dc-many/configmaps', { preconditions: { uid: 'not-this-one' } });
+    expect(refused.status).toBe(409);
+    expect(refused.json<Obj>().reason).toBe('Conflict');
+    expect((await t.admin.get('/api/v1/namespaces/dc-many/configmaps')).json<Obj>().items).toHaveLength(50);
+
+    const all = await t.admin.delete('/api/v1/namespaces/dc-many/configmaps');
+    expect(all.status).toBe(200);
+    const items = all.json<Obj>().items as Obj[];
+    expect(items.map((i) => i.metadata.name)).toEqual(names);
+    expect(items.filter((i) => i.metadata.deletionTimestamp).map((i) => i.metadata.name)).toEqual(['m07', 'm33']);
+    const left = (await t.admin.get('/api/v1/namespaces/dc-many/configmaps')).json<Obj>().items as Obj[];
+    expect(left.map((i) => i.metadata.name)).toEqual(['m07', 'm33']);
+    for (const name of ['m07', 'm33']) {
+      const held = (await t.admin.get(`/api/v1/namespaces/dc-many/configmaps/${name}`)).json<Obj>();
+      await t.admin.put(`/api/v1/namespaces/dc-many/configmaps/${name}`, { ...held, metadata: { ...held.metadata, finalizers: [] } });
+    }
+    expect((await t.admin.get('/api/v1/namespaces/dc-many/configmaps')).json<Obj>().items).toEqual([]);
+  });
 });
 
 describe('namespaces', () => {

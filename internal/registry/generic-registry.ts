@@ -7,7 +7,7 @@
 // knows about HTTP.
 // Imports: apierrors, store (types), storedobject, watchcache (storage and types), admission,
 // schema, auth (types), strategy, object-rules, conversion, webhook-conversion, keys,
-// delete-options, validation (plain-json: cloneJson), fieldmanager (sharedFieldsV1).
+// delete-options, validation (plain-json: cloneJson), fieldmanager (sharedFieldsV1), async (settleBounded).
 
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type Qualified } from '../apierrors/status.js';
@@ -32,6 +32,7 @@ import { claimChanges, claimKeys, describeClaim, hasClaims } from './claims.js';
 import { cloneJson } from '../validation/plain-json.js';
 import { builtinTypeNode } from '../patch/index.js';
 import { dropOmittedEmpty } from './omit-empty.js';
+import { settleBounded } from '../async/bounded.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
@@ -1006,31 +1007,25 @@ export class GenericRegistry {
    * Deletes every object the list request selects; returns what was deleted (or marked), in
    * the list's order. Up to DELETE_COLLECTION_WORKERS deletes are in flight at once (upstream's
    * --delete-collection-workers), so that they share log writes instead of each waiting for its
-   * own: one at a time, a namespace of 20,000 ConfigMaps took 90 s to empty on three replicas.
-   * The first failure other than NotFound stops further deletes; those in flight finish, and
-   * it is what the request answers.
+   * own: one at a time, the namespace controller took 70 s to empty a namespace of 15,660
+   * ConfigMaps on three replicas. The first failure other than NotFound stops further deletes;
+   * those in flight finish, and the request answers the first failure in the list's order.
    */
   async deleteCollection(r: ResourceInfo, ctx: RequestContext, list: ListRequest, options: DeleteOptions): Promise<{ revision: number; items: JsonObject[] }> {
     const optionErrors = validateDeleteOptions(options, this.deps.unsafeDeletionEnabled);
     if (optionErrors.length) throw errors.invalid({ group: '', name: 'DeleteOptions' }, '', optionErrors);
     const { entries, revision } = await this.list({ ...list, limit: 0, continueFrom: undefined });
-    const results: (JsonObject | undefined)[] = new Array<JsonObject | undefined>(entries.length);
-    let next = 0;
-    let failure: { error: unknown } | undefined;
-    const worker = async (): Promise<void> => {
-      while (failure === undefined && next < entries.length) {
-        const i = next++;
-        const entry = entries[i]!;
-        try {
-          results[i] = (await this.delete(r, { ...ctx, namespace: entry.namespace }, entry.name, options)).object;
-        } catch (e) {
-          if (e instanceof StatusError && e.reason === 'NotFound') continue;
-          failure ??= { error: e };
-        }
+    let failed = false;
+    const results = await settleBounded(entries, DELETE_COLLECTION_WORKERS, async (entry) => {
+      if (failed) return undefined;
+      try {
+        return (await this.delete(r, { ...ctx, namespace: entry.namespace }, entry.name, options)).object;
+      } catch (e) {
+        if (e instanceof StatusError && e.reason === 'NotFound') return undefined;
+        failed = true;
+        throw e;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(DELETE_COLLECTION_WORKERS, entries.length) }, worker));
-    if (failure !== undefined) throw failure.error;
+    });
     return { revision, items: results.filter((o): o is JsonObject => o !== undefined) };
   }
 }

@@ -3,13 +3,15 @@
 // that exits 0. When the first argument names an operator subcommand (pki, members), that runs
 // instead. The server is imported only to serve, so that subcommands start quickly.
 // Imports: internal/config, internal/cluster-cli (subcommands, the data directory check), internal/codecache (its hook),
-// internal/heap (releasing the start's memory), internal/jit (tier-up), internal/server (lazily).
+// internal/heap (releasing the start's memory), internal/jit (tier-up, the tick entries' class),
+// internal/server (lazily).
 
 import { FlagError, helpText, parseFlags } from '../../internal/config/flags.js';
 import { isSubcommand, runSubcommand, subcommandsHelp } from '../../internal/cluster-cli/subcommands.js';
 import { checkDataDir } from '../../internal/cluster-cli/data-dir-check.js';
 import { bundleLoaderHook } from '../../internal/codecache/hook.js';
 import { idleSampler, lowMemoryCollection, releaseWhenIdle } from '../../internal/heap/release-memory.js';
+import { keepTickShape } from '../../internal/jit/tick-shape.js';
 import { setServerJitFlags } from '../../internal/jit/tier-up.js';
 import type { RunningServer } from '../../internal/server/server.js';
 
@@ -36,6 +38,8 @@ async function main(): Promise<void> {
   }
   // Before the server's code is compiled: cheaper optimized compilations (internal/jit).
   setServerJitFlags('start');
+  // Before any full collection: keeps process.nextTick fast for the life of the process.
+  await keepTickShape();
   // Before anything opens the directory: a replica's data started as a single server (or the
   // reverse, or under another --name) would part from its cluster's.
   try {

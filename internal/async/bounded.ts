@@ -2,9 +2,9 @@
 // how many are in flight: start-up writes (bootstrap namespaces, RBAC policy, flow control
 // defaults), and a delete-collection request's deletes, go to the store a few at a time, so
 // that one group commit (or one Raft batch) carries several of them instead of one write
-// waiting for the previous one's fsync and replication. Every job is run to its end even when one fails; the first failure (in the
-// order of the items) is thrown once all have settled, so nothing is left running behind the
-// caller's back. Imports: none.
+// waiting for the previous one's fsync and replication. Every job is run to its end even when
+// one fails; the first failure (in the order of the items) is thrown once all have settled, so
+// nothing is left running behind the caller's back. Imports: none.
 
 /**
  * Calls `run` for every item with at most `limit` calls in flight, and resolves once all have

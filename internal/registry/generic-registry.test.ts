@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { StatusError } from '../apierrors/status.js';
 import { StoreError } from '../store/types.js';
 import { equalButVersion, translateStoreError } from './generic-registry.js';
-import { deepEqual, specChanged } from './strategy.js';
+import { jsonEqual } from '../patch/json-value.js';
+import { specChanged } from './strategy.js';
 
 describe('translateStoreError', () => {
   it.each([
@@ -27,7 +28,7 @@ describe('equalButVersion', () => {
       delete meta.resourceVersion;
       return { ...o, metadata: meta };
     };
-    return deepEqual(strip(a), strip(b));
+    return jsonEqual(strip(a), strip(b));
   };
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', resourceVersion: '5', labels: { a: '1' } }, spec: { containers: [{ name: 'c' }] } };
   it.each([
@@ -54,7 +55,7 @@ describe('specChanged', () => {
   // The definition it replaces: both objects copied without metadata and status, compared.
   const reference = (a: Record<string, unknown>, b: Record<string, unknown>) => {
     const strip = ({ metadata: _m, status: _s, ...rest }: Record<string, unknown>) => rest;
-    return !deepEqual(strip(a), strip(b));
+    return !jsonEqual(strip(a), strip(b));
   };
   const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', generation: 1 }, spec: { replicas: 1 }, status: { replicas: 0 } };
   it.each([

@@ -27,10 +27,10 @@ import { defaultGarbageCollectionPolicy, deletionFinalizers, normalizeGracePerio
 import { namespacePrefix, objectKey, resourcePrefix } from './keys.js';
 import type { ObjectRules } from './object-rules.js';
 import type { ManagedFieldsTracker, ScaleView } from './managed-fields.js';
-import { deepEqual, equalExcept, type Strategy, type StrategyGates } from './strategy.js';
+import { equalExcept, type Strategy, type StrategyGates } from './strategy.js';
 import { claimChanges, claimKeys, describeClaim, hasClaims } from './claims.js';
 import { cloneJson } from '../validation/plain-json.js';
-import { builtinTypeNode } from '../patch/index.js';
+import { builtinTypeNode, jsonEqual } from '../patch/index.js';
 import { dropOmittedEmpty } from './omit-empty.js';
 import { settleBounded } from '../async/bounded.js';
 
@@ -1054,7 +1054,7 @@ const isResourceVersion = (k: string): boolean => k === 'resourceVersion';
 function metaEqualButVersion(a: unknown, b: unknown): boolean {
   const ma = (a ?? {}) as JsonObject;
   const mb = (b ?? {}) as JsonObject;
-  if (typeof ma !== 'object' || typeof mb !== 'object' || Array.isArray(ma) || Array.isArray(mb)) return deepEqual(a, b);
+  if (typeof ma !== 'object' || typeof mb !== 'object' || Array.isArray(ma) || Array.isArray(mb)) return jsonEqual(a, b);
   return equalExcept(ma, mb, isResourceVersion);
 }
 

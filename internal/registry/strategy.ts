@@ -2,9 +2,11 @@
 // kinds may be created by PUT, which accept unconditional updates, how the status sub-resource
 // splits writes, when generation moves, and graceful deletion. The generic
 // registry asks the strategy; a kind without an entry gets the defaults derived from the
-// catalog. (Selectable fields live in internal/selectors.) Imports: schema/catalog (types).
+// catalog. (Selectable fields live in internal/selectors.) Imports: schema/catalog (types),
+// patch/json-value (equality).
 
 import type { Naming } from '../naming/naming.js';
+import { jsonEqual } from '../patch/json-value.js';
 import type { ResourceInfo } from '../schema/catalog.js';
 import { builtinSchemas } from '../schema/openapi-index.js';
 
@@ -119,7 +121,7 @@ export function equalExcept(a: JsonObject, b: JsonObject, skip: (key: string) =>
   let counted = 0;
   for (const k of Object.keys(a)) {
     if (skip(k)) continue;
-    if (!has.call(b, k) || !deepEqual(a[k], b[k])) return false;
+    if (!has.call(b, k) || !jsonEqual(a[k], b[k])) return false;
     counted++;
   }
   for (const k of Object.keys(b)) if (!skip(k)) counted--;
@@ -133,19 +135,6 @@ export function specChanged(obj: JsonObject, old: JsonObject): boolean {
   return !equalExcept(obj, old, metadataOrStatus);
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
-  }
-  const ka = Object.keys(a as JsonObject);
-  const kb = Object.keys(b as JsonObject);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as JsonObject)[k], (b as JsonObject)[k]));
-}
 
 export function strategyFor(resource: ResourceInfo, naming: Naming, gates: StrategyGates = {}): Strategy {
   const id = `${resource.upstreamGroup}/${resource.resource}`;

@@ -1,8 +1,8 @@
 // internal/store/replicator owns the seam between proposing a command and applying it. A
 // Replicator orders commands into a log and hands committed ones to the store's apply function;
-// the single-node LocalReplicator commits by applying with fsync (group commit: every command
-// queued while a write is in flight goes into the next batch, so 32 concurrent creates cost a
-// few fsyncs, not 32). A Raft replicator (later) implements the same interface.
+// the single-node LocalReplicator commits by applying with fsync (group commit: commands
+// queued while a write is in flight go into the next batch, so 32 concurrent creates cost a
+// few fsyncs, not 32). RaftReplicator (internal/cluster) implements the same interface.
 // Imports: types, applier (types only).
 
 import type { CommittedCommand } from './applier.js';
@@ -41,6 +41,9 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** Commands one local batch takes at most (a bound on one LevelDB write). */
+export const LOCAL_MAX_BATCH = 512;
+
 export class LocalReplicator implements Replicator {
   private apply: ApplyCommitted | undefined;
   private queue: Pending[] = [];
@@ -48,7 +51,17 @@ export class LocalReplicator implements Replicator {
   private closed = false;
   private fatal: unknown;
 
-  constructor(private readonly maxBatch = 512) {}
+  private limit: () => number = () => Infinity;
+
+  constructor(private readonly maxBatch = LOCAL_MAX_BATCH) {}
+
+  /**
+   * Caps each later batch at what `limit` answers when the batch is taken (at least one
+   * command). The server bounds by it the watch delivery a batch sets off (see server.ts).
+   */
+  limitBatches(limit: () => number): void {
+    this.limit = limit;
+  }
 
   start(apply: ApplyCommitted): void {
     this.apply = apply;
@@ -75,7 +88,8 @@ export class LocalReplicator implements Replicator {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        const cap = this.limit();
+        const batch = this.queue.splice(0, Number.isFinite(cap) ? Math.max(1, Math.min(this.maxBatch, Math.floor(cap))) : this.maxBatch);
         try {
           const results = await this.apply!(batch.map((p) => (p.decoded ? { command: p.command, decoded: p.decoded } : { command: p.command })));
           batch.forEach((p, i) => p.resolve(results[i]!));

@@ -85,6 +85,20 @@ describe('WatchCache', () => {
     expect(take(w)).toEqual(['BOOKMARK@4']);
   });
 
+  it('counts the watchers open over every resource', async () => {
+    await cache.start();
+    expect(cache.watcherCount()).toBe(0);
+    const a = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 0 });
+    const b = cache.watch({ prefix: PREFIX, filter: () => true, fromRevision: 0 });
+    const other = cache.watch({ prefix: '/registry/secrets/', filter: () => true, fromRevision: 0 });
+    expect(cache.watcherCount()).toBe(3);
+    a.close('consumer');
+    expect(cache.watcherCount()).toBe(2);
+    b.close('consumer');
+    other.close('consumer');
+    expect(cache.watcherCount()).toBe(0);
+  });
+
   it('replays from the ring, from the store beyond it, and fails with 410 once compacted', async () => {
     await cache.start();
     for (let i = 1; i <= 8; i++) await put('n', `o${i}`); // revisions 1..8, ring holds 5..8

@@ -293,6 +293,13 @@ export class WatchCache {
     for (const rc of this.resources.values()) for (const w of rc.watchers) w.close('cache-stopped');
   }
 
+  /** Open watchers over every resource. */
+  watcherCount(): number {
+    let n = 0;
+    for (const rc of this.resources.values()) n += rc.watchers.size;
+    return n;
+  }
+
   /** Objects and watchers per resource prefix, for metrics. */
   stats(): Array<{ prefix: string; objects: number; watchers: number }> {
     return [...this.resources.values()].map((rc) => ({ prefix: rc.prefix, objects: rc.size, watchers: rc.watchers.size }));

@@ -135,7 +135,6 @@ export function specChanged(obj: JsonObject, old: JsonObject): boolean {
   return !equalExcept(obj, old, metadataOrStatus);
 }
 
-
 export function strategyFor(resource: ResourceInfo, naming: Naming, gates: StrategyGates = {}): Strategy {
   const id = `${resource.upstreamGroup}/${resource.resource}`;
   const o = overridesFor(naming, gates)[id] ?? {};

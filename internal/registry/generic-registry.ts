@@ -7,7 +7,8 @@
 // knows about HTTP.
 // Imports: apierrors, store (types), storedobject, watchcache (storage and types), admission,
 // schema, auth (types), strategy, object-rules, conversion, webhook-conversion, keys,
-// delete-options, validation (plain-json: cloneJson), fieldmanager (sharedFieldsV1), async (settleBounded).
+// delete-options, validation (plain-json: cloneJson), fieldmanager (sharedFieldsV1), async (settleBounded),
+// watchcache/delivery-rounds (under a wide fan-out, a write is acknowledged after its events are sent).
 
 import { randomUUID } from 'node:crypto';
 import { errors, StatusError, type Qualified } from '../apierrors/status.js';
@@ -33,6 +34,7 @@ import { cloneJson } from '../validation/plain-json.js';
 import { builtinTypeNode, jsonEqual } from '../patch/index.js';
 import { dropOmittedEmpty } from './omit-empty.js';
 import { settleBounded } from '../async/bounded.js';
+import { afterDueRound } from '../watchcache/delivery-rounds.js';
 
 export interface RequestContext {
   readonly user: UserInfo;
@@ -482,7 +484,13 @@ export class GenericRegistry {
     } catch (e) {
       throw translateStoreError(e);
     }
-    if (result.succeeded) return { revision: result.revision, stored };
+    if (result.succeeded) {
+      // Under a wide fan-out, acknowledged after its watch events have been sent to this
+      // replica's watchers (delivery-rounds: afterDueRound); otherwise no await at all.
+      const sent = afterDueRound();
+      if (sent) await sent;
+      return { revision: result.revision, stored };
+    }
     if (guard && result.failedKey === guard.key) throw new GuardChanged(guard.key);
     if (result.failedKey !== undefined && result.failedKey !== key) throw new ClaimTaken(result.failedKey);
     return undefined;
@@ -904,7 +912,10 @@ export class GenericRegistry {
     const claims = claimChanges(key, claimKeys(this.storage, old), []);
     try {
       const result = await this.deps.store.execute({ type: 'txn', compares: [{ key, modRevision }], ops: [{ type: 'delete', key }, ...claims.ops] });
-      return result.succeeded ? result.revision : undefined;
+      if (!result.succeeded) return undefined;
+      const sent = afterDueRound();
+      if (sent) await sent;
+      return result.revision;
     } catch (e) {
       throw translateStoreError(e);
     }
@@ -1059,3 +1070,4 @@ function metaEqualButVersion(a: unknown, b: unknown): boolean {
 }
 
 export { StoreError };
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryRound, ROUND_STAT_BOUNDS, roundStats, wakeInNextRound, type RoundDistribution } from './delivery-rounds.js';
+import { afterDueRound, deliveryRound, ROUND_STAT_BOUNDS, roundStats, wakeInNextRound, type RoundDistribution } from './delivery-rounds.js';
 
 const nextRound = () => new Promise<void>((resolve) => wakeInNextRound(resolve));
 
@@ -99,6 +99,60 @@ describe('delivery rounds', () => {
     wakeInNextRound(() => seen.push('after'));
     await nextRound();
     expect(seen).toEqual(['after']);
+  });
+
+  describe('afterDueRound (acknowledgements held back by a wide fan-out)', () => {
+    it.each([
+      ['nothing due', 0, false],
+      ['a narrow round due (the server\'s own consumers, a selective watch)', 3, false],
+      ['one wake short of a wide round', 255, false],
+      ['a wide round due', 256, true],
+      ['a wider one', 1_000, true],
+    ])('%s (%i wakes): waits %s', async (_what, wakes, waits) => {
+      await quiet();
+      for (let i = 0; i < wakes; i++) wakeInNextRound(() => undefined);
+      const pending = afterDueRound();
+      expect(pending !== undefined).toBe(waits);
+      await nextRound();
+    });
+
+    it('resolves after every wake due has run, and after what those wakes scheduled for the next loop turn', async () => {
+      await quiet();
+      let ran = 0;
+      const flushed: number[] = [];
+      for (let i = 0; i < 300; i++)
+        wakeInNextRound(() => {
+          ran++;
+          // As a stream write schedules its session's flush (Node's native immediates run
+          // before setImmediate's callbacks; a JS immediate scheduled first stands in for it).
+          if (i === 299) setImmediate(() => flushed.push(ran));
+        });
+      let resolved = false;
+      const pending = afterDueRound()!.then(() => (resolved = true));
+      expect(ran).toBe(0);
+      await new Promise<void>((r) => wakeInNextRound(r));
+      // The round has run; the acknowledgement waits for the turn after it.
+      expect(ran).toBe(300);
+      await pending;
+      expect(resolved).toBe(true);
+      expect(flushed).toEqual([300]);
+    });
+
+    it('a write applied during a round waits for the next wide round, not the one running', async () => {
+      await quiet();
+      const order: string[] = [];
+      let inner: Promise<void> | undefined;
+      for (let i = 0; i < 300; i++)
+        wakeInNextRound(() => {
+          if (i !== 0) return;
+          for (let k = 0; k < 300; k++) wakeInNextRound(() => void (k === 0 && order.push('second round')));
+          inner = afterDueRound()?.then(() => void order.push('inner'));
+        });
+      await afterDueRound();
+      expect(inner).toBeDefined();
+      await inner;
+      expect(order).toEqual(['second round', 'inner']);
+    });
   });
 
   it('counts each round: its wakes, its lag from the first wake asked for, and its duration', async () => {

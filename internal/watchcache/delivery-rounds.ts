@@ -12,6 +12,13 @@
 // amortise and are not held back by load. Idle, the latency is one loop turn.
 // It also counts what the rounds cost (roundStats), for /metrics: under a fan-out the wait
 // from a change to its round is where a saturated event loop shows first.
+// A wide fan-out holds acknowledgements back (afterDueRound): while a round that wakes many
+// consumers is due, a write applied now is acknowledged only once that round has run and the
+// loop turn after it has flushed what it wrote. Writers then cannot run ahead of the fan-out
+// their writes cause, and a writer that sees its write acknowledged finds its event already
+// sent to the watchers here (those that could take it: a slow watcher's queue is not waited
+// for). Narrow rounds (a few consumers, as the server's own controllers and selective watches
+// wake) hold nothing back: waiting for them cost creates about 12 % more CPU per request.
 // Imports: nothing from the project.
 
 /** The next round waits at most this long after the previous one ended. */
@@ -21,10 +28,15 @@ const GAP_PER_COST = 3;
 /** Event-loop utilisation from which rounds are spaced out, and at which the gap is the maximum. */
 const BUSY_FROM = 0.5;
 const BUSY_FULL = 0.9;
-/** Consumers woken by a round for the load-based gap to apply in full (proportionally below). */
+/**
+ * Consumers woken by a round for the load-based gap to apply in full (proportionally below),
+ * and from which a due round holds acknowledgements back (afterDueRound).
+ */
 const WIDE_ROUND = 256;
 
 let due: (() => void)[] = [];
+/** Callers of afterDueRound waiting for the round that serves `due`. */
+let afterDue: (() => void)[] = [];
 /** When the oldest wake in `due` was asked for (performance.now()). */
 let firstDueAt = 0;
 let scheduled = false;
@@ -38,6 +50,20 @@ export function wakeInNextRound(wake: () => void): void {
   if (due.length === 0) firstDueAt = performance.now();
   due.push(wake);
   if (!scheduled) schedule();
+}
+
+/**
+ * For a write just applied: resolves once the wakes asked for so far have run in their round
+ * and the loop has turned once after it, or undefined (nothing to wait for) when fewer than
+ * WIDE_ROUND wakes are due. The turn after the round is
+ * where the streams' writes leave: Node flushes an HTTP/2 session's pending frames in a native
+ * immediate that its stream writes scheduled, and runs native immediates before the callbacks
+ * of setImmediate, so by then the round's bytes have been handed to the sockets (those whose
+ * flow-control window and buffers took them; HTTP/1.1 streams write in the round itself).
+ */
+export function afterDueRound(): Promise<void> | undefined {
+  if (due.length < WIDE_ROUND) return undefined;
+  return new Promise((resolve) => afterDue.push(resolve));
 }
 
 /** Upper bounds (seconds) of the buckets RoundStats counts its lags and durations in. */
@@ -94,6 +120,9 @@ function runRound(): void {
   const start = performance.now();
   const now = due;
   due = [];
+  // Only those that asked before this round began: a wake asked for during it runs in the next.
+  const waiting = afterDue;
+  afterDue = [];
   observe(stats.lag, Math.max(0, start - firstDueAt) / 1000);
   stats.woken += now.length;
   for (const wake of now) {
@@ -103,6 +132,7 @@ function runRound(): void {
       // A consumer's failure is its own (it closes its stream); the others still run.
     }
   }
+  if (waiting.length > 0) setImmediate(release, waiting);
   lastEnd = performance.now();
   observe(stats.duration, (lastEnd - start) / 1000);
   const utilization = performance.eventLoopUtilization();
@@ -111,4 +141,8 @@ function runRound(): void {
   const byLoad = MAX_GAP_MS * Math.min(1, Math.max(0, (busy - BUSY_FROM) / (BUSY_FULL - BUSY_FROM))) * Math.min(1, now.length / WIDE_ROUND);
   gapMs = Math.min(MAX_GAP_MS, Math.max(byLoad, (lastEnd - start) * GAP_PER_COST));
   if (due.length > 0 && !scheduled) schedule();
+}
+
+function release(waiting: (() => void)[]): void {
+  for (const resolve of waiting) resolve();
 }

@@ -1070,4 +1070,3 @@ function metaEqualButVersion(a: unknown, b: unknown): boolean {
 }
 
 export { StoreError };
-

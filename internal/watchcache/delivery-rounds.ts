@@ -55,11 +55,11 @@ export function wakeInNextRound(wake: () => void): void {
 /**
  * For a write just applied: resolves once the wakes asked for so far have run in their round
  * and the loop has turned once after it, or undefined (nothing to wait for) when fewer than
- * WIDE_ROUND wakes are due. The turn after the round is
- * where the streams' writes leave: Node flushes an HTTP/2 session's pending frames in a native
- * immediate that its stream writes scheduled, and runs native immediates before the callbacks
- * of setImmediate, so by then the round's bytes have been handed to the sockets (those whose
- * flow-control window and buffers took them; HTTP/1.1 streams write in the round itself).
+ * WIDE_ROUND wakes are due. The turn after the round is where the streams' writes leave: Node
+ * flushes an HTTP/2 session's pending frames in a native immediate that its stream writes
+ * scheduled, and runs native immediates before the callbacks of setImmediate, so by then the
+ * round's bytes have been handed to the sockets (those whose flow-control windows and
+ * connections took them; HTTP/1.1 streams write in the round itself).
  */
 export function afterDueRound(): Promise<void> | undefined {
   if (due.length < WIDE_ROUND) return undefined;

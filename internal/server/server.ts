@@ -904,7 +904,10 @@ function withHttp10Host(
  * 64): 521 ms; 32: 333; 16: 209; 8: 124-131; 4: 83; 2: 55. The writer's rate: 186, 214, 203,
  * 172-175, 144 and 110 writes/s, as fewer events per stream write cost more each. At 8 per
  * 1,000 watchers the writer kept about its rate; a server without watchers keeps whole batches
- * (smaller ones cost its creates 2-4 % more CPU).
+ * (smaller ones cost its creates 2-4 % more CPU). Since a wide fan-out holds acknowledgements
+ * back until its round has been sent (delivery-rounds: afterDueRound), the bound is what keeps
+ * that wait short: p99 from the acknowledgement 7-10 ms at 8 per 1,000 watchers, 10-13 at 16,
+ * 19-30 at 32, 53-71 at 512, with the same CPU per delivered event.
  */
 const STREAM_EVENTS_PER_BATCH = 8_000;
 

@@ -2,7 +2,7 @@
 // time relative to itself, every chunk it imports, every package left to node_modules and every
 // source its maps name must be there in the built output, or the server fails only when that
 // code first runs. The bundle is CommonJS (main.cjs, chunk-*.cjs) run by main.js, the
-// code-caching loader (internal/codecache). Reads dist/ (run `make build` first).
+// code-caching loader (internal/codecache), CommonJS as well. Reads dist/ (run `make build` first).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,11 +52,13 @@ describe('the server bundle in dist/cmd/clusterd', () => {
     expect(files).toContain('main.js');
     expect(files).toContain(BUNDLE_ENTRY);
     for (const f of files) expect(source(f).startsWith(BUNDLE_BANNER), f).toBe(true);
-    expect(source('main.js')).toContain(`new URL("../../cmd/clusterd/${BUNDLE_ENTRY}", import.meta.url)`);
+    expect(source('main.js')).toMatch(new RegExp(String.raw`new URL\("\.\./\.\./cmd/clusterd/${BUNDLE_ENTRY.replace('.', '\\.')}", ${META_URL}\)`));
+    // main.js is CommonJS too (Node then starts no ES module loader for it): the directory says so.
+    expect(JSON.parse(readFileSync(join(OUT, 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
     const cjs = files.filter((f) => f.endsWith('.cjs'));
     expect(cjs.filter((f) => f.startsWith('chunk-')).length).toBeGreaterThan(0);
     // Built from ES modules, which are strict: the CommonJS files say so on their second line.
-    for (const f of cjs) expect(source(f).split('\n')[1], f).toBe('"use strict";');
+    for (const f of [...cjs, 'main.js']) expect(source(f).split('\n')[1], f).toBe('"use strict";');
   });
 
   it.each(files)('%s is ASCII without JSDoc (its source is held at one byte per character)', (f) => {

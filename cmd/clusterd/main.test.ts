@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +49,29 @@ describe('start-up imports', () => {
   it('the entry point loads the server only to serve', () => {
     const packages = staticPackages('cmd/clusterd/main.ts');
     for (const serverOnly of ['hono', '@hono/node-server', 'level', 'protobufjs']) expect(packages.has(serverOnly), serverOnly).toBe(false);
+  });
+});
+
+describe('the built entry point (dist/cmd/clusterd/main.js, from make build)', () => {
+  it('runs as CommonJS, without starting Node\'s ES module loader, and serves --help', () => {
+    const entry = resolve(ROOT, 'dist/cmd/clusterd/main.js');
+    expect(existsSync(entry), `${entry}: run make build`).toBe(true);
+    expect(JSON.parse(readFileSync(resolve(ROOT, 'dist/cmd/clusterd/package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+    const dir = mkdtempSync(join(tmpdir(), 'entry-format-'));
+    try {
+      // Reports, as the process ends, which of Node's ES-module loader modules it loaded.
+      const probe = join(dir, 'probe.cjs');
+      writeFileSync(probe, "process.on('exit', () => process.stderr.write('esm-modules:' + process.moduleLoadList.filter((m) => m.includes('internal/modules/esm/')).join(',') + '\\n'));\n");
+      const run = spawnSync(process.execPath, ['--require', probe, entry, '--help'], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('Usage: clusterd');
+      const loadedEsm = /esm-modules:(.*)/.exec(run.stderr)?.[1];
+      expect(loadedEsm, run.stderr).toBeDefined();
+      // An ES module entry loads the module job, the resolver and the translators before any of its code runs.
+      for (const m of ['module_job', 'resolve', 'translators']) expect(loadedEsm, m).not.toContain(`internal/modules/esm/${m}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

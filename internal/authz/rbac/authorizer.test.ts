@@ -84,6 +84,33 @@ describe.each<NamingMode>(['cluster', 'kubernetes'])('RBAC authorizer over the w
     await settle(livez(anonymous), 'allow');
   });
 
+  it('built before the cache has loaded, starts its index when the load ends, without polling the cache meanwhile', async () => {
+    await role('', 'pod-reader', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }]);
+    await binding('', 'read-pods', { kind: 'ClusterRole', name: 'pod-reader' }, [{ kind: 'User', name: 'alice', apiGroup: rbacGroup } as Subject]);
+    let readyReads = 0;
+    const readyOf = Object.getOwnPropertyDescriptor(WatchCache.prototype, 'ready')!.get!;
+    Object.defineProperty(cache, 'ready', { get: () => (readyReads++, readyOf.call(cache)) });
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    expect(rbac.ready).toBe(false);
+    // A start-up's work holds the loop for a while here; a poll would have asked again and again.
+    await new Promise((r) => setTimeout(r, 200));
+    const readsWhileLoading = readyReads;
+    expect(readsWhileLoading).toBeLessThanOrEqual(1);
+    await cache.start();
+    await new Promise((r) => setImmediate(r));
+    expect(rbac.ready).toBe(true);
+    expect(await decision(attrs(alice, 'get', 'pods', 'any'))).toBe('allow');
+  });
+
+  it('stopped before the cache has loaded, starts nothing when the load ends', async () => {
+    rbac = createRbacAuthorizer({ cache, naming, log: silentLogger });
+    rbac.stop();
+    await cache.start();
+    // Longer than any retry of the start would wait.
+    await new Promise((r) => setTimeout(r, 120));
+    expect(rbac.ready).toBe(false);
+  });
+
   it('answers from the primed state at once, with upstream reason texts, and keeps up with changes', async () => {
     await role('', 'pod-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]);
     await binding('', 'read-pods', { kind: 'ClusterRole', name: 'pod-reader' }, [{ kind: 'User', name: 'alice', apiGroup: rbacGroup } as Subject]);

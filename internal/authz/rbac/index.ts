@@ -177,6 +177,9 @@ class Follower {
 /** What a visit reports per rule; return false to stop. */
 export type RuleVisitor = (source: () => string, rule: PolicyRule) => boolean;
 
+/** How long the index waits for the cache's load before it asks again (a reload can outlast one wait). */
+const CACHE_LOAD_WAIT_MS = 60_000;
+
 export class RbacIndex {
   private readonly roles = new Map<string, PolicyRule[]>();
   private readonly clusterRoles = new Map<string, PolicyRule[]>();
@@ -189,6 +192,8 @@ export class RbacIndex {
   private readonly followers: Follower[] = [];
   private primedCount = 0;
   private readonly readyWaiters: Array<() => void> = [];
+  /** Set by stop(): a start still waiting for the cache's load then starts nothing. */
+  private halted = false;
   private readonly rbacGroup: string;
   /**
    * Counts changes to what the index holds (roles, bindings, a resync): an answer computed at
@@ -209,16 +214,25 @@ export class RbacIndex {
     this.followBindings(prefix('clusterrolebindings'), 'ClusterRoleBinding');
   }
 
-  /** Starts following; the index is ready at once when the cache is (else once it is). */
+  /**
+   * Starts following; the index is ready at once when the cache is, else the moment the cache
+   * has loaded. (A 50 ms poll used to start it: at start-up the poll came due while the
+   * bootstrap and the controllers' first passes held the loop, so the index was built only
+   * after them, and the first requests it authorizes, /readyz's among them, waited for both.)
+   */
   start(): void {
-    const go = (): void => {
-      if (this.cache.ready) for (const f of this.followers) f.start();
-      else setTimeout(go, 50).unref();
+    if (this.cache.ready) {
+      for (const f of this.followers) f.start();
+      return;
+    }
+    const again = (): void => {
+      if (!this.halted) this.start();
     };
-    go();
+    this.cache.waitForRevision(0, CACHE_LOAD_WAIT_MS).then(again, again);
   }
 
   stop(): void {
+    this.halted = true;
     for (const f of this.followers) f.stop();
   }
 
